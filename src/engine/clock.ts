@@ -1,0 +1,166 @@
+/**
+ * Time is injected: the engine never reads Date or setTimeout directly, so backoff, resync and
+ * watch durations are testable without sleeping. Times are milliseconds on a monotonic scale.
+ */
+export interface TimerHandle {
+  cancel(): void;
+}
+
+export interface Clock {
+  /** Monotonic milliseconds. */
+  now(): number;
+  /** Calls fn once, ms from now. */
+  setTimer(ms: number, fn: () => void): TimerHandle;
+  /** Resolves after ms; rejects with AbortError-like Error if the signal aborts first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+function sleepWith(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(abortError());
+      return;
+    }
+    const onAbort = () => {
+      timer.cancel();
+      reject(abortError());
+    };
+    const timer = clock.setTimer(ms, () => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function abortError(): Error {
+  const e = new Error('stop requested');
+  e.name = 'AbortError';
+  return e;
+}
+
+export function isAbortError(e: unknown): boolean {
+  return e instanceof Error && e.name === 'AbortError';
+}
+
+/** Wall-clock time through the host's timers. */
+export class RealClock implements Clock {
+  private readonly origin = Date.now() - (globalThis.performance?.now() ?? 0);
+  now(): number {
+    return globalThis.performance ? globalThis.performance.now() : Date.now() - this.origin;
+  }
+  setTimer(ms: number, fn: () => void): TimerHandle {
+    const h = setTimeout(fn, Math.max(0, ms));
+    return { cancel: () => clearTimeout(h) };
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return sleepWith(this, ms, signal);
+  }
+}
+
+interface FakeTimer {
+  at: number;
+  seq: number;
+  fn: () => void;
+  cancelled: boolean;
+}
+
+/**
+ * Virtual time. Nothing moves until advance()/runUntilIdle() is called; timers due at the same
+ * instant fire in the order they were set.
+ */
+export class FakeClock implements Clock {
+  private t: number;
+  private seq = 0;
+  private timers: FakeTimer[] = [];
+
+  constructor(start = 0) {
+    this.t = start;
+  }
+
+  now(): number {
+    return this.t;
+  }
+
+  setTimer(ms: number, fn: () => void): TimerHandle {
+    const timer: FakeTimer = { at: this.t + Math.max(0, ms), seq: this.seq++, fn, cancelled: false };
+    this.timers.push(timer);
+    return {
+      cancel: () => {
+        timer.cancelled = true;
+      },
+    };
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return sleepWith(this, ms, signal);
+  }
+
+  /** Pending (not cancelled) timers. */
+  pendingTimers(): number {
+    this.timers = this.timers.filter((x) => !x.cancelled);
+    return this.timers.length;
+  }
+
+  /** When the next timer is due, or undefined if none. */
+  nextTimerAt(): number | undefined {
+    let best: FakeTimer | undefined;
+    for (const x of this.timers) {
+      if (x.cancelled) continue;
+      if (!best || x.at < best.at || (x.at === best.at && x.seq < best.seq)) best = x;
+    }
+    return best?.at;
+  }
+
+  /** Moves time forward by ms, firing due timers in order (each after the previous one's microtasks). */
+  async advance(ms: number): Promise<void> {
+    const until = this.t + ms;
+    for (;;) {
+      await settle();
+      const next = this.nextTimerAt();
+      if (next === undefined || next > until) break;
+      this.fireNext();
+    }
+    this.t = until;
+    await settle();
+  }
+
+  /**
+   * Runs virtual time like Go's synctest: whenever every task is idle, jump to the next timer.
+   * Stops when `done()` is true, when no timer is left (everything is blocked on something
+   * outside time), or after maxMs of virtual time.
+   */
+  async runUntilIdle(done: () => boolean = () => false, maxMs = 24 * 3600_000): Promise<'done' | 'blocked' | 'limit'> {
+    const limit = this.t + maxMs;
+    for (;;) {
+      await settle();
+      if (done()) return 'done';
+      const next = this.nextTimerAt();
+      if (next === undefined) return 'blocked';
+      if (next > limit) return 'limit';
+      this.fireNext();
+    }
+  }
+
+  private fireNext(): void {
+    let idx = -1;
+    for (let i = 0; i < this.timers.length; i++) {
+      const x = this.timers[i];
+      if (x.cancelled) continue;
+      if (idx < 0 || x.at < this.timers[idx].at || (x.at === this.timers[idx].at && x.seq < this.timers[idx].seq)) idx = i;
+    }
+    if (idx < 0) return;
+    const [timer] = this.timers.splice(idx, 1);
+    if (timer.at > this.t) this.t = timer.at;
+    timer.fn();
+  }
+}
+
+/**
+ * Lets every queued promise continuation run. One macrotask turn drains the whole microtask
+ * queue, including continuations queued while draining; a few turns cover chains that hop
+ * through setImmediate themselves.
+ */
+export async function settle(turns = 3): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise<void>((r) => setImmediate(r));
+}

@@ -1,0 +1,193 @@
+/**
+ * The trace event vocabulary (informer-trace/v1). Every decision the engine makes is one of these
+ * typed events; the recorder, the timeline, the CLI, the findings and the tests all read them.
+ * The engine knows no recorder: it calls an EventSink. Adding a field or an event type is allowed;
+ * renaming or changing the meaning of one is not (docs/trace-format.md, src/trace/schema).
+ */
+
+export const TRACE_VOCABULARY_VERSION = 1;
+
+export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync' | 'ReplacedAll' | 'SyncAll' | 'Bookmark';
+
+export type ReflectorState = 'listing' | 'watch-listing' | 'watching' | 'backoff' | 'stopped';
+
+/**
+ * What the reflector does after a watch or list ends (spec §1.10 legend):
+ * rewatch = (a) at once; rewatch-after-backoff = (a) after one delay; relist = (b);
+ * consistent-relist = (c); stop = (d); plus the watch-list specific ones.
+ */
+export type Outcome =
+  | 'rewatch'
+  | 'rewatch-after-backoff'
+  | 'relist'
+  | 'consistent-relist'
+  | 'stop'
+  | 'watchlist-again'
+  | 'fallback-to-list';
+
+/** Short, stable names for why a relist happened; the UI groups relists by this. */
+export type RelistReason =
+  | 'Expired'
+  | 'Gone'
+  | 'TooLargeResourceVersion'
+  | 'InternalError'
+  | 'DecodeError'
+  | 'TooManyRequests'
+  | 'VeryShortWatch'
+  | 'ConnectionRefused'
+  | 'ConnectionReset'
+  | 'Timeout'
+  | 'ListFailed'
+  | 'WatchOpenFailed'
+  | 'ErrorEvent'
+  | 'UnexpectedObject'
+  | 'ResyncError'
+  | 'SyncFailed'
+  | 'Other';
+
+/** How an update's old and new objects compare: identical (DeepEqual) or the only part that differs. */
+export type UpdateChange = 'identical' | 'resourceVersion' | 'managedFields' | 'status' | 'other';
+
+export type LogLevel = 'error' | 'warning' | 'info' | 'v1' | 'v2' | 'v3' | 'v4' | 'v5';
+
+interface Base {
+  /** Monotonic ms from the engine clock. */
+  t: number;
+}
+
+export type TraceEvent =
+  // ---- informer lifecycle
+  | (Base & { type: 'informer.start'; profile: string; fifo: 'DeltaFIFO' | 'RealFIFO'; atomic: boolean; watchList: boolean; resyncCheckPeriodMs: number })
+  | (Base & { type: 'informer.stop' })
+  | (Base & { type: 'synced' })
+  | (Base & { type: 'handler.added'; handler: string; requestedResyncMs: number; effectiveResyncMs: number; afterStart: boolean; syntheticAdds: number })
+  // ---- reflector
+  | (Base & { type: 'reflector.state'; state: ReflectorState })
+  | (Base & {
+      type: 'request';
+      verb: 'list' | 'watch';
+      rv: string;
+      limit?: number;
+      continue?: string;
+      resourceVersionMatch?: string;
+      sendInitialEvents?: boolean;
+      allowWatchBookmarks?: boolean;
+      timeoutSeconds?: number;
+    })
+  /** A relist begins (every list after the first), with the reason carried from what ended the previous cycle. */
+  | (Base & { type: 'relist'; reason: RelistReason; row: number; rv: string; consistent: boolean; text: string })
+  | (Base & { type: 'list.start'; rv: string; limit: number; initial: boolean })
+  | (Base & { type: 'list.page'; page: number; items: number; rv: string; continue?: string })
+  | (Base & { type: 'list.expiredContinue' })
+  | (Base & { type: 'list.retryConsistent'; reason: 'Expired' | 'Gone' | 'TooLargeResourceVersion' })
+  | (Base & { type: 'list.done'; rv: string; items: number; pages: number; paginated: boolean; durationMs: number })
+  | (Base & { type: 'list.error'; text: string; code?: number; reason?: string })
+  | (Base & { type: 'watch.start'; rv: string; timeoutSeconds: number; watchList: boolean; propagateRVFromStart: boolean })
+  | (Base & {
+      type: 'watch.event';
+      eventType: string;
+      key?: string;
+      rv: string;
+      accepted: boolean;
+      /** Why a non-accepted event was skipped (spec §1.7), verbatim log text. */
+      skipped?: string;
+      /** Set on the BOOKMARK that ends a watch-list's initial events. */
+      initialEventsEnd?: boolean;
+    })
+  | (Base & {
+      type: 'watch.end';
+      /** Row of the classification table, spec §1.10. */
+      row: number;
+      outcome: Outcome;
+      durationMs: number;
+      eventCount: number;
+      /** How the stream ended: eof, unexpected-eof, reset, timeout, error-event, open-failed, stopped, ... */
+      how: string;
+      reason?: RelistReason;
+      /** The error text client-go carries (err= in its log line), if any. */
+      error?: string;
+      watchList: boolean;
+    })
+  | (Base & { type: 'watchlist.fallback'; text: string })
+  | (Base & { type: 'backoff'; purpose: 'run-loop' | 'watch-retry' | 'watchlist-retry'; baseMs: number; sleepMs: number; reset: boolean })
+  | (Base & { type: 'rv'; rv: string; source: 'list' | 'watchlist' | 'event' | 'bookmark' })
+  | (Base & { type: 'rv.unavailable'; value: boolean })
+  | (Base & { type: 'resync.timer'; shouldResync: boolean })
+  /** The watch error handler ran (spec §4.7) with this error. */
+  | (Base & { type: 'watchErrorHandler'; text: string })
+  // ---- FIFO
+  | (Base & {
+      type: 'fifo.enqueue';
+      key: string;
+      delta: DeltaType;
+      rv: string;
+      depthKeys: number;
+      depthDeltas: number;
+      /** Set when the delta carries a DeletedFinalStateUnknown; says what produced it. */
+      tombstone?: 'replace-queued' | 'replace-known';
+      /** Atomic ReplacedAll: how many objects it carries. */
+      objects?: number;
+    })
+  | (Base & { type: 'fifo.dedup'; key: string; kept: 'older' | 'newer' })
+  | (Base & { type: 'fifo.drop'; key: string; delta: DeltaType; why: 'delete-of-unknown' | 'sync-after-delete' | 'sync-busy' })
+  | (Base & { type: 'fifo.replace'; items: number; tombstonesFromQueue: number; tombstonesFromKnown: number; atomic: boolean })
+  | (Base & { type: 'fifo.resync'; queued: number; skippedBusy: number; atomic: boolean })
+  | (Base & { type: 'fifo.pop'; key: string; deltas: DeltaType[]; isInInitialList: boolean; depthKeys: number; depthDeltas: number })
+  | (Base & { type: 'fifo.synced' })
+  // ---- informer processing and notification
+  | (Base & {
+      type: 'distribute';
+      op: 'add' | 'update' | 'delete';
+      key: string;
+      isSync: boolean;
+      delivered: number;
+      skipped: number;
+      /** Update only: how old and new compare. */
+      change?: UpdateChange;
+    })
+  | (Base & {
+      type: 'notify';
+      handler: string;
+      op: 'add' | 'update' | 'delete';
+      key: string;
+      rv: string;
+      oldRv?: string;
+      isSync: boolean;
+      initialList?: boolean;
+      tombstone?: boolean;
+      change?: UpdateChange;
+      /** Notifications still waiting in this handler's buffer when this one was handed over. */
+      pending: number;
+    })
+  | (Base & { type: 'resync.check'; handler: string; due: boolean; nextResyncMs: number })
+  | (Base & { type: 'handler.slow'; handler: string; durationMs: number })
+  // ---- client-go style log lines (what client-go would print)
+  | (Base & { type: 'log'; level: LogLevel; msg: string; kv?: Record<string, string> })
+  // ---- outside the engine: fault injection, consistency checks, the recorder itself
+  | (Base & { type: 'fault.injected'; fault: string; detail?: string })
+  | (Base & { type: 'consistency.check'; rv: string; missing: string[]; extra: string[]; rvMismatch: { key: string; cached: string; server: string }[] })
+  | (Base & { type: 'trace.dropped'; count: number });
+
+export type TraceEventType = TraceEvent['type'];
+
+/** Distributes to one event type's shape. */
+export type EventOf<T extends TraceEventType> = Extract<TraceEvent, { type: T }>;
+
+/** Where the engine sends its events. Must not throw; must not call back into the engine. */
+export interface EventSink {
+  emit(event: TraceEvent): void;
+}
+
+export const nullSink: EventSink = { emit: () => undefined };
+
+/** Fan-out to several sinks. */
+export class MultiSink implements EventSink {
+  private readonly sinks = new Set<EventSink>();
+  add(s: EventSink): () => void {
+    this.sinks.add(s);
+    return () => this.sinks.delete(s);
+  }
+  emit(event: TraceEvent): void {
+    for (const s of this.sinks) s.emit(event);
+  }
+}

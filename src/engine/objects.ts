@@ -1,0 +1,44 @@
+/**
+ * The objects the engine handles. Cluster data is untyped JSON; the engine only ever reads
+ * metadata (namespace, name, resourceVersion, annotations), like client-go's meta accessor.
+ */
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  resourceVersion?: string;
+  uid?: string;
+  annotations?: Record<string, string>;
+  [field: string]: unknown;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  [field: string]: unknown;
+}
+
+/**
+ * The tombstone client-go hands to delete handlers when the final state of a deleted object is
+ * unknown (it disappeared during a relist). `obj` is the last state the cache knew, if any.
+ */
+export class DeletedFinalStateUnknown {
+  constructor(
+    readonly key: string,
+    readonly obj: KubeObject | undefined,
+  ) {}
+}
+
+/** What the store and FIFOs hold: an object, or a tombstone standing for one. */
+export type StoreObject = KubeObject | DeletedFinalStateUnknown;
+
+export function isTombstone(o: unknown): o is DeletedFinalStateUnknown {
+  return o instanceof DeletedFinalStateUnknown;
+}
+
+/** The resourceVersion of an object, of the object inside a tombstone, or "" when none. */
+export function resourceVersionOf(o: StoreObject | undefined): string {
+  if (o === undefined) return '';
+  if (isTombstone(o)) return o.obj?.metadata?.resourceVersion ?? '';
+  return o.metadata?.resourceVersion ?? '';
+}

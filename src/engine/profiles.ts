@@ -1,0 +1,163 @@
+/**
+ * Which client-go line the engine emulates. Every behavioural difference between lines that the
+ * engine reproduces is a named field here, with the spec section it follows; the engine reads the
+ * field, never the profile name. docs/profiles.md explains each profile for users.
+ */
+
+export type GateName =
+  | 'WatchListClient'
+  | 'InOrderInformers'
+  | 'AtomicFIFO'
+  | 'InOrderInformersBatchProcess'
+  | 'UnlockWhileProcessingFIFO';
+
+export type Gates = Record<GateName, boolean>;
+
+export interface Profile {
+  name: string;
+  /** The client-go release this profile emulates. */
+  clientGo: string;
+  kubernetes: string;
+  summary: string;
+  /** Feature gate defaults of that release (§6). Scenarios and users may override them. */
+  gates: Gates;
+  /**
+   * Backoff between ListAndWatch runs (§1.2, §6):
+   * - 'fixed-1s': wait.Until with a 1 s period (≤1.17);
+   * - 'quiet-reset': ExponentialBackoffManager, resets only after > 2 min without a delay (1.18–v0.35);
+   * - 'delay-with-reset': DelayWithReset, resets 2 min after the previous reset (v0.36+).
+   */
+  backoff: 'fixed-1s' | 'quiet-reset' | 'delay-with-reset';
+  /** A refused watch start is missed by the ECONNREFUSED check and relists (≤1.15, PR #81634). */
+  refusedWatchRelists: boolean;
+  /** 429 at watch start or in the stream re-watches after backoff (v0.22+); before, it relisted. */
+  tooManyRequestsRewatches: boolean;
+  /** Every list uses RV "0" (≤1.16); otherwise relistResourceVersion() (§1.5). */
+  relistAtZero: boolean;
+  /** TooLarge RV detection on LIST (v0.19+). */
+  detectsTooLarge: boolean;
+  /** DeltaFIFO.Replace emits Replaced (v0.18+ informers) rather than Sync. */
+  replaceEmitsReplaced: boolean;
+  /**
+   * How the informer decides a notification is a "sync" (§6, PR #86015):
+   * - 'delta-type': isSync = delta type is Sync, for adds and updates (≤1.17);
+   * - 'rv-equal': updates are syncs iff old and new RV are equal; adds never (v0.24+).
+   */
+  syncRule: 'delta-type' | 'rv-equal';
+  /** DeltaFIFO drops a Sync when the key's last queued delta is Deleted (≤1.16, issue #83810). */
+  dropsSyncAfterDelete: boolean;
+  /** DeltaFIFO.Replace also tombstones queued-but-unknown keys and unwraps nested tombstones (v0.27+). */
+  replaceTombstonesQueuedKeys: boolean;
+  /** OnAdd carries isInInitialList (v0.27+); the notification log omits initialList otherwise. */
+  hasInitialListFlag: boolean;
+  /** allowWatchBookmarks=true on watches. */
+  watchBookmarks: boolean;
+  /** InternalError watch retry window exists (v0.25+); informers leave it 0 either way. */
+  maxInternalErrorRetryMs: number;
+  /** v0.36 RV ordering guard: synthetic ADDs of a watch from ""/"0" do not move the RV (§1.7). */
+  rvOrderingGuard: boolean;
+  /** v0.36: BOOKMARK RVs go to the store (RealFIFO Bookmark delta). */
+  bookmarksToStore: boolean;
+  /** v0.36: RealFIFO decrements initialPopulationCount after process (else before). */
+  realFifoSyncAfterProcess: boolean;
+  /** printf-style (≤v0.32) or structured (v0.33+) log texts. */
+  logStyle: 'printf' | 'structured';
+}
+
+const base = {
+  backoff: 'quiet-reset',
+  refusedWatchRelists: false,
+  tooManyRequestsRewatches: true,
+  relistAtZero: false,
+  detectsTooLarge: true,
+  replaceEmitsReplaced: true,
+  syncRule: 'rv-equal',
+  dropsSyncAfterDelete: false,
+  replaceTombstonesQueuedKeys: true,
+  hasInitialListFlag: true,
+  watchBookmarks: true,
+  maxInternalErrorRetryMs: 0,
+  rvOrderingGuard: false,
+  bookmarksToStore: false,
+  realFifoSyncAfterProcess: false,
+  logStyle: 'structured',
+} as const satisfies Partial<Profile>;
+
+const noGates: Gates = {
+  WatchListClient: false,
+  InOrderInformers: false,
+  AtomicFIFO: false,
+  InOrderInformersBatchProcess: false,
+  UnlockWhileProcessingFIFO: false,
+};
+
+export const PROFILES: readonly Profile[] = [
+  {
+    ...base,
+    name: 'v1.15',
+    clientGo: 'v12.0.0',
+    kubernetes: '1.15',
+    summary:
+      'Kubernetes 1.15: DeltaFIFO; a refused watch start relists (the ECONNREFUSED check missed the wrapped os.SyscallError, fixed by PR #81634 in 1.16); Replace emits Sync; fixed 1 s loop; every list at RV "0".',
+    gates: { ...noGates },
+    backoff: 'fixed-1s',
+    refusedWatchRelists: true,
+    tooManyRequestsRewatches: false,
+    relistAtZero: true,
+    detectsTooLarge: false,
+    replaceEmitsReplaced: false,
+    syncRule: 'delta-type',
+    dropsSyncAfterDelete: true,
+    replaceTombstonesQueuedKeys: false,
+    hasInitialListFlag: false,
+    logStyle: 'printf',
+  },
+  {
+    ...base,
+    name: 'v1.32',
+    clientGo: 'v0.32',
+    kubernetes: '1.32',
+    summary: 'client-go v0.32: DeltaFIFO, LIST-based initial sync, backoff that resets after 2 quiet minutes.',
+    gates: { ...noGates },
+    logStyle: 'printf',
+  },
+  {
+    ...base,
+    name: 'v1.34',
+    clientGo: 'v0.34',
+    kubernetes: '1.34',
+    summary: 'client-go v0.34: RealFIFO (InOrderInformers, non-atomic), LIST-based initial sync.',
+    gates: { ...noGates, InOrderInformers: true },
+  },
+  {
+    ...base,
+    name: 'v1.36',
+    clientGo: 'v0.36',
+    kubernetes: '1.36',
+    summary:
+      'client-go v0.36 (default): atomic RealFIFO (ReplacedAll/SyncAll/Bookmark), streaming WatchList initial sync, DelayWithReset backoff, RV ordering guard.',
+    gates: {
+      WatchListClient: true,
+      InOrderInformers: true,
+      AtomicFIFO: true,
+      InOrderInformersBatchProcess: true,
+      UnlockWhileProcessingFIFO: true,
+    },
+    backoff: 'delay-with-reset',
+    rvOrderingGuard: true,
+    bookmarksToStore: true,
+    realFifoSyncAfterProcess: true,
+  },
+];
+
+export const DEFAULT_PROFILE = 'v1.36';
+
+export function findProfile(name: string): Profile | undefined {
+  return PROFILES.find((p) => p.name === name);
+}
+
+/** The profile with gate overrides applied. InOrderInformers is GA-locked in v0.36. */
+export function withGates(profile: Profile, overrides: Partial<Gates> | undefined): Profile {
+  if (!overrides) return profile;
+  return { ...profile, gates: { ...profile.gates, ...overrides } };
+}
