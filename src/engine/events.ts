@@ -48,6 +48,13 @@ export type RelistReason =
 /** How an update's old and new objects compare: identical (DeepEqual) or the only part that differs. */
 export type UpdateChange = 'identical' | 'resourceVersion' | 'managedFields' | 'status' | 'other';
 
+/** One changed field of an update, by JSON path (e.g. `metadata.labels.app`). */
+export interface FieldChange {
+  path: string;
+  old?: unknown;
+  new?: unknown;
+}
+
 export type LogLevel = 'error' | 'warning' | 'info' | 'v1' | 'v2' | 'v3' | 'v4' | 'v5';
 
 interface Base {
@@ -144,6 +151,10 @@ export type TraceEvent =
       skipped: number;
       /** Update only: how old and new compare. */
       change?: UpdateChange;
+      /** Update only: the changed fields (at most 20; Secret data/stringData values redacted). */
+      diff?: FieldChange[];
+      oldRv?: string;
+      rv?: string;
     })
   | (Base & {
       type: 'notify';
