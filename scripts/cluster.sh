@@ -38,27 +38,34 @@ die() { echo "cluster: error: $*" >&2; exit 1; }
 
 kas_version() { awk '$1=="require" && $2=="k8s.io/kubernetes" {print $3}' "$KAS_MOD/go.mod"; }
 etcd_version() { awk '$1=="require" && $2=="go.etcd.io/etcd/server/v3" {print $3}' "$ETCD_MOD/go.mod"; }
-# The stamp covers go.mod and go.sum, so that any change of pins rebuilds.
-mod_hash() { cat "$1/go.mod" "$1/go.sum" | sha256sum | cut -c1-12; }
+# How the binaries are built; bump BUILD_REV when build_one's flags change.
+BUILD_REV=2
+# The stamp covers go.mod, go.sum and BUILD_REV, so that any change of pins or flags rebuilds.
+mod_hash() { { cat "$1/go.mod" "$1/go.sum"; echo "$BUILD_REV"; } | sha256sum | cut -c1-12; }
 kas_bin() { echo "$CLUSTER_BIN_DIR/kube-apiserver-$(kas_version)-$(mod_hash "$KAS_MOD")"; }
 etcd_bin() { echo "$CLUSTER_BIN_DIR/etcd-$(etcd_version)-$(mod_hash "$ETCD_MOD")"; }
 
-build_one() { # name module-dir output package [tags]
-  local name=$1 dir=$2 out=$3 pkg=$4 tags=${5:-}
+build_one() { # name module-dir output package tags ldflags
+  local name=$1 dir=$2 out=$3 pkg=$4 tags=${5:-} ldflags=${6:-}
   if [[ -x "$out" ]]; then log "$name up to date: $out"; return; fi
   mkdir -p "$CLUSTER_BIN_DIR"
   log "building $name ($pkg) into $out ..."
   local t0=$SECONDS
   # GOMODCACHE/GOCACHE stay at Go's defaults so that a reused machine builds warm.
-  (cd "$dir" && CGO_ENABLED=0 go build -mod=readonly -trimpath ${tags:+-tags "$tags"} -o "$out.tmp" "$pkg")
+  (cd "$dir" && CGO_ENABLED=0 go build -mod=readonly -trimpath ${tags:+-tags "$tags"} ${ldflags:+-ldflags "$ldflags"} -o "$out.tmp" "$pkg")
   mv -f "$out.tmp" "$out"
   log "built $name in $((SECONDS - t0))s"
+  # Older pins or build flags of the same binary are dead weight (each kube-apiserver is ~150 MB).
+  find "$CLUSTER_BIN_DIR" -maxdepth 1 -name "$name-*" ! -name "$(basename "$out")" -delete
 }
 
 cmd_build() {
   command -v go >/dev/null || die "go is not installed"
-  build_one etcd "$ETCD_MOD" "$(etcd_bin)" go.etcd.io/etcd/server/v3
-  build_one kube-apiserver "$KAS_MOD" "$(kas_bin)" k8s.io/kubernetes/cmd/kube-apiserver selinux,notest
+  build_one etcd "$ETCD_MOD" "$(etcd_bin)" go.etcd.io/etcd/server/v3 "" ""
+  # Without -X the server reports gitVersion v0.0.0-master; stamp the real release into /version.
+  local v; v=$(kas_version)
+  build_one kube-apiserver "$KAS_MOD" "$(kas_bin)" k8s.io/kubernetes/cmd/kube-apiserver selinux,notest \
+    "-X k8s.io/component-base/version.gitVersion=$v -X k8s.io/component-base/version.gitTreeState=clean"
 }
 
 # --- helpers -----------------------------------------------------------------------------
