@@ -1,0 +1,38 @@
+// Builds three bundles: the extension host (node/cjs, 'vscode' external), the webview
+// (browser/iife) and the CLI (node/cjs). `--watch` rebuilds on change, `--production` minifies.
+import * as esbuild from 'esbuild';
+import { existsSync } from 'node:fs';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** Prints errors in the shape VS Code's $esbuild-watch problem matcher reads. */
+const problemMatcher = {
+  name: 'problem-matcher',
+  setup(build) {
+    build.onStart(() => console.log('[watch] build started'));
+    build.onEnd((result) => {
+      for (const { text, location } of result.errors) {
+        console.error(`✘ [ERROR] ${text}`);
+        if (location) console.error(`    ${location.file}:${location.line}:${location.column}:`);
+      }
+      console.log('[watch] build finished');
+    });
+  },
+};
+
+const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', plugins: [problemMatcher] };
+
+const targets = [
+  { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
+  { entryPoints: ['webview/main.ts'], outfile: 'media/webview/main.js', platform: 'browser', format: 'iife', target: 'es2022' },
+].filter((t) => existsSync(t.entryPoints[0]));
+
+const contexts = await Promise.all(targets.map((t) => esbuild.context({ ...common, ...t })));
+if (watch) {
+  await Promise.all(contexts.map((c) => c.watch()));
+} else {
+  await Promise.all(contexts.map((c) => c.rebuild()));
+  await Promise.all(contexts.map((c) => c.dispose()));
+}
