@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The README's test command (`npm test`): sets up everything the tests need on a fresh machine
+# (npm packages, Go builds of the client-go oracles and of kube-apiserver/etcd, code-server and
+# Chromium; each step is skipped when already done) and runs every suite:
+#   typecheck, unit, conformance (engine vs real client-go), e2e against a real kube-apiserver,
+#   e2e in real VS Code (code-server + Chromium).
+# Ends with one line "N passed, M failed" over all suites. Set SKIP_SUITES="e2e-vscode e2e-cluster"
+# to leave suites out locally.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export TEST_COUNTS_FILE
+TEST_COUNTS_FILE=$(mktemp)
+failed_stages=()
+skip() { [[ " ${SKIP_SUITES:-} " == *" $1 "* ]]; }
+
+stage() { # stage NAME command...
+  local name=$1; shift
+  if skip "$name"; then echo "== $name: skipped (SKIP_SUITES)"; return 0; fi
+  echo "== $name"
+  local t0=$SECONDS
+  if ! "$@"; then failed_stages+=("$name"); echo "== $name: FAILED"; fi
+  echo "== $name: $((SECONDS - t0)) s"
+}
+
+mocha_suite() { # mocha_suite NAME GLOB
+  TEST_SUITE_NAME=$1 npx mocha --config .mocharc.json "$2"
+}
+
+count_line() { # records "N passed, M failed" printed by a non-mocha runner
+  local name=$1 log=$2
+  local line
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  [ -n "$line" ] && echo "$name $(echo "$line" | sed -E 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2 0/')" >> "$TEST_COUNTS_FILE"
+}
+
+if ! bash scripts/setup.sh; then echo "setup failed"; echo "0 passed, 1 failed"; exit 1; fi
+stage typecheck npm run --silent typecheck
+stage build npm run --silent build
+stage unit mocha_suite unit 'test/unit/**/*.test.ts'
+
+if [ -f scripts/conformance.sh ]; then
+  conf_log=$(mktemp)
+  stage conformance bash -c "bash scripts/conformance.sh 2>&1 | tee '$conf_log'; exit \${PIPESTATUS[0]}"
+  count_line conformance "$conf_log"
+fi
+
+if [ -f scripts/cluster.sh ] && compgen -G 'test/e2e/*.test.ts' >/dev/null; then
+  stage e2e-cluster bash -c 'bash scripts/cluster.sh build && TEST_SUITE_NAME=e2e-cluster npx mocha --config .mocharc.json --timeout 300000 "test/e2e/*.test.ts"'
+fi
+
+if [ -f scripts/code-server.sh ] && compgen -G 'test/e2e/vscode/*.test.ts' >/dev/null; then
+  stage e2e-vscode bash -c 'bash scripts/code-server.sh && TEST_SUITE_NAME=e2e-vscode npx mocha --config .mocharc.json --timeout 300000 "test/e2e/vscode/*.test.ts"'
+fi
+
+echo
+echo "Suites:"
+awk '{printf "  %-12s %5d passed, %d failed, %d pending\n", $1, $2, $3, $4; p+=$2; f+=$3} END {}' "$TEST_COUNTS_FILE"
+passed=$(awk '{p+=$2} END {print p+0}' "$TEST_COUNTS_FILE")
+failed=$(awk '{f+=$3} END {print f+0}' "$TEST_COUNTS_FILE")
+if [ ${#failed_stages[@]} -gt 0 ]; then
+  echo "Failed stages: ${failed_stages[*]}"
+  # A stage that failed without counting a test (typecheck, build, setup) still counts as one failure.
+  [ "$failed" -eq 0 ] && failed=${#failed_stages[@]}
+fi
+echo "$passed passed, $failed failed"
+[ ${#failed_stages[@]} -eq 0 ] && [ "$failed" -eq 0 ]
