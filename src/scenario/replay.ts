@@ -1,0 +1,240 @@
+/**
+ * Replays a scenario through a shared informer in virtual time and produces the notification
+ * log (contracts §2) plus the engine's trace events. The informer is built by a factory so that
+ * this file depends only on the informer's contract (src/engine/sharedInformer.ts, see
+ * engineReplay.ts for the binding), which also lets unit tests drive it with a small fake.
+ *
+ * Determinism: the clock is a FakeClock started at 0 and the informer gets a seeded rand, so
+ * one scenario, profile and seed always give the same log.
+ */
+import { FakeClock, settle, type Clock } from '../engine/clock';
+import type { EventSink, TraceEvent } from '../engine/events';
+import type { ListerWatcher } from '../engine/listWatch';
+import { isTombstone, resourceVersionOf, type KubeObject, type StoreObject } from '../engine/objects';
+import { withGates, type Profile } from '../engine/profiles';
+import { deletionHandlingMetaNamespaceKeyFunc } from '../engine/store';
+import type { LogLine, NotifyLine } from './notificationLog';
+import { ScriptedServer } from './scriptedServer';
+import type { HandlerSpec, Scenario } from './types';
+
+/** The part of ResourceEventHandler (sharedInformer.ts) that replay registers. */
+export interface ReplayHandler {
+  onAdd(obj: KubeObject, isInInitialList: boolean): void;
+  onUpdate(oldObj: KubeObject, newObj: KubeObject): void;
+  onDelete(obj: StoreObject): void;
+}
+
+/** The part of SharedIndexInformer that replay uses. */
+export interface ReplayInformer {
+  addEventHandler(name: string, h: ReplayHandler, resyncPeriodMs?: number): unknown;
+  run(signal: AbortSignal): Promise<void>;
+  hasSynced(): boolean;
+  /** Nothing queued in the FIFO, nothing pending or running in any listener. */
+  isIdle(): boolean;
+}
+
+export interface ReplayInformerOptions {
+  listerWatcher: ListerWatcher;
+  profile: Profile;
+  clock: Clock;
+  sink: EventSink;
+  rand: () => number;
+  resyncPeriodMs: number;
+  typeDescription: string;
+  name: string;
+}
+
+export type InformerFactory = (o: ReplayInformerOptions) => ReplayInformer;
+
+export interface ReplayOptions {
+  /** The profile to emulate; the scenario's gates are applied on top. */
+  profile: Profile;
+  /** Seed of the informer's rand (jitter, watch timeouts). Default 1. */
+  seed?: number;
+  /** Also receives every trace event as it happens (e.g. a trace recorder). */
+  sink?: EventSink;
+  /** Virtual time after which a run that has not ended is stopped. Default 24 h. */
+  maxVirtualMs?: number;
+}
+
+/**
+ * How the run finished: `ended` normally (steps exhausted or diverged); `limit` when virtual
+ * time ran past maxVirtualMs; `blocked` when nothing could move any more (an engine bug);
+ * `error` when the informer's run rejected.
+ */
+export type ReplayOutcome = 'ended' | 'limit' | 'blocked' | 'error';
+
+export interface ReplayResult {
+  log: LogLine[];
+  events: TraceEvent[];
+  diverged: boolean;
+  outcome: ReplayOutcome;
+  /** Set when outcome is `error`. */
+  error?: string;
+  /** Virtual ms at the end of the run. */
+  durationMs: number;
+}
+
+/** Turns of the event loop a run may go without any progress before it counts as blocked. */
+const IDLE_POLL_LIMIT = 10_000;
+
+export async function replayWith(factory: InformerFactory, scenario: Scenario, options: ReplayOptions): Promise<ReplayResult> {
+  const profile = withGates(options.profile, scenario.gates);
+  const clock = new FakeClock(0);
+  const log: LogLine[] = [];
+  const events: TraceEvent[] = [];
+  const sink: EventSink = {
+    emit(e) {
+      events.push(e);
+      options.sink?.emit(e);
+    },
+  };
+  const stop = new AbortController();
+  let informer: ReplayInformer | undefined;
+  let synced = false;
+  let diverged = false;
+  let ended = false;
+  let runError: unknown;
+
+  const checkSynced = () => {
+    if (!synced && informer?.hasSynced()) {
+      synced = true;
+      log.push({ kind: 'synced' });
+    }
+  };
+  const notify = (line: NotifyLine) => {
+    checkSynced();
+    log.push(line);
+  };
+  const waitIdle = async () => {
+    for (let i = 0; informer && !informer.isIdle() && i < IDLE_POLL_LIMIT; i++) await settle(1);
+  };
+  const addHandler = (h: HandlerSpec) => informer?.addEventHandler(h.name, loggingHandler(h.name, profile, notify), h.resyncPeriodMs);
+
+  const server = new ScriptedServer(scenario, clock, {
+    onRequest(line) {
+      checkSynced();
+      log.push(line);
+    },
+    async addHandler(h) {
+      await waitIdle();
+      addHandler(h);
+    },
+    onEnd(divergence) {
+      if (divergence) {
+        diverged = true;
+        log.push(divergence);
+      }
+      void (async () => {
+        await waitIdle();
+        checkSynced();
+        stop.abort();
+        await running;
+        log.push({ kind: 'end' });
+        ended = true;
+      })();
+    },
+  });
+
+  informer = factory({
+    listerWatcher: server,
+    profile,
+    clock,
+    sink,
+    rand: seededRand(options.seed ?? 1),
+    resyncPeriodMs: scenario.informer.resyncPeriodMs ?? 0,
+    typeDescription: '*unstructured.Unstructured',
+    name: `scenario/${scenario.name}`,
+  });
+  for (const h of scenario.informer.handlers) addHandler(h);
+  const running = informer.run(stop.signal).catch((e: unknown) => {
+    runError = e;
+  });
+
+  let outcome = await driveClock(clock, () => ended || runError !== undefined, options.maxVirtualMs ?? 24 * 3600_000, () => log.length + events.length);
+  if (runError !== undefined) outcome = 'error';
+  if (!ended) {
+    // Stop what is left; whatever still runs after that is not waited for.
+    stop.abort();
+    await Promise.race([running, settle(20)]);
+    log.push({ kind: 'end' });
+  }
+  return {
+    log,
+    events,
+    diverged,
+    outcome: ended && runError === undefined ? 'ended' : outcome,
+    ...(runError !== undefined ? { error: runError instanceof Error ? runError.message : String(runError) } : {}),
+    durationMs: clock.now(),
+  };
+}
+
+/**
+ * runUntilIdle until `done`, tolerating moments where no timer is pending but promise chains are
+ * still moving (e.g. the end of the run stopping the informer): only a stretch with neither
+ * timers nor progress counts as blocked.
+ */
+async function driveClock(clock: FakeClock, done: () => boolean, maxMs: number, progress: () => number): Promise<ReplayOutcome> {
+  const limit = clock.now() + maxMs;
+  let stalls = 0;
+  for (;;) {
+    const before = progress();
+    const r = await clock.runUntilIdle(done, Math.max(0, limit - clock.now()));
+    if (r === 'done') return 'ended';
+    if (r === 'limit') return 'limit';
+    await settle(5);
+    if (done()) return 'ended';
+    if (progress() !== before || clock.pendingTimers() > 0) stalls = 0;
+    else if (++stalls > 20) return 'blocked';
+  }
+}
+
+/** A handler that records each call as a notify line (field rules in docs/scenario-format.md). */
+export function loggingHandler(name: string, profile: Profile, notify: (line: NotifyLine) => void): ReplayHandler {
+  return {
+    onAdd(obj, isInInitialList) {
+      notify({
+        kind: 'notify',
+        handler: name,
+        op: 'add',
+        key: keyOf(obj),
+        rv: resourceVersionOf(obj),
+        ...(profile.hasInitialListFlag ? { initialList: isInInitialList } : {}),
+      });
+    },
+    onUpdate(oldObj, newObj) {
+      notify({ kind: 'notify', handler: name, op: 'update', key: keyOf(newObj), oldRv: resourceVersionOf(oldObj), rv: resourceVersionOf(newObj) });
+    },
+    onDelete(obj) {
+      notify({
+        kind: 'notify',
+        handler: name,
+        op: 'delete',
+        key: keyOf(obj),
+        rv: resourceVersionOf(obj),
+        ...(isTombstone(obj) ? { tombstone: true } : {}),
+      });
+    },
+  };
+}
+
+/** The informer indexer's key (tombstones give their own key); "" when the object has no meta. */
+function keyOf(obj: StoreObject): string {
+  try {
+    return deletionHandlingMetaNamespaceKeyFunc(obj);
+  } catch {
+    return '';
+  }
+}
+
+/** mulberry32: a small, fast, seedable PRNG; values in [0, 1). */
+export function seededRand(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * The scripted API server: a ListerWatcher that answers each List/Watch call of the reflector
+ * with the next step of a scenario, exactly as docs/scenario-format.md says ("One step per
+ * reflector-level call"). It stands for what client-go's REST client hands the reflector after
+ * its own retries, so failures arrive as StatusError / TransportError values and watch-open
+ * retries that run out arrive as an already-closed empty watcher.
+ *
+ * Invariant: calls are answered strictly in step order; once the steps run out (or a call's verb
+ * does not match the next step) the run is over and every later call stays pending until the
+ * caller's signal aborts.
+ */
+import { abortError, type Clock } from '../engine/clock';
+import {
+  StatusError,
+  TransportError,
+  transportErrorText,
+  type ListOptions,
+  type ListerWatcher,
+  type ObjectList,
+  type Watcher,
+  type WatchOptions,
+} from '../engine/listWatch';
+import type { KubeObject } from '../engine/objects';
+import { requestLine, type DivergenceLine, type RequestLine } from './notificationLog';
+import { ScriptedWatcher, closedWatcher } from './scriptedWatcher';
+import { decodeErrorStatus, statusOf, withResourceType } from './statusObjects';
+import { stepKind, type HandlerSpec, type NetworkStep, type Scenario, type Step, type Verb, type WatchStreamStep } from './types';
+
+/** How long the REST client's retries of a watch open take by default (10 retries of ~1 s). */
+export const DEFAULT_WATCH_RETRY_MS = 10_000;
+/** A scripted watch stream's default lifetime: long enough not to be a "very short watch". */
+export const DEFAULT_WATCH_DURATION_MS = 1_500;
+
+export interface ScriptedServerHooks {
+  /** Every call, before anything else happens for it. */
+  onRequest(line: RequestLine): void;
+  /** An addHandler step; resolves once the informer was idle and the handler is added. */
+  addHandler(spec: HandlerSpec): Promise<void>;
+  /** The run is over: no step left, or (with `divergence`) the call's verb did not match. Called once. */
+  onEnd(divergence?: DivergenceLine): void;
+}
+
+export class ScriptedServer implements ListerWatcher {
+  readonly url: string;
+  private next = 0;
+  private over = false;
+
+  constructor(
+    private readonly scenario: Scenario,
+    private readonly clock: Clock,
+    private readonly hooks: ScriptedServerHooks,
+  ) {
+    this.url = resourceUrl(scenario);
+  }
+
+  /** Whether the run is over (steps exhausted or diverged). */
+  get ended(): boolean {
+    return this.over;
+  }
+
+  async list(options: ListOptions, signal: AbortSignal): Promise<ObjectList> {
+    const step = await this.take('list', options, signal);
+    switch (stepKind(step)) {
+      case 'network':
+        throw this.transportError((step as NetworkStep).network);
+      case 'error':
+        throw new StatusError(statusOf((step as { error: Parameters<typeof statusOf>[0] }).error));
+      default: {
+        const page = step as { items: KubeObject[]; resourceVersion: string; continue?: string };
+        const r = this.scenario.resource;
+        return {
+          apiVersion: r.apiVersion,
+          kind: `${r.kind}List`,
+          metadata: { resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}) },
+          items: page.items.map((o) => withResourceType(o, r)),
+        };
+      }
+    }
+  }
+
+  async watch(options: WatchOptions, signal: AbortSignal): Promise<Watcher> {
+    const step = await this.take('watch', options, signal);
+    switch (stepKind(step)) {
+      case 'network': {
+        const net = step as NetworkStep;
+        if (net.network === 'connection-refused') throw this.transportError(net.network);
+        // Probable-EOF / timeout on open: the REST client retries, then hands back a closed watcher.
+        await this.clock.sleep(net.durationMs ?? DEFAULT_WATCH_RETRY_MS, signal);
+        return closedWatcher(transportErrorText(net.network === 'timeout' ? 'timeout' : 'connection-reset', this.url));
+      }
+      case 'error':
+        throw new StatusError(statusOf((step as { error: Parameters<typeof statusOf>[0] }).error));
+      default:
+        return this.openStream(step as WatchStreamStep, signal);
+    }
+  }
+
+  private openStream(step: WatchStreamStep, signal: AbortSignal): Watcher {
+    const r = this.scenario.resource;
+    const events = step.events.map((e) => ({
+      type: e.type,
+      // An ERROR event's object is a Status and is delivered as is.
+      object: e.type === 'ERROR' ? structuredClone(e.object) : withResourceType(e.object, r),
+      atMs: e.atMs,
+    }));
+    let finalError;
+    if (step.close === 'error') finalError = statusOf(step.error as Parameters<typeof statusOf>[0]);
+    if (step.close === 'decode-error') finalError = decodeErrorStatus(step.error?.message ?? '');
+    const w = new ScriptedWatcher(this.clock, {
+      events,
+      close: step.close,
+      finalError,
+      durationMs: step.durationMs ?? DEFAULT_WATCH_DURATION_MS,
+      url: this.url,
+    });
+    signal.addEventListener('abort', () => w.stop(), { once: true });
+    return w;
+  }
+
+  /**
+   * Logs the call, runs the leading advanceMs/addHandler steps and returns the step that answers
+   * it. When the run is over it never resolves (it rejects once `signal` aborts).
+   */
+  private async take(verb: Verb, options: ListOptions | WatchOptions, signal: AbortSignal): Promise<Step> {
+    if (signal.aborted) throw abortError();
+    this.hooks.onRequest(requestLine(verb, options));
+    const steps = this.scenario.steps;
+    while (!this.over && this.next < steps.length) {
+      const step = steps[this.next];
+      if ('advanceMs' in step) {
+        this.next++;
+        await this.clock.sleep(step.advanceMs, signal);
+      } else if ('addHandler' in step) {
+        this.next++;
+        await this.hooks.addHandler(step.addHandler);
+        if (signal.aborted) throw abortError();
+      } else break;
+    }
+    if (this.over) return pendingUntilAbort(signal);
+    const step = steps[this.next];
+    if (step === undefined) {
+      this.finish();
+      return pendingUntilAbort(signal);
+    }
+    const expected = (step as { on: Verb }).on;
+    if (expected !== verb) {
+      this.finish({ kind: 'divergence', expected, got: { verb, rv: options.resourceVersion ?? '' } });
+      return pendingUntilAbort(signal);
+    }
+    this.next++;
+    return step;
+  }
+
+  private finish(divergence?: DivergenceLine): void {
+    this.over = true;
+    this.hooks.onEnd(divergence);
+  }
+
+  private transportError(network: NetworkStep['network']): TransportError {
+    return new TransportError(network, transportErrorText(network, this.url));
+  }
+}
+
+function pendingUntilAbort(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(abortError());
+    else signal.addEventListener('abort', () => reject(abortError()), { once: true });
+  });
+}
+
+/** The URL client-go would request, used only in error texts. */
+export function resourceUrl(s: Scenario): string {
+  const r = s.resource;
+  const plural = r.resource ?? `${r.kind.toLowerCase()}s`;
+  const group = r.apiVersion.includes('/') ? `apis/${r.apiVersion}` : `api/${r.apiVersion}`;
+  return `https://127.0.0.1:6443/${group}/${plural}`;
+}

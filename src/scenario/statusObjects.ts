@@ -1,0 +1,55 @@
+/**
+ * The metav1.Status values and typed objects the scripted server hands out. Status causes carry
+ * the cause type in both `type` and `reason`: Kubernetes JSON names the field `reason`, the
+ * engine's classification reads `type` (src/engine/errors.ts), and scenarios may use either.
+ */
+import type { Status, StatusCause } from '../engine/listWatch';
+import type { KubeObject } from '../engine/objects';
+import type { ErrorSpec, ScenarioResource } from './types';
+
+export function statusOf(e: ErrorSpec): Status {
+  const details: NonNullable<Status['details']> = {};
+  if (e.causes?.length) details.causes = e.causes.map(normaliseCause);
+  if (e.retryAfterSeconds) details.retryAfterSeconds = e.retryAfterSeconds;
+  return {
+    apiVersion: 'v1',
+    kind: 'Status',
+    status: 'Failure',
+    message: e.message ?? '',
+    reason: e.reason ?? '',
+    code: e.code,
+    ...(Object.keys(details).length ? { details } : {}),
+  };
+}
+
+function normaliseCause(c: StatusCause): StatusCause {
+  const type = c.type ?? c.reason;
+  return { ...c, ...(type !== undefined ? { type, reason: type } : {}) };
+}
+
+/**
+ * What client-go's StreamWatcher sends when a frame cannot be decoded (spec §1.9): the
+ * ClientWatchDecoding error reporter's 500 InternalError Status.
+ */
+export function decodeErrorStatus(decoderMessage: string): Status {
+  const inner = `unable to decode an event from the watch stream: ${decoderMessage}`;
+  return {
+    apiVersion: 'v1',
+    kind: 'Status',
+    status: 'Failure',
+    message: `an error on the server ("${inner}") has prevented the request from succeeding`,
+    reason: 'InternalError',
+    code: 500,
+    details: {
+      causes: [
+        { type: 'UnexpectedServerResponse', reason: 'UnexpectedServerResponse', message: inner },
+        { type: 'ClientWatchDecoding', reason: 'ClientWatchDecoding', message: inner },
+      ],
+    },
+  };
+}
+
+/** A copy of a scenario object with apiVersion/kind defaulted to the scenario resource's. */
+export function withResourceType(o: KubeObject, r: ScenarioResource): KubeObject {
+  return { apiVersion: r.apiVersion, kind: r.kind, ...structuredClone(o) };
+}

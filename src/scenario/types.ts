@@ -1,0 +1,124 @@
+/**
+ * The informer-scenario/v1 file (shared/spec/contracts.md §1) with the documented extensions of
+ * docs/scenario-format.md. A Scenario value has passed validate.ts: every step is exactly one of
+ * the kinds below, so the scripted server can switch on `stepKind` without re-checking shapes.
+ */
+import type { KubeObject } from '../engine/objects';
+import type { StatusCause } from '../engine/listWatch';
+import type { GateName } from '../engine/profiles';
+
+export const SCENARIO_FORMAT = 'informer-scenario/v1';
+
+export interface ScenarioResource {
+  apiVersion: string;
+  kind: string;
+  /** The plural, e.g. "configmaps". Defaults to the lower-cased kind + "s". */
+  resource?: string;
+  /** Default true. */
+  namespaced?: boolean;
+}
+
+export interface HandlerSpec {
+  name: string;
+  /** Absent: the informer default (informer.resyncPeriodMs). 0: never. */
+  resyncPeriodMs?: number;
+}
+
+export interface ErrorSpec {
+  code: number;
+  reason: string;
+  message: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+/** For close "decode-error" only the message (the decoder's error text) is meaningful. */
+export type DecodeErrorSpec = Partial<ErrorSpec> & { message: string };
+
+export interface EventSpec {
+  type: string;
+  object: KubeObject;
+  /** Extension: delivery offset from the watch's open, virtual ms. */
+  atMs?: number;
+}
+
+export type WatchClose = 'eof' | 'unexpected-eof' | 'reset' | 'timeout' | 'error' | 'decode-error';
+export const WATCH_CLOSES: readonly WatchClose[] = ['eof', 'unexpected-eof', 'reset', 'timeout', 'error', 'decode-error'];
+
+export type NetworkFailure = 'connection-refused' | 'connection-reset' | 'timeout';
+export const NETWORK_FAILURES: readonly NetworkFailure[] = ['connection-refused', 'connection-reset', 'timeout'];
+
+export type Verb = 'list' | 'watch';
+
+export interface ListPageStep {
+  on: 'list';
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+}
+
+export interface ErrorStep {
+  on: Verb;
+  error: ErrorSpec;
+}
+
+export interface NetworkStep {
+  on: Verb;
+  network: NetworkFailure;
+  /** Watch only: how long the REST client's retries took (default 10000 for reset/timeout). */
+  durationMs?: number;
+}
+
+export interface WatchStreamStep {
+  on: 'watch';
+  events: EventSpec[];
+  close: WatchClose;
+  /** Required for close "error"; for "decode-error" only `message` is used. */
+  error?: ErrorSpec | DecodeErrorSpec;
+  /** Default 1500. */
+  durationMs?: number;
+}
+
+export interface AdvanceStep {
+  advanceMs: number;
+}
+
+/** Extension: add an event handler after start, when the server reaches this step. */
+export interface AddHandlerStep {
+  addHandler: HandlerSpec;
+}
+
+export type Step = ListPageStep | ErrorStep | NetworkStep | WatchStreamStep | AdvanceStep | AddHandlerStep;
+
+export type StepKind = 'list' | 'error' | 'network' | 'stream' | 'advance' | 'addHandler';
+
+export interface Scenario {
+  format: typeof SCENARIO_FORMAT;
+  name: string;
+  description?: string;
+  resource: ScenarioResource;
+  informer: { resyncPeriodMs?: number; handlers: HandlerSpec[] };
+  gates?: Partial<Record<GateName, boolean>>;
+  /** Extension: the profiles this scenario is meant for (default: all). */
+  profiles?: string[];
+  steps: Step[];
+}
+
+/** Which kind a (validated) step is. */
+export function stepKind(step: Step): StepKind {
+  if ('advanceMs' in step) return 'advance';
+  if ('addHandler' in step) return 'addHandler';
+  if ('network' in step) return 'network';
+  if ('events' in step || 'close' in step) return 'stream';
+  if ('error' in step) return 'error';
+  return 'list';
+}
+
+/** The step's verb, or undefined for advanceMs/addHandler steps. */
+export function stepVerb(step: Step): Verb | undefined {
+  return 'on' in step ? step.on : undefined;
+}
+
+export function isStreamStep(step: Step): step is WatchStreamStep {
+  return stepKind(step) === 'stream';
+}

@@ -1,0 +1,232 @@
+/**
+ * Validation of informer-scenario/v1 files: the JSON Schema (shapes, enums) first, then the rules
+ * that span fields. Every problem becomes one self-contained line,
+ * `scenario <file>: <path> <what is wrong>`, so the CLI and the conformance runner can print
+ * them as they are. Only a scenario without problems is returned.
+ */
+import Ajv, { type ErrorObject } from 'ajv';
+import schema from './schema/informer-scenario-v1.schema.json';
+import { PROFILES, type GateName } from '../engine/profiles';
+import type { KubeObject } from '../engine/objects';
+import { stepKind, type Scenario, type Step } from './types';
+
+export class ScenarioValidationError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'ScenarioValidationError';
+  }
+}
+
+export interface ValidationResult {
+  scenario?: Scenario;
+  problems: string[];
+}
+
+/**
+ * Gates that a client-go release has locked: setting them to anything else makes client-go
+ * refuse the override, so a scenario meant for that profile cannot ask for it.
+ */
+const LOCKED_GATES: Readonly<Record<string, Partial<Record<GateName, boolean>>>> = {
+  'v1.36': { InOrderInformers: true },
+};
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+const checkSchema = ajv.compile(schema);
+
+/** Parses and validates scenario text; throws ScenarioValidationError listing every problem. */
+export function parseScenarioText(text: string, label: string): Scenario {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new ScenarioValidationError([`scenario ${label}: not valid JSON: ${(e as Error).message}`]);
+  }
+  const result = validateScenario(data, label);
+  if (!result.scenario) throw new ScenarioValidationError(result.problems);
+  return result.scenario;
+}
+
+export function validateScenario(data: unknown, label: string): ValidationResult {
+  const prefix = `scenario ${label}: `;
+  if (!checkSchema(data)) {
+    return { problems: (checkSchema.errors ?? []).map((e) => prefix + describeSchemaError(e)) };
+  }
+  const scenario = normalise(data as unknown as Scenario);
+  const problems = semanticProblems(scenario).map((p) => prefix + p);
+  return problems.length ? { problems } : { scenario, problems };
+}
+
+/** `/steps/2/close` → `steps[2].close`. */
+function displayPath(instancePath: string): string {
+  let out = '';
+  for (const part of instancePath.split('/').slice(1)) {
+    const seg = part.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(seg) ? `[${seg}]` : out ? `.${seg}` : seg;
+  }
+  return out;
+}
+
+function describeSchemaError(e: ErrorObject): string {
+  const at = displayPath(e.instancePath);
+  const subject = at || 'the file';
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return `${at ? at + '.' : ''}${String(p.missingProperty)} is required`;
+    case 'additionalProperties':
+      return `${subject} has an unknown field "${String(p.additionalProperty)}"`;
+    case 'enum':
+      return `${subject} must be one of ${(p.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `${subject} must be ${JSON.stringify(p.allowedValue)}`;
+    case 'type':
+      return `${subject} must be ${String(p.type) === 'integer' ? 'an integer' : `of type ${String(p.type)}`}`;
+    case 'minimum':
+    case 'maximum':
+      return `${subject} must be ${String(p.comparison)} ${String(p.limit)}`;
+    case 'minLength':
+      return `${subject} must not be empty`;
+    case 'minItems':
+      return `${subject} must have at least ${String(p.limit)} item(s)`;
+    default:
+      return `${subject} ${e.message ?? 'is invalid'}`;
+  }
+}
+
+/** Fills defaults that the server relies on (a stream step without events has none). */
+function normalise(s: Scenario): Scenario {
+  const copy = structuredClone(s);
+  for (const step of copy.steps) {
+    if ('on' in step && step.on === 'watch' && 'close' in step && !('events' in step)) (step as { events: unknown[] }).events = [];
+  }
+  return copy;
+}
+
+const STREAM_FIELDS = ['events', 'close'] as const;
+const PAGE_FIELDS = ['items', 'resourceVersion', 'continue'] as const;
+
+function semanticProblems(s: Scenario): string[] {
+  const problems: string[] = [];
+  const known = new Set(PROFILES.map((p) => p.name));
+  const seen = new Set<string>();
+  for (const [i, name] of (s.profiles ?? []).entries()) {
+    if (!known.has(name)) problems.push(`profiles[${i}] "${name}" is not a profile (known: ${[...known].join(', ')})`);
+    else if (seen.has(name)) problems.push(`profiles[${i}] "${name}" is listed twice`);
+    seen.add(name);
+  }
+  for (const profile of s.profiles ?? [...known]) {
+    for (const [gate, locked] of Object.entries(LOCKED_GATES[profile] ?? {})) {
+      const wanted = s.gates?.[gate as GateName];
+      if (wanted !== undefined && wanted !== locked) {
+        problems.push(`gates.${gate} cannot be ${wanted} for profile ${profile} (locked to ${locked} there); limit "profiles"`);
+      }
+    }
+  }
+  const handlerNames = new Set<string>();
+  const checkHandlerName = (where: string, name: string) => {
+    if (handlerNames.has(name)) problems.push(`${where}.name "${name}" is used by another handler`);
+    handlerNames.add(name);
+  };
+  s.informer.handlers.forEach((h, i) => checkHandlerName(`informer.handlers[${i}]`, h.name));
+  s.steps.forEach((step, i) => {
+    if ('addHandler' in step) checkHandlerName(`steps[${i}].addHandler`, step.addHandler.name);
+    problems.push(...stepProblems(step, `steps[${i}]`));
+  });
+  problems.push(...continueChainProblems(s.steps));
+  return problems;
+}
+
+function present(step: Step, fields: readonly string[]): string[] {
+  return fields.filter((f) => f in step);
+}
+
+function stepProblems(step: Step, at: string): string[] {
+  const fields = Object.keys(step).filter((f) => f !== '$comment');
+  const problems: string[] = [];
+  const only = (kind: string, allowed: string[]) => {
+    for (const f of fields) if (!allowed.includes(f)) problems.push(`${at}.${f} cannot be combined with ${kind}`);
+  };
+  if ('advanceMs' in step) {
+    only('advanceMs', ['advanceMs']);
+    return problems;
+  }
+  if ('addHandler' in step) {
+    only('addHandler', ['addHandler']);
+    return problems;
+  }
+  if (!('on' in step)) return [`${at} needs "on", "advanceMs" or "addHandler"`];
+  const s = step as unknown as Record<string, unknown>;
+  const kind = stepKind(step);
+  if (kind === 'network') {
+    only('network', step.on === 'watch' ? ['on', 'network', 'durationMs'] : ['on', 'network']);
+    return problems;
+  }
+  if (step.on === 'list') {
+    for (const f of present(step, [...STREAM_FIELDS, 'durationMs'])) problems.push(`${at}.${f} only applies to watch steps`);
+    if (kind === 'error') {
+      for (const f of present(step, PAGE_FIELDS)) problems.push(`${at}.${f} cannot be combined with error`);
+      problems.push(...errorCodeProblems(s.error, at));
+    } else {
+      if (!('items' in step)) problems.push(`${at}.items is required for a list page`);
+      if (!('resourceVersion' in step)) problems.push(`${at}.resourceVersion is required for a list page`);
+      (step as { items?: KubeObject[] }).items?.forEach((o, j) => problems.push(...objectProblems(o, `${at}.items[${j}]`, true)));
+    }
+    return problems;
+  }
+  for (const f of present(step, PAGE_FIELDS)) problems.push(`${at}.${f} only applies to list steps`);
+  if (kind === 'error') {
+    if ('durationMs' in step) problems.push(`${at}.durationMs cannot be combined with an error opening the watch`);
+    problems.push(...errorCodeProblems(s.error, at));
+    return problems;
+  }
+  if (kind !== 'stream') return [...problems, `${at} needs events + close, error or network`];
+  const close = s.close as string | undefined;
+  if (close === undefined) problems.push(`${at}.close is required with events`);
+  if (close === 'error') {
+    if (!('error' in step)) problems.push(`${at}: close error needs error`);
+    else problems.push(...errorCodeProblems(s.error, at));
+  } else if (close === 'decode-error') {
+    const message = (s.error as { message?: string } | undefined)?.message;
+    if (!message) problems.push(`${at}: close decode-error needs error.message (the decoder's error text)`);
+  } else if ('error' in step) {
+    problems.push(`${at}.error is only used with close error or decode-error`);
+  }
+  (s.events as { type: string; object: KubeObject }[]).forEach((ev, j) => {
+    if (ev.type !== 'ERROR') problems.push(...objectProblems(ev.object, `${at}.events[${j}].object`, ev.type !== 'BOOKMARK'));
+  });
+  return problems;
+}
+
+function errorCodeProblems(error: unknown, at: string): string[] {
+  return typeof (error as { code?: unknown }).code === 'number' ? [] : [`${at}.error.code is required`];
+}
+
+function objectProblems(o: KubeObject, at: string, needsName: boolean): string[] {
+  const md = o.metadata;
+  if (!md || typeof md !== 'object') return [`${at}.metadata is required`];
+  const problems: string[] = [];
+  if (needsName && (typeof md.name !== 'string' || md.name.trim() === '')) problems.push(`${at}.metadata.name is required`);
+  if (md.namespace !== undefined && typeof md.namespace !== 'string') problems.push(`${at}.metadata.namespace must be of type string`);
+  if (md.resourceVersion !== undefined && typeof md.resourceVersion !== 'string') {
+    problems.push(`${at}.metadata.resourceVersion must be of type string`);
+  }
+  if (!needsName && typeof md.resourceVersion !== 'string') problems.push(`${at}.metadata.resourceVersion is required for a BOOKMARK`);
+  return problems;
+}
+
+/**
+ * A page with a continue token is followed by the pager's request for the next page, so the next
+ * answering step must be a list (a page, or an error such as an expired token).
+ */
+function continueChainProblems(steps: Step[]): string[] {
+  const problems: string[] = [];
+  steps.forEach((step, i) => {
+    if (!('continue' in step) || !step.continue) return;
+    const j = steps.findIndex((s, k) => k > i && 'on' in s);
+    if (j < 0) problems.push(`steps[${i}].continue "${step.continue}" needs a following list step for the next page, but the steps end`);
+    else if ((steps[j] as { on: string }).on !== 'list') {
+      problems.push(`steps[${i}].continue "${step.continue}" needs the next page as a list step, but steps[${j}] is a watch step`);
+    }
+  });
+  return problems;
+}
