@@ -1,0 +1,124 @@
+/**
+ * The bounded trace recorder: the one place engine events are kept. It is an EventSink, so the
+ * engine, the fault injector and the consistency check all write into it without knowing it.
+ *
+ * Invariants:
+ * - every stored event has a seq; seqs are 0,1,2,... in emission order and never reused, so a
+ *   consumer that remembers the last seq it saw can ask for exactly what is new (since());
+ * - at most `cap` events are held; when full, the oldest ~10% are dropped at once and the drop
+ *   is itself recorded as a 'trace.dropped' event and counted in header().dropped, so a reader
+ *   always sees that something is missing;
+ * - unless the header says redacted:false, every event is redacted (redact.ts) before it is
+ *   stored, so secrets never sit in memory, in a view or in an export.
+ */
+import type { EventSink, TraceEvent } from '../engine/events';
+import { redactEvent, type RedactionContext } from './redact';
+
+export const TRACE_FORMAT = 'informer-trace/v1';
+export const DEFAULT_TRACE_CAP = 200_000;
+/** Below this the recorder could not hold an event and the drop marker that precedes it. */
+export const MIN_TRACE_CAP = 2;
+
+export interface TraceHeader {
+  format: 'informer-trace/v1';
+  tool: { name: 'informer-inspector'; version: string };
+  profile: string;
+  gates: Record<string, boolean>;
+  resource: { group: string; version: string; resource: string; kind?: string; namespaced?: boolean };
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  context?: string;
+  source: 'cluster' | 'sandbox' | 'scenario' | 'import';
+  /** ISO wall time of t=0. */
+  startedAt: string;
+  cap: number;
+  dropped: number;
+  /** true: Secret payloads and credentials were scrubbed. false only when the user turned redaction off. */
+  redacted: boolean;
+}
+
+/** seq: 0,1,2,... in emission order, never reused. */
+export type RecordedEvent = TraceEvent & { seq: number };
+
+type BatchListener = (batch: RecordedEvent[]) => void;
+
+export class TraceRecorder implements EventSink {
+  private readonly head: Omit<TraceHeader, 'dropped'>;
+  private readonly redaction: RedactionContext | undefined;
+  private readonly buffer: RecordedEvent[] = [];
+  private readonly listeners = new Set<BatchListener>();
+  private nextSeq = 0;
+  private droppedCount = 0;
+
+  /**
+   * @param cap default 200 000 events (the header's own `cap` is overwritten with the effective
+   * value). Values below MIN_TRACE_CAP are raised to it.
+   */
+  constructor(header: Omit<TraceHeader, 'dropped'>, cap?: number) {
+    const effectiveCap = Math.max(MIN_TRACE_CAP, Math.floor(cap ?? header.cap ?? DEFAULT_TRACE_CAP));
+    this.head = { ...header, cap: effectiveCap };
+    this.redaction = header.redacted === false ? undefined : { resource: header.resource };
+  }
+
+  get dropped(): number {
+    return this.droppedCount;
+  }
+
+  get cap(): number {
+    return this.head.cap;
+  }
+
+  emit(e: TraceEvent): void {
+    const batch: RecordedEvent[] = [];
+    if (this.buffer.length >= this.head.cap) batch.push(this.dropOldest(e.t));
+    const clean = this.redaction ? redactEvent(e, this.redaction) : e;
+    const recorded = { ...clean, seq: this.nextSeq++ } as RecordedEvent;
+    this.buffer.push(recorded);
+    batch.push(recorded);
+    for (const fn of this.listeners) {
+      try {
+        fn(batch);
+      } catch {
+        // A broken consumer must not break the engine (EventSink.emit must not throw).
+      }
+    }
+  }
+
+  header(): TraceHeader {
+    return { ...this.head, dropped: this.droppedCount };
+  }
+
+  events(): readonly RecordedEvent[] {
+    return this.buffer;
+  }
+
+  /** Events with seq > the given one, in order. Seqs of held events are contiguous. */
+  since(seq: number): RecordedEvent[] {
+    if (this.buffer.length === 0) return [];
+    const first = this.buffer[0].seq;
+    const from = Math.max(0, Math.floor(seq) + 1 - first);
+    return this.buffer.slice(from);
+  }
+
+  /**
+   * fn is called synchronously on every emit with the new events: [event], or
+   * [trace.dropped, event] when that emit made room by dropping. Returns the unsubscribe function.
+   */
+  subscribe(fn: BatchListener): () => void {
+    this.listeners.add(fn);
+    return () => {
+      this.listeners.delete(fn);
+    };
+  }
+
+  /** Drops the oldest tenth (at least 2, so the marker and the new event fit) and records it. */
+  private dropOldest(t: number): RecordedEvent {
+    const count = Math.min(this.buffer.length, Math.max(2, Math.ceil(this.head.cap / 10)));
+    this.buffer.splice(0, count);
+    this.droppedCount += count;
+    const marker = { type: 'trace.dropped', t, count, seq: this.nextSeq++ } as RecordedEvent;
+    this.buffer.push(marker);
+    return marker;
+  }
+}

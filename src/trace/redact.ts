@@ -1,0 +1,107 @@
+/**
+ * Redaction of trace events. Invariant: with redaction on, no Secret payload (data, stringData,
+ * and the last-applied annotation that repeats them) and nothing credential-like (bearer/basic
+ * tokens, Authorization headers, client keys and certificates, passwords, JWTs, PEM blocks, URL
+ * user info) survives in any string or value of an event. Redaction is idempotent, so a redacted
+ * trace re-exported is byte-identical.
+ *
+ * The event vocabulary's own top-level field names (e.g. `key`, the object's cache key) are not
+ * treated as credential names; every value below them is.
+ */
+import type { FieldChange, TraceEvent } from '../engine/events';
+
+export const REDACTED = '[redacted]';
+
+export interface RedactionContext {
+  /** The resource the trace is about: Secret payloads are recognised by it. */
+  resource: { group: string; resource: string; kind?: string };
+}
+
+/** Map keys whose value is a credential wherever they appear (kv of logs, objects in diffs). */
+const CREDENTIAL_KEY =
+  /^(authorization|proxy-authorization|password|passwd|token|bearer[-_]?token|access[-_]?token|refresh[-_]?token|id[-_]?token|client[-_]?key(-data)?|client[-_]?certificate(-data)?|tls\.key|tls\.crt|ssh-privatekey|api[-_]?key|private[-_]?key|secret)$/i;
+
+/** Cheap pre-check: a string without any of these cannot match a pattern below. */
+const MAYBE_SENSITIVE = /bearer|basic|authoriz|-----begin|eyj|token|passw|key|cert|secret|:\/\/[^\s/]*@/i;
+
+const TEXT_RULES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/-----BEGIN [A-Z0-9 ]+-----[\s\S]*?-----END [A-Z0-9 ]+-----/g, REDACTED],
+  [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, REDACTED],
+  [/\b(authorization|proxy-authorization)(["']?\s*[:=]\s*["']?)[^"'\n,}]+/gi, `$1$2${REDACTED}`],
+  [/\b(bearer)\s+(?!\[redacted\])[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
+  [/\b(basic)\s+(?!\[redacted\])[A-Za-z0-9+/]{8,}={0,2}/gi, `$1 ${REDACTED}`],
+  [
+    /\b(token|access[_-]?token|refresh[_-]?token|id[_-]?token|password|passwd|client[_-]?key[_-]?data|client[_-]?certificate[_-]?data|api[_-]?key|secret)(["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"',&}]+/gi,
+    `$1$2${REDACTED}`,
+  ],
+  [/\b([a-z][a-z0-9+.-]*:\/\/)(?!\[redacted\])[^\s/@:]+:[^\s/@]+@/gi, `$1${REDACTED}@`],
+];
+
+export function redactText(s: string): string {
+  if (!MAYBE_SENSITIVE.test(s)) return s;
+  let out = s;
+  for (const [re, replacement] of TEXT_RULES) out = out.replace(re, replacement);
+  return out;
+}
+
+/** Deep copy of v with credential-named keys blanked and every string scrubbed. */
+export function redactValue(v: unknown): unknown {
+  if (typeof v === 'string') return redactText(v);
+  if (Array.isArray(v)) return v.map(redactValue);
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = CREDENTIAL_KEY.test(k) ? REDACTED : redactValue(x);
+    return out;
+  }
+  return v;
+}
+
+export function isSecretResource(ctx: RedactionContext): boolean {
+  const r = ctx.resource;
+  return (r.group === '' || r.group === 'core') && (r.resource === 'secrets' || r.kind === 'Secret');
+}
+
+const SECRET_PAYLOAD_PATH = /^(data|stringData)(\.|\[|$)|^metadata\.annotations\.kubectl\.kubernetes\.io\/last-applied-configuration$/;
+
+/** Removes a Secret's payload from a (partial) object value found in a diff. */
+function redactSecretObject(v: unknown): unknown {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+  const out: Record<string, unknown> = { ...(v as Record<string, unknown>) };
+  for (const k of ['data', 'stringData']) if (k in out) out[k] = REDACTED;
+  const meta = out.metadata as { annotations?: Record<string, unknown> } | undefined;
+  const annotations = meta?.annotations;
+  if (annotations && 'kubectl.kubernetes.io/last-applied-configuration' in annotations) {
+    out.metadata = {
+      ...meta,
+      annotations: { ...annotations, 'kubectl.kubernetes.io/last-applied-configuration': REDACTED },
+    };
+  }
+  return out;
+}
+
+function pathHasCredential(path: string): boolean {
+  return path.split(/[.[\]]/).some((seg) => seg !== '' && CREDENTIAL_KEY.test(seg));
+}
+
+function redactChange(c: FieldChange, ctx: RedactionContext): FieldChange {
+  const secret = isSecretResource(ctx);
+  const blank = pathHasCredential(c.path) || (secret && SECRET_PAYLOAD_PATH.test(c.path));
+  const out: FieldChange = { path: c.path };
+  for (const side of ['old', 'new'] as const) {
+    if (!(side in c)) continue;
+    if (blank) out[side] = REDACTED;
+    else out[side] = redactValue(secret ? redactSecretObject(c[side]) : c[side]);
+  }
+  return out;
+}
+
+/** The event with everything sensitive replaced by REDACTED; never mutates its argument. */
+export function redactEvent<E extends TraceEvent>(e: E, ctx: RedactionContext): E {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(e)) {
+    if (k === 'diff' && Array.isArray(v)) out[k] = (v as FieldChange[]).map((c) => redactChange(c, ctx));
+    else if (typeof v === 'string') out[k] = redactText(v);
+    else out[k] = redactValue(v);
+  }
+  return out as E;
+}

@@ -1,0 +1,134 @@
+/**
+ * The trace file, informer-trace/v1 (contracts §4, docs/trace-format.md):
+ *
+ *   { "format": "informer-trace/v1", "header": TraceHeader, "events": RecordedEvent[] }
+ *
+ * Export writes a canonical text: fixed key order (header keys as documented; events start with
+ * seq, t, type, the rest sorted; nested objects sorted), the header pretty-printed, one event per
+ * line. Import accepts only what the JSON Schema accepts and keeps every value, so
+ * exportTrace(importTrace(text)) === text for any text exportTrace produced.
+ */
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import schema from './schema/informer-trace-v1.schema.json';
+import { TRACE_FORMAT, type RecordedEvent, type TraceHeader, type TraceRecorder } from './recorder';
+import { redactEvent } from './redact';
+
+export class TraceFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TraceFileError';
+  }
+}
+
+export interface TraceData {
+  header: TraceHeader;
+  events: readonly RecordedEvent[];
+}
+
+const HEADER_KEY_ORDER = [
+  'format', 'tool', 'profile', 'gates', 'resource', 'namespace', 'labelSelector', 'fieldSelector',
+  'context', 'source', 'startedAt', 'cap', 'dropped', 'redacted',
+];
+const NESTED_KEY_ORDER: Record<string, string[]> = {
+  tool: ['name', 'version'],
+  resource: ['group', 'version', 'resource', 'kind', 'namespaced'],
+};
+const EVENT_KEY_ORDER = ['seq', 't', 'type'];
+
+/** Keys in `first` order, then the others sorted; undefined values are left out (as JSON does). */
+function ordered(obj: Record<string, unknown>, first: readonly string[], nested: (k: string, v: unknown) => unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const rest = Object.keys(obj).filter((k) => !first.includes(k)).sort();
+  for (const k of [...first, ...rest]) {
+    if (obj[k] !== undefined) out[k] = nested(k, obj[k]);
+  }
+  return out;
+}
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v !== null && typeof v === 'object') return ordered(v as Record<string, unknown>, [], (_k, x) => canonical(x));
+  return v;
+}
+
+function canonicalHeader(h: TraceHeader): Record<string, unknown> {
+  return ordered(h as unknown as Record<string, unknown>, HEADER_KEY_ORDER, (k, v) =>
+    NESTED_KEY_ORDER[k] && v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? ordered(v as Record<string, unknown>, NESTED_KEY_ORDER[k], (_k, x) => canonical(x))
+      : canonical(v),
+  );
+}
+
+function canonicalEvent(e: RecordedEvent): Record<string, unknown> {
+  return ordered(e as unknown as Record<string, unknown>, EVENT_KEY_ORDER, (_k, v) => canonical(v));
+}
+
+function isRecorder(x: TraceRecorder | TraceData): x is TraceRecorder {
+  return typeof (x as TraceRecorder).header === 'function';
+}
+
+/**
+ * JSON text of the trace. With header.redacted !== false every event is redacted again here
+ * (idempotent), so a trace built from any source can never leak what the header promises it hides.
+ */
+export function exportTrace(rec: TraceRecorder | TraceData): string {
+  const header = isRecorder(rec) ? rec.header() : rec.header;
+  const events = isRecorder(rec) ? rec.events() : rec.events;
+  const ctx = header.redacted === false ? undefined : { resource: header.resource };
+  const headerText = JSON.stringify(canonicalHeader({ ...header, format: TRACE_FORMAT }), null, 2).replace(/\n/g, '\n  ');
+  const lines = events.map((e) => '    ' + JSON.stringify(canonicalEvent(ctx ? redactEvent(e, ctx) : e)));
+  const eventsText = lines.length === 0 ? '[]' : `[\n${lines.join(',\n')}\n  ]`;
+  return `{\n  "format": ${JSON.stringify(TRACE_FORMAT)},\n  "header": ${headerText},\n  "events": ${eventsText}\n}\n`;
+}
+
+let validator: ValidateFunction | undefined;
+
+function validate(doc: unknown): ErrorObject[] {
+  validator ??= new Ajv2020({ allErrors: false, strict: true }).compile(schema);
+  return validator(doc) ? [] : (validator.errors ?? []);
+}
+
+/** One readable line for the most specific schema error (if/then wrappers are skipped). */
+function describe(errors: ErrorObject[]): string {
+  const err = errors.find((e) => e.keyword !== 'if') ?? errors[0];
+  if (!err) return 'schema violation';
+  const where = err.instancePath === '' ? 'the top level' : err.instancePath;
+  let what = err.message ?? 'is invalid';
+  if (err.keyword === 'enum') what += `: ${(err.params as { allowedValues: unknown[] }).allowedValues.map((x) => JSON.stringify(x)).join(', ')}`;
+  if (err.keyword === 'const') what += ` ${JSON.stringify((err.params as { allowedValue: unknown }).allowedValue)}`;
+  return `schema violation at ${where}: ${what}`;
+}
+
+/** Parses and checks a trace file; any problem is one TraceFileError with one clear message. */
+export function importTrace(text: string): { header: TraceHeader; events: RecordedEvent[] } {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new TraceFileError(`not a trace file: the text is not JSON (${(e as Error).message})`);
+  }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+    throw new TraceFileError('not a trace file: expected a JSON object with "format": "informer-trace/v1"');
+  }
+  const format = (doc as { format?: unknown }).format;
+  if (format === undefined) {
+    throw new TraceFileError('not an informer trace: it has no "format" field (expected "informer-trace/v1")');
+  }
+  if (format !== TRACE_FORMAT) {
+    const shown = typeof format === 'string' ? `"${format}"` : JSON.stringify(format);
+    throw new TraceFileError(
+      typeof format === 'string' && format.startsWith('informer-trace/')
+        ? `unsupported trace version ${shown}: this version of the tool reads "informer-trace/v1"`
+        : `not an informer trace: format is ${shown} (expected "informer-trace/v1")`,
+    );
+  }
+  const errors = validate(doc);
+  if (errors.length > 0) throw new TraceFileError(`invalid trace file: ${describe(errors)}`);
+  const data = doc as { header: TraceHeader; events: RecordedEvent[] };
+  for (let i = 1; i < data.events.length; i++) {
+    if (data.events[i].seq <= data.events[i - 1].seq) {
+      throw new TraceFileError(`invalid trace file: event seqs must increase, but /events/${i} has seq ${data.events[i].seq} after ${data.events[i - 1].seq}`);
+    }
+  }
+  return { header: data.header, events: data.events };
+}
