@@ -1,0 +1,289 @@
+/**
+ * One HTTP GET to the API server, and the mapping of its failures to the engine's typed errors
+ * the way client-go's REST client would report them (spec §1.9). This is the only place that
+ * sends requests to a cluster, and it can only send GET.
+ */
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as zlib from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { abortError } from '../engine/clock';
+import { Status, StatusError, TransportError, TransportErrorKind, transportErrorText } from '../engine/listWatch';
+import type { KubeConnection } from './kubeconfig';
+
+export const USER_AGENT = 'informer-inspector/0.1.0 (client-go-informer-port)';
+
+export interface GetOptions {
+  signal: AbortSignal;
+  /** Like rest.Config.Timeout (http.Client.Timeout): covers connect, headers and the whole body. 0 = none. */
+  timeoutMs?: number;
+  accept?: string;
+}
+
+export interface GetResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** The (decompressed) body. */
+  body: Readable;
+  /** Call when done with the body; clears the client timeout and releases the connection. */
+  close(): void;
+  /** Set when the body failed: why (reset by the peer, client timeout, abort). */
+  readonly failure: () => TransportError | 'aborted' | undefined;
+}
+
+/** The marker a client-side timeout puts on the request it destroys. */
+class ClientTimeout extends Error {
+  constructor(readonly phase: 'headers' | 'body') {
+    super('client timeout');
+  }
+}
+
+/**
+ * GETs `url` (absolute, under the connection's server). Resolves once the response headers are in,
+ * whatever the status; rejects with a TransportError when no response arrives, or an AbortError.
+ */
+export async function httpGet(conn: KubeConnection, url: string, opts: GetOptions): Promise<GetResponse> {
+  if (opts.signal.aborted) throw abortError();
+  const reqOpts = await conn.requestOptions({
+    accept: opts.accept ?? 'application/json',
+    'accept-encoding': 'gzip',
+    'user-agent': USER_AGENT,
+  });
+  if (opts.signal.aborted) throw abortError();
+  reqOpts.method = 'GET';
+  const mod = url.startsWith('https:') ? https : http;
+  return new Promise<GetResponse>((resolve, reject) => {
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    let failure: TransportError | 'aborted' | undefined;
+    let socketError: NodeJS.ErrnoException | undefined;
+    const req = mod.request(url, reqOpts);
+    let socket: import('node:net').Socket | undefined;
+    const onSocketError = (e: NodeJS.ErrnoException) => (socketError = e);
+    const clear = () => {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      opts.signal.removeEventListener('abort', onAbort);
+      socket?.off('error', onSocketError);
+    };
+    const onAbort = () => {
+      failure = 'aborted';
+      req.destroy(abortError());
+    };
+    opts.signal.addEventListener('abort', onAbort, { once: true });
+    if (opts.timeoutMs && opts.timeoutMs > 0) {
+      timer = setTimeout(() => {
+        if (settled && !failure) failure = bodyTimeout(url);
+        req.destroy(new ClientTimeout(settled ? 'body' : 'headers'));
+      }, opts.timeoutMs);
+    }
+    req.on('socket', (s) => {
+      socket = s;
+      s.on('error', onSocketError);
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (settled) return; // body failures are reported through the response stream
+      settled = true;
+      clear();
+      if (opts.signal.aborted) reject(abortError());
+      else reject(transportError(err, url));
+    });
+    req.on('response', (res) => {
+      settled = true;
+      let body: Readable = res;
+      const enc = String(res.headers['content-encoding'] ?? '').toLowerCase();
+      if (enc === 'gzip') {
+        const gunzip = zlib.createGunzip();
+        res.pipe(gunzip);
+        res.on('error', (e) => gunzip.destroy(e));
+        body = gunzip;
+      }
+      const onBodyError = (e: NodeJS.ErrnoException) => {
+        if (failure) return;
+        if (opts.signal.aborted) failure = 'aborted';
+        else if (e instanceof ClientTimeout) failure = bodyTimeout(url);
+        else failure = transportError(socketError ?? e, url);
+      };
+      res.on('error', onBodyError);
+      req.on('error', onBodyError);
+      // A premature close (FIN mid-body) surfaces as 'aborted' without an errno.
+      res.on('aborted', () => {
+        if (!failure && socketError) failure = transportError(socketError, url);
+      });
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        body,
+        close: () => {
+          clear();
+          req.destroy();
+        },
+        failure: () => failure,
+      });
+    });
+    req.end();
+  });
+}
+
+function bodyTimeout(url: string): TransportError {
+  return new TransportError(
+    'timeout',
+    `Get "${url}": net/http: request canceled (Client.Timeout exceeded while reading body)`,
+  );
+}
+
+/** Maps a Node socket/HTTP failure to the error client-go's transport would have returned. */
+export function transportError(err: NodeJS.ErrnoException, url: string): TransportError {
+  if (err instanceof ClientTimeout) {
+    return err.phase === 'headers'
+      ? new TransportError('timeout', transportErrorText('timeout', url))
+      : bodyTimeout(url);
+  }
+  const kind = transportKind(err);
+  if (kind === 'other') return new TransportError('other', `Get "${url}": ${err.message}`);
+  return new TransportError(kind, transportErrorText(kind, url));
+}
+
+function transportKind(err: NodeJS.ErrnoException): TransportErrorKind {
+  switch (err.code) {
+    case 'ECONNREFUSED':
+      return 'connection-refused';
+    case 'ECONNRESET':
+      // Node says "socket hang up" when the peer closed (FIN) before answering: Go reads io.EOF.
+      return /socket hang up/i.test(err.message) ? 'eof' : 'connection-reset';
+    case 'EPIPE':
+      return 'connection-reset';
+    case 'ETIMEDOUT':
+    case 'ESOCKETTIMEDOUT':
+      return 'timeout';
+    default:
+      return 'other';
+  }
+}
+
+/** Reads a whole (small) body; rejects with the transport failure if the body broke. */
+export function readBody(res: GetResponse, maxBytes = 512 << 20): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let n = 0;
+    res.body.on('data', (c: Buffer) => {
+      n += c.length;
+      if (n > maxBytes) {
+        res.close();
+        reject(new TransportError('other', `response body larger than ${maxBytes} bytes`));
+        return;
+      }
+      chunks.push(c);
+    });
+    res.body.on('end', () => {
+      res.close();
+      resolve(Buffer.concat(chunks));
+    });
+    res.body.on('error', () => {
+      res.close();
+      const f = res.failure();
+      if (f === 'aborted') reject(abortError());
+      else reject(f ?? new TransportError('eof', 'unexpected EOF'));
+    });
+    res.body.on('close', () => {
+      if (!res.body.readableEnded) {
+        const f = res.failure();
+        if (f === 'aborted') reject(abortError());
+        else reject(f ?? new TransportError('eof', 'unexpected EOF'));
+      }
+    });
+  });
+}
+
+/**
+ * The error for a non-2xx response, as rest.Result.Error() builds it: the body's Status when it
+ * decodes to one with status Failure, otherwise a generic server response error naming the
+ * verb ("get") and the group/resource.
+ */
+export function statusErrorFrom(
+  code: number,
+  headers: http.IncomingHttpHeaders,
+  body: Buffer,
+  groupResource: { group: string; resource: string } | undefined,
+): StatusError {
+  const contentType = String(headers['content-type'] ?? '');
+  if (body.length > 0 && /json/i.test(contentType || 'application/json')) {
+    try {
+      const parsed = JSON.parse(body.toString('utf8')) as Status;
+      // client-go defaults a missing apiVersion to v1 and needs kind Status with status Failure.
+      if (parsed && typeof parsed === 'object' && parsed.kind === 'Status' && parsed.status === 'Failure') {
+        return new StatusError(parsed);
+      }
+    } catch {
+      // not a Status: fall through to the generic error
+    }
+  }
+  const isText = contentType === '' || /^text\//i.test(contentType);
+  const message = isText ? body.subarray(0, 2048).toString('utf8').trim() : 'unknown';
+  return new StatusError(genericServerResponse(code, message, retryAfterSeconds(headers) ?? 0, groupResource));
+}
+
+/** apierrors.NewGenericServerResponse(code, "GET", gr, "", serverMessage, retryAfter, true). */
+export function genericServerResponse(
+  code: number,
+  serverMessage: string,
+  retryAfterSeconds: number,
+  groupResource?: { group: string; resource: string },
+): Status {
+  let reason = 'Unknown';
+  let message = `the server responded with the status code ${code} but did not return more information`;
+  const generic: Record<number, [string, string]> = {
+    409: ['Conflict', 'the server reported a conflict'],
+    404: ['NotFound', 'the server could not find the requested resource'],
+    400: ['BadRequest', 'the server rejected our request for an unknown reason'],
+    401: ['Unauthorized', 'the server has asked for the client to provide credentials'],
+    405: ['MethodNotAllowed', 'the server does not allow this method on the requested resource'],
+    422: ['Invalid', 'the server rejected our request due to an error in our request'],
+    503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
+    504: ['Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request'],
+    429: ['TooManyRequests', 'the server has received too many requests and has asked us to try again later'],
+  };
+  if (generic[code]) [reason, message] = generic[code];
+  else if (code === 403) {
+    reason = 'Forbidden';
+    message = serverMessage;
+  } else if (code === 406) {
+    reason = 'NotAcceptable';
+    message = serverMessage || 'the server was unable to respond with a content type that the client supports';
+  } else if (code === 415) {
+    reason = 'UnsupportedMediaType';
+    message = serverMessage;
+  } else if (code >= 500) {
+    reason = 'InternalError';
+    message = `an error on the server (${goQuote(serverMessage)}) has prevented the request from succeeding`;
+  }
+  const gr = groupResource && groupResource.resource ? groupResource : undefined;
+  if (gr) message = `${message} (get ${gr.group ? `${gr.resource}.${gr.group}` : gr.resource})`;
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    code,
+    reason,
+    message,
+    details: {
+      ...(gr ? { kind: gr.resource } : {}),
+      causes: [{ type: 'UnexpectedServerResponse', message: serverMessage }],
+      ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
+    },
+  };
+}
+
+/** Go's %q for the common cases (JSON string escaping is the same for printable text). */
+export function goQuote(s: string): string {
+  return JSON.stringify(s);
+}
+
+/** The Retry-After header as whole seconds, like client-go's retryAfterSeconds (undefined if absent or invalid). */
+export function retryAfterSeconds(headers: http.IncomingHttpHeaders): number | undefined {
+  const h = headers['retry-after'];
+  const v = Array.isArray(h) ? h[0] : h;
+  if (v === undefined || v === '') return undefined;
+  if (!/^\d+$/.test(v.trim())) return undefined;
+  return Number(v.trim());
+}

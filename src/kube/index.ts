@@ -1,0 +1,7 @@
+/** Real clusters: kubeconfig/auth, discovery and the HTTP ListerWatcher (GET only). */
+export { KubeConnection, KubeConfigError } from './kubeconfig';
+export type { ContextInfo, LoadOptions } from './kubeconfig';
+export { discoverResources, resolveResource } from './discovery';
+export type { ApiResource, DiscoveryResult } from './discovery';
+export { HttpListerWatcher, collectionPath } from './listerWatcher';
+export type { HttpListerWatcherOptions, HttpRequestInfo } from './listerWatcher';

@@ -1,0 +1,134 @@
+/**
+ * Kubeconfig loading, context selection and authenticated request options, through
+ * @kubernetes/client-node (which implements token, token-file, client-cert, exec and OIDC auth,
+ * proxies and tls-server-name). Credentials never leave this module except inside the Node
+ * request options handed to https.request; nothing here logs or stringifies them.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import type * as https from 'node:https';
+
+export interface ContextInfo {
+  name: string;
+  cluster: string;
+  user: string;
+  namespace?: string;
+  /** The API server URL of the context's cluster ("" when the cluster entry is missing). */
+  server: string;
+}
+
+export interface LoadOptions {
+  /** A kubeconfig file, or several joined with the platform's path delimiter like $KUBECONFIG. Default: $KUBECONFIG, then ~/.kube/config. */
+  kubeconfigPath?: string;
+  /** Kubeconfig YAML given inline (takes precedence over kubeconfigPath). */
+  kubeconfigYaml?: string;
+  /** The context to use; default: current-context. */
+  context?: string;
+}
+
+export class KubeConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KubeConfigError';
+  }
+}
+
+/**
+ * One selected context of one kubeconfig: the cluster URL, the default namespace and a way to
+ * build authenticated request options. Immutable once made; choose another context with withContext().
+ */
+export class KubeConnection {
+  private constructor(
+    private readonly kc: KubeConfig,
+    readonly context: ContextInfo,
+  ) {}
+
+  static load(opts: LoadOptions = {}): KubeConnection {
+    const kc = new KubeConfig();
+    try {
+      if (opts.kubeconfigYaml !== undefined) kc.loadFromString(opts.kubeconfigYaml);
+      else if (opts.kubeconfigPath) loadPaths(kc, opts.kubeconfigPath);
+      else kc.loadFromDefault();
+    } catch (e) {
+      throw new KubeConfigError(`cannot load kubeconfig: ${(e as Error).message}`);
+    }
+    return KubeConnection.select(kc, opts.context);
+  }
+
+  private static select(kc: KubeConfig, context?: string): KubeConnection {
+    const name = context || kc.getCurrentContext();
+    if (!name) throw new KubeConfigError('the kubeconfig has no current-context; choose a context');
+    const ctx = kc.getContextObject(name);
+    if (!ctx) throw new KubeConfigError(`context "${name}" is not in the kubeconfig`);
+    kc.setCurrentContext(name);
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new KubeConfigError(`context "${name}" names cluster "${ctx.cluster}", which is not in the kubeconfig`);
+    if (!/^https?:\/\//.test(cluster.server)) throw new KubeConfigError(`cluster "${cluster.name}" has no usable server URL`);
+    return new KubeConnection(kc, {
+      name,
+      cluster: ctx.cluster,
+      user: ctx.user,
+      namespace: ctx.namespace,
+      server: cluster.server.replace(/\/+$/, ''),
+    });
+  }
+
+  /** The same kubeconfig with another context selected. */
+  withContext(name: string): KubeConnection {
+    const kc = new KubeConfig();
+    kc.loadFromString(this.kc.exportConfig());
+    return KubeConnection.select(kc, name);
+  }
+
+  /** Every context of the kubeconfig (names and servers only). */
+  contexts(): ContextInfo[] {
+    return this.kc.getContexts().map((c) => ({
+      name: c.name,
+      cluster: c.cluster,
+      user: c.user,
+      namespace: c.namespace,
+      server: this.kc.getCluster(c.cluster)?.server ?? '',
+    }));
+  }
+
+  get server(): string {
+    return this.context.server;
+  }
+
+  /**
+   * Node https options for one request to `url`: TLS material, proxy agent and the
+   * Authorization header, refreshed per call (exec/OIDC tokens rotate).
+   */
+  async requestOptions(headers: Record<string, string>): Promise<https.RequestOptions> {
+    const opts: https.RequestOptions = { headers: { ...headers } };
+    const cluster = this.kc.getCurrentCluster();
+    if (this.server.startsWith('http:') && !cluster?.skipTLSVerify && !cluster?.proxyUrl) {
+      // client-node refuses plain-HTTP servers unless insecure-skip-tls-verify is set; kubectl
+      // (and our sandbox cluster) use them. Apply only the auth headers and keep Node's agent.
+      const withOptions = this.kc as unknown as { applyOptions?: (o: https.RequestOptions) => Promise<void> };
+      if (typeof withOptions.applyOptions === 'function') {
+        await withOptions.applyOptions.call(this.kc, opts);
+        return opts;
+      }
+    }
+    await this.kc.applyToHTTPSOptions(opts);
+    return opts;
+  }
+}
+
+function loadPaths(kc: KubeConfig, paths: string): void {
+  const delimiter = process.platform === 'win32' ? ';' : ':';
+  const files = paths.split(delimiter).filter((p) => p !== '');
+  if (files.length === 1) {
+    kc.loadFromFile(files[0]);
+    return;
+  }
+  // Several files merge like $KUBECONFIG: client-node does that in loadFromDefault.
+  const saved = process.env.KUBECONFIG;
+  process.env.KUBECONFIG = paths;
+  try {
+    kc.loadFromDefault();
+  } finally {
+    if (saved === undefined) delete process.env.KUBECONFIG;
+    else process.env.KUBECONFIG = saved;
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * The ListerWatcher for real clusters: LIST and WATCH over HTTP GET, with client-go's REST-client
+ * behaviour below the reflector (spec §1.9): its retries (10 by default) on probable-EOF for
+ * LIST, on probable-EOF/timeout for WATCH (ending in an empty closed watcher), and on 429/5xx
+ * with Retry-After; its query parameters; and its error values.
+ */
+import { Clock, RealClock } from '../engine/clock';
+import {
+  ListOptions,
+  ListerWatcher,
+  ObjectList,
+  StatusError,
+  TransportError,
+  WatchOptions,
+  Watcher,
+} from '../engine/listWatch';
+import { GetResponse, httpGet, readBody, retryAfterSeconds, statusErrorFrom } from './http';
+import type { KubeConnection } from './kubeconfig';
+import type { ApiResource } from './discovery';
+import { EmptyWatcher, StreamWatcher } from './watchStream';
+
+export interface HttpRequestInfo {
+  verb: 'list' | 'watch';
+  /** Always "GET". */
+  method: 'GET';
+  url: string;
+  /** 0 for the first try, then 1, 2, … for the REST client's own retries. */
+  attempt: number;
+}
+
+export interface HttpListerWatcherOptions {
+  /** Only this namespace (namespaced resources); "" or absent: all namespaces. */
+  namespace?: string;
+  /** Like rest.Config.Timeout: a client-side limit on each whole request, watches included. 0 = none (the default, as in client-go). */
+  requestTimeoutMs?: number;
+  /** The REST client's retries per request (client-go: 10). */
+  maxRetries?: number;
+  /** Used for the REST client's Retry-After sleeps. */
+  clock?: Clock;
+  /** Called for every HTTP request sent, retries included. */
+  onRequest?: (info: HttpRequestInfo) => void;
+}
+
+type ResourceRef = Pick<ApiResource, 'group' | 'version' | 'resource' | 'namespaced'>;
+
+export class HttpListerWatcher implements ListerWatcher {
+  readonly url: string;
+  private readonly clock: Clock;
+  private readonly maxRetries: number;
+
+  constructor(
+    private readonly conn: KubeConnection,
+    private readonly res: ResourceRef,
+    private readonly opts: HttpListerWatcherOptions = {},
+  ) {
+    this.url = conn.server + collectionPath(res, opts.namespace);
+    this.clock = opts.clock ?? new RealClock();
+    this.maxRetries = opts.maxRetries ?? 10;
+  }
+
+  async list(options: ListOptions, signal: AbortSignal): Promise<ObjectList> {
+    const url = `${this.url}?${encodeQuery(listQuery(options))}`;
+    for (let attempt = 0; ; attempt++) {
+      let res: GetResponse;
+      try {
+        res = await this.send('list', url, attempt, signal);
+      } catch (e) {
+        // Do() retries a GET on connection reset and probable EOF, after an artificial Retry-After: 1.
+        if (e instanceof TransportError && (e.kind === 'connection-reset' || e.kind === 'eof') && attempt < this.maxRetries) {
+          await this.clock.sleep(1000, signal);
+          continue;
+        }
+        throw e;
+      }
+      let body: Buffer;
+      try {
+        body = await readBody(res);
+      } catch (e) {
+        if (e instanceof TransportError) {
+          throw new TransportError(e.kind, `unexpected error when reading response body. Please retry. Original error: ${e.message}`);
+        }
+        throw e;
+      }
+      if (res.status < 200 || res.status > 206) {
+        const wait = this.retryWait(res, attempt);
+        if (wait !== undefined) {
+          await this.clock.sleep(wait, signal);
+          continue;
+        }
+        throw statusErrorFrom(res.status, res.headers, body, this.res);
+      }
+      return decodeList(body);
+    }
+  }
+
+  async watch(options: WatchOptions, signal: AbortSignal): Promise<Watcher> {
+    const url = `${this.url}?${encodeQuery(watchQuery(options))}`;
+    for (let attempt = 0; ; attempt++) {
+      let res: GetResponse;
+      try {
+        res = await this.send('watch', url, attempt, signal);
+      } catch (e) {
+        const retryable = e instanceof TransportError && (e.kind === 'connection-reset' || e.kind === 'eof' || e.kind === 'timeout');
+        if (!retryable) throw e;
+        if (attempt < this.maxRetries) {
+          await this.clock.sleep(1000, signal);
+          continue;
+        }
+        // Request.Watch: retries exhausted on probable-EOF/timeout → watch.NewEmptyWatch(), nil.
+        return new EmptyWatcher({ kind: 'open-retries-exhausted', message: (e as Error).message });
+      }
+      if (res.status === 200) return new StreamWatcher(res);
+      let body: Buffer;
+      try {
+        body = await readBody(res, 1 << 20);
+      } catch {
+        body = Buffer.alloc(0);
+      }
+      const wait = this.retryWait(res, attempt);
+      if (wait !== undefined) {
+        await this.clock.sleep(wait, signal);
+        continue;
+      }
+      if (res.status >= 200 && res.status <= 206) {
+        throw new TransportError('other', `for request ${url}, got status: ${res.status}`);
+      }
+      throw statusErrorFrom(res.status, res.headers, body, this.res);
+    }
+  }
+
+  /** checkWait: a 429 or ≥500 answer with a valid Retry-After is retried after that many seconds. */
+  private retryWait(res: GetResponse, attempt: number): number | undefined {
+    if (attempt >= this.maxRetries) return undefined;
+    if (res.status !== 429 && res.status < 500) return undefined;
+    const s = retryAfterSeconds(res.headers);
+    return s === undefined ? undefined : s * 1000;
+  }
+
+  private send(verb: 'list' | 'watch', url: string, attempt: number, signal: AbortSignal): Promise<GetResponse> {
+    this.opts.onRequest?.({ verb, method: 'GET', url, attempt });
+    return httpGet(this.conn, url, { signal, timeoutMs: this.opts.requestTimeoutMs });
+  }
+}
+
+export function collectionPath(res: ResourceRef, namespace?: string): string {
+  const base = res.group ? `/apis/${res.group}/${res.version}` : `/api/${res.version}`;
+  const ns = res.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return `${base}${ns}/${res.resource}`;
+}
+
+function listQuery(o: ListOptions): Record<string, string> {
+  const q: Record<string, string> = {};
+  if (o.resourceVersion) q.resourceVersion = o.resourceVersion;
+  if (o.resourceVersionMatch) q.resourceVersionMatch = o.resourceVersionMatch;
+  if (o.limit && o.limit > 0) q.limit = String(o.limit);
+  if (o.continue) q.continue = o.continue;
+  if (o.labelSelector) q.labelSelector = o.labelSelector;
+  if (o.fieldSelector) q.fieldSelector = o.fieldSelector;
+  return q;
+}
+
+function watchQuery(o: WatchOptions): Record<string, string> {
+  const q: Record<string, string> = { watch: 'true' };
+  if (o.resourceVersion) q.resourceVersion = o.resourceVersion;
+  if (o.resourceVersionMatch) q.resourceVersionMatch = o.resourceVersionMatch;
+  if (o.allowWatchBookmarks) q.allowWatchBookmarks = 'true';
+  if (o.sendInitialEvents !== undefined) q.sendInitialEvents = String(o.sendInitialEvents);
+  if (o.labelSelector) q.labelSelector = o.labelSelector;
+  if (o.fieldSelector) q.fieldSelector = o.fieldSelector;
+  if (o.timeoutSeconds && o.timeoutSeconds > 0) {
+    q.timeoutSeconds = String(o.timeoutSeconds);
+    // The generated client also calls Request.Timeout(timeoutSeconds), which adds ?timeout=<duration>.
+    q.timeout = goDuration(o.timeoutSeconds);
+  }
+  return q;
+}
+
+/** url.Values.Encode: keys sorted. */
+function encodeQuery(q: Record<string, string>): string {
+  return Object.keys(q)
+    .sort()
+    .map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(q[k])}`)
+    .join('&');
+}
+
+/** time.Duration.String() for whole seconds: 5s, 1m0s, 5m23s, 1h0m0s. */
+export function goDuration(seconds: number): string {
+  const s = Math.floor(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (h > 0) return `${h}h${m}m${sec}s`;
+  if (m > 0) return `${m}m${sec}s`;
+  return `${sec}s`;
+}
+
+function decodeList(body: Buffer): ObjectList {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch (e) {
+    throw new TransportError('other', `couldn't decode the list response: ${(e as Error).message}`);
+  }
+  const l = parsed as Partial<ObjectList> | null;
+  if (!l || typeof l !== 'object' || !Array.isArray(l.items)) {
+    if (l && (l as { kind?: string }).kind === 'Status') throw new StatusError(l as never);
+    throw new TransportError('other', 'the list response has no items array');
+  }
+  return { apiVersion: l.apiVersion, kind: l.kind, metadata: l.metadata ?? {}, items: l.items };
+}

@@ -1,0 +1,252 @@
+/**
+ * A watch response body turned into the engine's Watcher, with the decoding rules of client-go's
+ * StreamWatcher over the JSON framer (spec §1.9):
+ *  - clean end of stream → end 'eof'; end in the middle of a JSON value → 'unexpected-eof';
+ *  - connection reset / client-side timeout → 'reset' / 'timeout' (closed quietly);
+ *  - anything undecodable → one synthetic ERROR event (Status 500 InternalError with causes
+ *    UnexpectedServerResponse and ClientWatchDecoding), then the stream is closed.
+ */
+import { StringDecoder } from 'node:string_decoder';
+import type { KubeObject } from '../engine/objects';
+import type { Status, StreamEnd, WatchEvent, Watcher } from '../engine/listWatch';
+import type { GetResponse } from './http';
+import { genericServerResponse } from './http';
+
+const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
+/** Events decoded ahead of the consumer before the socket is paused (Go's channel is unbuffered; a little slack is harmless). */
+const HIGH_WATER = 256;
+
+export class DecodeError extends Error {}
+
+/**
+ * Splits a stream of concatenated JSON objects (the apiserver writes one per line) into frames,
+ * without assuming line boundaries.
+ */
+export class JsonFramer {
+  private buf = '';
+  private scan = 0;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private start = -1;
+
+  /** Appends text and returns the complete frames; throws DecodeError on a stray top-level character. */
+  push(text: string): string[] {
+    this.buf += text;
+    const frames: string[] = [];
+    const b = this.buf;
+    for (let i = this.scan; i < b.length; i++) {
+      const c = b[i];
+      if (this.start < 0) {
+        if (c === ' ' || c === '\n' || c === '\r' || c === '\t') continue;
+        if (c !== '{') throw new DecodeError(`invalid character ${goRune(c)} looking for beginning of value`);
+        this.start = i;
+        this.depth = 1;
+        continue;
+      }
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === '\\') this.escaped = true;
+        else if (c === '"') this.inString = false;
+        continue;
+      }
+      if (c === '"') this.inString = true;
+      else if (c === '{' || c === '[') this.depth++;
+      else if (c === '}' || c === ']') {
+        this.depth--;
+        if (this.depth === 0) {
+          frames.push(b.slice(this.start, i + 1));
+          this.start = -1;
+        }
+      }
+    }
+    if (this.start < 0) {
+      this.buf = '';
+      this.scan = 0;
+    } else {
+      this.buf = b.slice(this.start);
+      this.scan = this.buf.length;
+      this.start = 0;
+    }
+    return frames;
+  }
+
+  /** True when the input ended inside a JSON value (Go's decoder: io.ErrUnexpectedEOF). */
+  get partial(): boolean {
+    return this.start >= 0;
+  }
+}
+
+function goRune(c: string): string {
+  return c === "'" ? "'\\''" : `'${c}'`;
+}
+
+/** Decodes one frame the way client-go's watch Decoder does (into metav1.WatchEvent, then the object as unstructured). */
+export function decodeFrame(frame: string): WatchEvent {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(frame);
+  } catch (e) {
+    throw new DecodeError((e as Error).message);
+  }
+  const ev = raw as { type?: unknown; object?: unknown };
+  if (ev.type !== undefined && typeof ev.type !== 'string') {
+    throw new DecodeError(`json: cannot unmarshal ${jsonKind(ev.type)} into Go struct field WatchEvent.type of type string`);
+  }
+  const type = (ev.type as string | undefined) ?? '';
+  if (!EVENT_TYPES.has(type)) throw new DecodeError(`got invalid watch event type: ${type}`);
+  const obj = ev.object;
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
+    throw new DecodeError(`unable to decode watch event: Object 'Kind' is missing in '${obj === undefined ? '' : JSON.stringify(obj)}'`);
+  }
+  const o = obj as KubeObject;
+  if (typeof o.kind !== 'string' || o.kind === '') {
+    throw new DecodeError(`unable to decode watch event: Object 'Kind' is missing in '${truncate(JSON.stringify(o), 300)}'`);
+  }
+  return { type, object: o };
+}
+
+function jsonKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  return typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v;
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n)}...` : s;
+}
+
+/** The ERROR event StreamWatcher sends for a decode error (NewClientErrorReporter(500, "GET", "ClientWatchDecoding")). */
+export function decodeErrorEvent(err: string): WatchEvent {
+  const msg = `unable to decode an event from the watch stream: ${err}`;
+  const status: Status = genericServerResponse(500, msg, 0);
+  status.details!.causes!.push({ type: 'ClientWatchDecoding', message: msg });
+  return { type: 'ERROR', object: status as KubeObject };
+}
+
+/** A Watcher that has already ended (the REST client's watch.NewEmptyWatch after exhausted retries). */
+export class EmptyWatcher implements Watcher {
+  constructor(readonly end: StreamEnd) {}
+  async next(): Promise<WatchEvent | null> {
+    return null;
+  }
+  stop(): void {}
+}
+
+export class StreamWatcher implements Watcher {
+  private readonly queue: WatchEvent[] = [];
+  private waiter: ((e: WatchEvent | null) => void) | undefined;
+  private readonly framer = new JsonFramer();
+  private readonly text = new StringDecoder('utf8');
+  private finished = false;
+  private paused = false;
+  private _end: StreamEnd | undefined;
+  private pendingEnd: StreamEnd | undefined;
+
+  constructor(private readonly res: GetResponse) {
+    const body = res.body;
+    body.on('data', (chunk: Buffer) => this.onData(chunk));
+    body.on('end', () => this.finish(this.framer.partial ? { kind: 'unexpected-eof' } : { kind: 'eof' }));
+    const onBroken = () => {
+      if (this.finished) return;
+      const f = res.failure();
+      if (f === 'aborted') this.finish({ kind: 'stopped' });
+      else if (f?.kind === 'timeout') this.finish({ kind: 'timeout', message: f.message });
+      else if (f?.kind === 'connection-reset') this.finish({ kind: 'reset', message: f.message });
+      // A FIN in the middle of the chunked body: Go's decoder reads io.ErrUnexpectedEOF.
+      else this.finish({ kind: 'unexpected-eof' });
+    };
+    body.on('error', onBroken);
+    body.on('close', () => {
+      if (!body.readableEnded) onBroken();
+    });
+  }
+
+  get end(): StreamEnd | undefined {
+    return this._end;
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.finished) return;
+    let frames: string[];
+    let decodeFailure: string | undefined;
+    try {
+      frames = this.framer.push(this.text.write(chunk));
+    } catch (e) {
+      frames = [];
+      decodeFailure = (e as Error).message;
+    }
+    for (const f of frames) {
+      try {
+        this.deliver(decodeFrame(f));
+      } catch (e) {
+        decodeFailure = (e as Error).message;
+        break;
+      }
+    }
+    if (decodeFailure !== undefined) {
+      this.deliver(decodeErrorEvent(decodeFailure));
+      this.finish({ kind: 'eof' });
+      this.res.close();
+      return;
+    }
+    if (this.queue.length >= HIGH_WATER && !this.paused) {
+      this.paused = true;
+      this.res.body.pause();
+    }
+  }
+
+  private deliver(e: WatchEvent): void {
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = undefined;
+      w(e);
+    } else this.queue.push(e);
+  }
+
+  private finish(end: StreamEnd): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.res.close();
+    // Events already decoded are still handed out before the end, like a closing Go channel.
+    this.pendingEnd = end;
+    if (this.queue.length === 0) this.settleEnd();
+  }
+
+  private settleEnd(): void {
+    if (this._end || !this.pendingEnd) return;
+    this._end = this.pendingEnd;
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = undefined;
+      w(null);
+    }
+  }
+
+  next(): Promise<WatchEvent | null> {
+    const e = this.queue.shift();
+    if (e) {
+      if (this.paused && this.queue.length < HIGH_WATER / 2) {
+        this.paused = false;
+        this.res.body.resume();
+      }
+      return Promise.resolve(e);
+    }
+    if (this.finished) {
+      this.settleEnd();
+      return Promise.resolve(null);
+    }
+    return new Promise((resolve) => (this.waiter = resolve));
+  }
+
+  stop(): void {
+    if (this._end) return;
+    this.queue.length = 0;
+    if (!this.finished) {
+      this.finished = true;
+      this.res.close();
+    }
+    this.pendingEnd = { kind: 'stopped' };
+    this.settleEnd();
+  }
+}
