@@ -1,0 +1,179 @@
+/**
+ * processorListener (client-go shared_informer.go, spec §4.4): one per event handler. Distribution
+ * only ever appends to its buffer — a ring that starts at 1024 and doubles, never shrinking — so a
+ * slow handler never blocks the informer; it just falls behind. The run loop hands notifications
+ * to the handler one at a time and awaits each (a handler may return a Promise), like client-go's
+ * run goroutine.
+ */
+import type { Clock } from './clock';
+import type { TraceEvent, UpdateChange } from './events';
+import { isTombstone, resourceVersionOf, type KubeObject, type StoreObject } from './objects';
+import { RingGrowing } from './ringGrowing';
+
+export const INITIAL_BUFFER_SIZE = 1024;
+/** A handler call longer than this (engine clock) is reported as handler.slow. */
+export const SLOW_HANDLER_MS = 100;
+/** After a handler throws, the listener waits this long before the next item (recovered panic). */
+export const HANDLER_PANIC_PAUSE_MS = 1000;
+
+export interface ResourceEventHandler {
+  onAdd?(obj: KubeObject, isInInitialList: boolean): void | Promise<void>;
+  onUpdate?(oldObj: KubeObject, newObj: KubeObject): void | Promise<void>;
+  /** obj may be a DeletedFinalStateUnknown. */
+  onDelete?(obj: StoreObject): void | Promise<void>;
+}
+
+export type Notification =
+  /** isSync is only ever true under the ≤1.17 'delta-type' rule (an add from a Sync delta). */
+  | { op: 'add'; key: string; obj: KubeObject; isInInitialList: boolean; isSync: boolean }
+  | { op: 'update'; key: string; oldObj: KubeObject; newObj: KubeObject; isSync: boolean; change: UpdateChange }
+  | { op: 'delete'; key: string; obj: StoreObject };
+
+/**
+ * synctrack.SingleFileTracker: a handler has synced once the informer has and every initial-list
+ * add handed to it has been handled.
+ */
+export class SyncTracker {
+  private count = 0;
+  constructor(private readonly upstreamHasSynced: () => boolean) {}
+  start(): void {
+    this.count++;
+  }
+  finished(): void {
+    this.count--;
+  }
+  hasSynced(): boolean {
+    return this.upstreamHasSynced() && this.count === 0;
+  }
+}
+
+export interface ProcessorListenerOptions {
+  name: string;
+  handler: ResourceEventHandler;
+  clock: Clock;
+  emit: (e: TraceEvent) => void;
+  requestedResyncMs: number;
+  /** After determineResyncPeriod. 0 = never resync. */
+  resyncPeriodMs: number;
+  /** Profile has isInInitialList (v0.27+): the notify event carries initialList. */
+  hasInitialListFlag: boolean;
+  tracker: SyncTracker;
+}
+
+export class ProcessorListener {
+  readonly name: string;
+  readonly requestedResyncMs: number;
+  resyncPeriodMs: number;
+  nextResyncMs: number;
+  private readonly buffer = new RingGrowing<Notification>(INITIAL_BUFFER_SIZE);
+  private running = false;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly o: ProcessorListenerOptions) {
+    this.name = o.name;
+    this.requestedResyncMs = o.requestedResyncMs;
+    this.resyncPeriodMs = o.resyncPeriodMs;
+    this.nextResyncMs = o.clock.now() + o.resyncPeriodMs;
+  }
+
+  /** Never blocks. An initial-list add is counted by the tracker until the handler has returned. */
+  add(n: Notification): void {
+    if (this.stopped) return;
+    if (n.op === 'add' && n.isInInitialList) this.o.tracker.start();
+    this.buffer.push(n);
+    this.wake?.();
+  }
+
+  /** Due for a resync at `now`? (sharedProcessor.shouldResync decides the syncing flag from this.) */
+  shouldResync(now: number): boolean {
+    return this.resyncPeriodMs !== 0 && now >= this.nextResyncMs;
+  }
+
+  determineNextResync(now: number): void {
+    this.nextResyncMs = now + this.resyncPeriodMs;
+  }
+
+  pending(): number {
+    return this.buffer.length;
+  }
+
+  bufferCapacity(): number {
+    return this.buffer.capacity;
+  }
+
+  isIdle(): boolean {
+    return this.buffer.length === 0 && !this.running;
+  }
+
+  hasSynced(): boolean {
+    return this.o.tracker.hasSynced();
+  }
+
+  /** Stops taking notifications; anything still buffered is dropped (client-go closes addCh). */
+  stop(): void {
+    this.stopped = true;
+    this.wake?.();
+  }
+
+  /** Resolves once stopped and the handler call in progress, if any, has returned. */
+  async run(): Promise<void> {
+    for (;;) {
+      if (this.stopped) return;
+      const n = this.buffer.shift();
+      if (n === undefined) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+        continue;
+      }
+      this.running = true;
+      try {
+        await this.deliver(n);
+      } finally {
+        this.running = false;
+      }
+    }
+  }
+
+  private async deliver(n: Notification): Promise<void> {
+    const { clock, emit, handler } = this.o;
+    emit(this.notifyEvent(n));
+    const start = clock.now();
+    let panic: unknown;
+    try {
+      if (n.op === 'add') await handler.onAdd?.(n.obj, n.isInInitialList);
+      else if (n.op === 'update') await handler.onUpdate?.(n.oldObj, n.newObj);
+      else await handler.onDelete?.(n.obj);
+    } catch (e) {
+      panic = e;
+    }
+    const took = clock.now() - start;
+    if (took > SLOW_HANDLER_MS) emit({ t: clock.now(), type: 'handler.slow', handler: this.name, durationMs: took });
+    // A panicking initial add is never marked finished, so that handler never reports synced.
+    if (n.op === 'add' && n.isInInitialList && panic === undefined) this.o.tracker.finished();
+    if (panic !== undefined) {
+      // client-go crashes by default; we behave like a process configured to recover from it.
+      const text = panic instanceof Error ? panic.message : String(panic);
+      emit({ t: clock.now(), type: 'log', level: 'error', msg: 'Observed a panic', kv: { handler: this.name, panic: text } });
+      await clock.sleep(HANDLER_PANIC_PAUSE_MS).catch(() => undefined);
+    }
+  }
+
+  private notifyEvent(n: Notification): TraceEvent {
+    const base = { t: this.o.clock.now(), type: 'notify' as const, handler: this.name, key: n.key, pending: this.buffer.length };
+    switch (n.op) {
+      case 'add':
+        return {
+          ...base,
+          op: 'add',
+          rv: resourceVersionOf(n.obj),
+          isSync: n.isSync,
+          ...(this.o.hasInitialListFlag ? { initialList: n.isInInitialList } : {}),
+        };
+      case 'update':
+        return { ...base, op: 'update', rv: resourceVersionOf(n.newObj), oldRv: resourceVersionOf(n.oldObj), isSync: n.isSync, change: n.change };
+      case 'delete':
+        return { ...base, op: 'delete', rv: resourceVersionOf(n.obj), isSync: false, ...(isTombstone(n.obj) ? { tombstone: true } : {}) };
+    }
+  }
+}

@@ -1,0 +1,355 @@
+/**
+ * sharedIndexInformer (client-go shared_informer.go, spec §2, §4): a reflector fills a FIFO, the
+ * pop loop applies each delta to the indexer and distributes a notification to every listener.
+ *
+ * ENGINE API CONTRACT (with src/engine/reflector.ts; additive changes only). Additions so far:
+ * SharedInformerOptions.reflectorFactory (test doubles) and .expectedGVK (passed to the reflector);
+ * the ResourceEventHandler type lives in processorListener.ts and is re-exported here.
+ */
+import type { Clock } from './clock';
+import { Controller, type ReflectorFactory, type ReflectorRunner } from './controller';
+import { DeltaFIFO } from './deltaFifo';
+import { compareUpdate } from './diff';
+import type { DeltaType, EventSink, LogLevel, TraceEvent } from './events';
+import { nullSink } from './events';
+import type { Delta, Queue } from './fifo';
+import type { ListerWatcher } from './listWatch';
+import { DeletedFinalStateUnknown, resourceVersionOf, type KubeObject, type StoreObject } from './objects';
+import { ProcessorListener, SyncTracker, type ResourceEventHandler } from './processorListener';
+import type { Profile } from './profiles';
+import { RealFIFO } from './realFifo';
+import { SharedProcessor } from './sharedProcessor';
+import {
+  deletionHandlingMetaNamespaceKeyFunc,
+  metaNamespaceIndexFunc,
+  metaNamespaceKeyFunc,
+  NamespaceIndex,
+  newIndexer,
+  type Indexer,
+  type Indexers,
+} from './store';
+
+export type { ResourceEventHandler } from './processorListener';
+
+/** shared_informer.go minimumResyncPeriod. */
+export const MINIMUM_RESYNC_PERIOD_MS = 1000;
+
+export interface SharedInformerOptions {
+  listerWatcher: ListerWatcher;
+  profile: Profile;
+  clock: Clock;
+  sink?: EventSink;
+  rand?: () => number;
+  /** The informer's default handler resync period and initial resync check period. 0 = none. */
+  resyncPeriodMs?: number;
+  typeDescription?: string;
+  name?: string;
+  /** Default: the namespace index. */
+  indexers?: Indexers;
+  /** Addition: builds the reflector. Default: the real Reflector. */
+  reflectorFactory?: ReflectorFactory;
+  /** Addition: passed to the reflector (unstructured GVK check, spec §1.7). */
+  expectedGVK?: { apiVersion: string; kind: string };
+}
+
+export interface HandlerRegistration {
+  readonly name: string;
+  hasSynced(): boolean;
+}
+
+class Registration implements HandlerRegistration {
+  constructor(
+    readonly name: string,
+    readonly listener: ProcessorListener,
+  ) {}
+  hasSynced(): boolean {
+    return this.listener.hasSynced();
+  }
+}
+
+export class SharedIndexInformer {
+  private readonly indexer: Indexer;
+  private readonly processor: SharedProcessor;
+  private readonly emitFn: (e: TraceEvent) => void;
+  private readonly defaultHandlerResyncMs: number;
+  private resyncCheckPeriodMs: number;
+  private started = false;
+  private stopped = false;
+  private fifo: Queue | undefined;
+  private reflector: ReflectorRunner | undefined;
+
+  constructor(private readonly o: SharedInformerOptions) {
+    const sink = o.sink ?? nullSink;
+    this.emitFn = (e) => sink.emit(e);
+    this.defaultHandlerResyncMs = o.resyncPeriodMs ?? 0;
+    this.resyncCheckPeriodMs = this.defaultHandlerResyncMs;
+    this.indexer = newIndexer({
+      keyFunc: deletionHandlingMetaNamespaceKeyFunc,
+      indexers: o.indexers ?? { [NamespaceIndex]: metaNamespaceIndexFunc },
+      tracksResourceVersion: this.usesAtomicFifo(),
+    });
+    this.processor = new SharedProcessor(o.clock, this.emitFn);
+  }
+
+  /** Before start, a period below the check period lowers it; after start it is raised to it. */
+  addEventHandler(name: string, handler: ResourceEventHandler, resyncPeriodMs?: number): HandlerRegistration {
+    if (this.stopped) throw new Error(`handler ${name} was not added to shared informer because it has stopped already`);
+    const requested = resyncPeriodMs ?? this.defaultHandlerResyncMs;
+    let period = requested;
+    if (period > 0) {
+      if (period < MINIMUM_RESYNC_PERIOD_MS) {
+        this.log('Warning: resync period is too small. Changing it to the minimum allowed value', {
+          resyncPeriod: goDuration(period),
+          minimumResyncPeriod: goDuration(MINIMUM_RESYNC_PERIOD_MS),
+        });
+        period = MINIMUM_RESYNC_PERIOD_MS;
+      }
+      if (period < this.resyncCheckPeriodMs) {
+        if (this.started) {
+          this.log('Warning: resync period is smaller than resync check period and the informer has already started. Changing it to the resync check period', {
+            resyncPeriod: goDuration(period),
+            resyncCheckPeriod: goDuration(this.resyncCheckPeriodMs),
+          });
+          period = this.resyncCheckPeriodMs;
+        } else {
+          this.resyncCheckPeriodMs = period;
+          const check = period;
+          this.processor.resyncCheckPeriodChanged((p) => this.determineResyncPeriod(p, check));
+        }
+      }
+    }
+    const listener = new ProcessorListener({
+      name,
+      handler,
+      clock: this.o.clock,
+      emit: this.emitFn,
+      requestedResyncMs: period,
+      resyncPeriodMs: this.determineResyncPeriod(period, this.resyncCheckPeriodMs),
+      hasInitialListFlag: this.o.profile.hasInitialListFlag,
+      tracker: new SyncTracker(() => this.hasSynced()),
+    });
+    this.processor.addListener(listener);
+    // Deltas are processed synchronously, so nothing can interleave with these synthetic adds
+    // (client-go holds blockDeltas for the same reason).
+    const existing = this.started ? this.indexer.list() : [];
+    for (const obj of existing) {
+      listener.add({ op: 'add', key: this.keyOf(obj), obj: obj as KubeObject, isInInitialList: true, isSync: false });
+    }
+    this.emitFn({
+      t: this.o.clock.now(),
+      type: 'handler.added',
+      handler: name,
+      requestedResyncMs: requested,
+      effectiveResyncMs: listener.resyncPeriodMs,
+      afterStart: this.started,
+      syntheticAdds: existing.length,
+    });
+    return new Registration(name, listener);
+  }
+
+  removeEventHandler(reg: HandlerRegistration): void {
+    if (reg instanceof Registration) this.processor.removeListener(reg.listener);
+  }
+
+  /** Resolves once the signal has aborted and the reflector, the pop loop and every listener have exited. */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.started) {
+      this.log('Warning: the sharedIndexInformer has started, run more than once is not allowed', {});
+      return;
+    }
+    const factory = this.o.reflectorFactory;
+    if (!factory) throw new Error('SharedIndexInformer: no reflectorFactory given');
+    const fifo = this.buildFifo();
+    this.fifo = fifo;
+    this.reflector = factory({
+      name: this.o.name ?? 'sharedIndexInformer',
+      typeDescription: this.o.typeDescription ?? '*unstructured.Unstructured',
+      listerWatcher: this.o.listerWatcher,
+      store: fifo,
+      profile: this.o.profile,
+      clock: this.o.clock,
+      sink: this.o.sink ?? nullSink,
+      rand: this.o.rand,
+      resyncPeriodMs: this.resyncCheckPeriodMs,
+      shouldResync: () => this.processor.shouldResync(),
+      expectedGVK: this.o.expectedGVK,
+    });
+    const controller = new Controller({
+      queue: fifo,
+      reflector: this.reflector,
+      process: (deltas, isInInitialList) => this.processDeltas(deltas, isInInitialList),
+      clock: this.o.clock,
+      emit: this.emitFn,
+    });
+    this.started = true;
+    const gates = this.o.profile.gates;
+    this.emitFn({
+      t: this.o.clock.now(),
+      type: 'informer.start',
+      profile: this.o.profile.name,
+      fifo: gates.InOrderInformers ? 'RealFIFO' : 'DeltaFIFO',
+      atomic: this.usesAtomicFifo(),
+      watchList: gates.WatchListClient && this.o.listerWatcher.watchListSupported !== false,
+      resyncCheckPeriodMs: this.resyncCheckPeriodMs,
+    });
+    this.processor.run();
+    try {
+      await controller.run(signal);
+    } finally {
+      // Listeners stop only after the controller, as in client-go.
+      await this.processor.stop();
+      this.stopped = true;
+      this.emitFn({ t: this.o.clock.now(), type: 'informer.stop' });
+    }
+  }
+
+  hasSynced(): boolean {
+    return this.fifo?.hasSynced() ?? false;
+  }
+
+  lastSyncResourceVersion(): string {
+    return this.reflector?.lastSyncResourceVersion() ?? '';
+  }
+
+  getIndexer(): Indexer {
+    return this.indexer;
+  }
+
+  /** Nothing queued in the FIFO, nothing pending or running in any listener. */
+  isIdle(): boolean {
+    return (this.fifo === undefined || this.fifo.depthDeltas() === 0) && this.processor.isIdle();
+  }
+
+  private usesAtomicFifo(): boolean {
+    return this.o.profile.gates.InOrderInformers && this.o.profile.gates.AtomicFIFO;
+  }
+
+  private buildFifo(): Queue {
+    const p = this.o.profile;
+    const common = {
+      clock: this.o.clock,
+      sink: this.o.sink,
+      keyFunc: metaNamespaceKeyFunc,
+      onSynced: () => this.emitFn({ t: this.o.clock.now(), type: 'synced' }),
+    };
+    if (p.gates.InOrderInformers) {
+      const atomic = this.usesAtomicFifo();
+      // Atomic RealFIFO reconciles against the indexer while processing, so it gets no knownObjects.
+      return new RealFIFO({ ...common, atomic, knownObjects: atomic ? undefined : this.indexer, syncAfterProcess: p.realFifoSyncAfterProcess });
+    }
+    return new DeltaFIFO({
+      ...common,
+      knownObjects: this.indexer,
+      emitDeltaTypeReplaced: p.replaceEmitsReplaced,
+      replaceTombstonesQueuedKeys: p.replaceTombstonesQueuedKeys,
+      dropsSyncAfterDelete: p.dropsSyncAfterDelete,
+    });
+  }
+
+  /** handleDeltas / processDeltas (§4.2). Synchronous: it only writes the indexer and the listeners' buffers. */
+  private processDeltas(deltas: Delta[], isInInitialList: boolean): void {
+    for (const d of deltas) {
+      switch (d.type) {
+        case 'Sync':
+        case 'Replaced':
+        case 'Added':
+        case 'Updated': {
+          const obj = d.object as KubeObject;
+          const old = this.indexer.get(obj);
+          if (old !== undefined) {
+            this.indexer.update(obj);
+            this.onUpdate(old as KubeObject, obj, d.type);
+          } else {
+            this.indexer.add(obj);
+            this.onAdd(obj, isInInitialList, d.type);
+          }
+          break;
+        }
+        case 'Deleted': {
+          const obj = d.object as StoreObject;
+          this.indexer.delete(obj);
+          this.onDelete(obj);
+          break;
+        }
+        case 'ReplacedAll':
+          this.processReplacedAll(d.objects ?? [], d.resourceVersion ?? '', isInInitialList);
+          break;
+        case 'SyncAll':
+          // The rest of the Deltas is ignored; in practice a SyncAll always comes alone.
+          for (const obj of this.indexer.list()) this.onUpdate(obj as KubeObject, obj as KubeObject, 'Sync');
+          return;
+        case 'Bookmark':
+          this.indexer.bookmark(d.resourceVersion ?? '');
+          break;
+      }
+    }
+  }
+
+  /** Atomic relist: tombstones for indexer keys not listed, one indexer Replace, then deletes, then adds/updates in list order. */
+  private processReplacedAll(objects: KubeObject[], resourceVersion: string, isInInitialList: boolean): void {
+    const newKeys = new Set(objects.map((o) => this.keyOf(o)));
+    const tombstones: DeletedFinalStateUnknown[] = [];
+    for (const key of this.indexer.listKeys()) {
+      if (!newKeys.has(key)) tombstones.push(new DeletedFinalStateUnknown(key, this.indexer.getByKey(key) as KubeObject | undefined));
+    }
+    const replacements = objects.map((obj) => ({ obj, old: this.indexer.get(obj) as KubeObject | undefined }));
+    this.indexer.replace(objects, resourceVersion);
+    for (const t of tombstones) this.onDelete(t);
+    for (const r of replacements) {
+      if (r.old !== undefined) this.onUpdate(r.old, r.obj, 'Replaced');
+      else this.onAdd(r.obj, isInInitialList, 'Replaced');
+    }
+  }
+
+  private onAdd(obj: KubeObject, isInInitialList: boolean, type: DeltaType): void {
+    const sync = this.o.profile.syncRule === 'delta-type' && type === 'Sync';
+    const initial = this.o.profile.hasInitialListFlag && isInInitialList;
+    this.processor.distribute({ op: 'add', key: this.keyOf(obj), obj, isInInitialList: initial, isSync: sync }, sync);
+  }
+
+  /** Never filtered by content: whether a listener gets it depends only on the sync rule and its syncing flag. */
+  private onUpdate(oldObj: KubeObject, newObj: KubeObject, type: DeltaType): void {
+    const sync =
+      this.o.profile.syncRule === 'delta-type' ? type === 'Sync' : resourceVersionOf(oldObj) === resourceVersionOf(newObj);
+    const cmp = compareUpdate(oldObj, newObj);
+    this.processor.distribute({ op: 'update', key: this.keyOf(newObj), oldObj, newObj, isSync: sync, change: cmp.change }, sync, cmp.diff);
+  }
+
+  private onDelete(obj: StoreObject): void {
+    this.processor.distribute({ op: 'delete', key: this.keyOf(obj), obj }, false);
+  }
+
+  private keyOf(obj: StoreObject): string {
+    return deletionHandlingMetaNamespaceKeyFunc(obj);
+  }
+
+  private determineResyncPeriod(desired: number, check: number): number {
+    if (desired === 0) return 0;
+    if (check === 0) {
+      this.log("Warning: the specified resyncPeriod is invalid because this shared informer doesn't support resyncing", { desired: goDuration(desired) });
+      return 0;
+    }
+    if (desired < check) {
+      this.log('Warning: the specified resyncPeriod is being increased to the minimum resyncCheckPeriod', {
+        desired: goDuration(desired),
+        resyncCheckPeriod: goDuration(check),
+      });
+      return check;
+    }
+    return desired;
+  }
+
+  private log(msg: string, kv: Record<string, string>, level: LogLevel = 'info'): void {
+    this.emitFn({ t: this.o.clock.now(), type: 'log', level, msg, kv });
+  }
+}
+
+/** Go's time.Duration String() for whole milliseconds: "1s", "500ms", "1m30s". */
+export function goDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
+}
