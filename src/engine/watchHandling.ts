@@ -1,0 +1,290 @@
+/**
+ * Consuming one watch stream (client-go handleAnyWatch, spec §1.7), shared by the plain watch and
+ * the watch-list phase, plus the small pieces both need: the resync error slot, the watch-list
+ * temporary store and the internal-error retry window.
+ */
+import type { Clock } from './clock';
+import { VeryShortWatchError, describeObject, errorFromWatchObject, type CleanEnd } from './errors';
+import type { EventSink } from './events';
+import type { ReflectorStore } from './fifo';
+import type { StreamEnd, WatchEvent, Watcher } from './listWatch';
+import type { KubeObject } from './objects';
+import type { ReflectorLog } from './reflectorLogs';
+
+/** The annotation on the BOOKMARK that ends a watch-list's initial events. */
+export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
+export const VERY_SHORT_WATCH_MS = 1000;
+
+/**
+ * resyncerrc: a one-slot channel the resync timer writes its store.resync() error into; the
+ * running (or next) watch stream picks it up and ends (row 23).
+ */
+export class ResyncErrorSlot {
+  private err: { value: unknown } | undefined;
+  private waiter: (() => void) | undefined;
+
+  put(err: unknown): void {
+    if (this.err) return;
+    this.err = { value: err };
+    this.waiter?.();
+  }
+
+  take(): { value: unknown } | undefined {
+    const e = this.err;
+    this.err = undefined;
+    return e;
+  }
+
+  /** Calls fn when an error is put; the returned function unsubscribes. */
+  subscribe(fn: () => void): () => void {
+    this.waiter = fn;
+    return () => {
+      if (this.waiter === fn) this.waiter = undefined;
+    };
+  }
+}
+
+export function objectKey(obj: KubeObject | undefined): string {
+  const m = obj?.metadata;
+  if (!m) return '';
+  return m.namespace ? `${m.namespace}/${m.name ?? ''}` : (m.name ?? '');
+}
+
+/** The watch-list temporary store: a plain Store keyed like DeletionHandlingMetaNamespaceKeyFunc. */
+export class TemporaryStore implements ReflectorStore {
+  private readonly items = new Map<string, KubeObject>();
+  add(obj: KubeObject): void {
+    this.items.set(objectKey(obj), obj);
+  }
+  update(obj: KubeObject): void {
+    this.items.set(objectKey(obj), obj);
+  }
+  delete(obj: KubeObject): void {
+    this.items.delete(objectKey(obj));
+  }
+  replace(list: KubeObject[]): void {
+    this.items.clear();
+    for (const o of list) this.add(o);
+  }
+  resync(): void {
+    /* a plain cache Store's Resync does nothing */
+  }
+  list(): KubeObject[] {
+    return [...this.items.values()];
+  }
+}
+
+/**
+ * NewRetryWithDeadline(maxInternalErrorRetry, 1 min, IsInternalError): re-watch after internal
+ * errors while the first of a run of them is younger than the window. A window of 0 (every
+ * informer) never retries.
+ */
+export class InternalErrorRetry {
+  private firstErrorTime: number | undefined;
+  private lastErrorTime: number | undefined;
+
+  constructor(
+    private readonly maxRetryMs: number,
+    private readonly clock: Clock,
+    private readonly isRetryable: (err: unknown) => boolean,
+    private readonly minResetMs = 60_000,
+  ) {}
+
+  after(err: unknown): void {
+    if (err === undefined || !this.isRetryable(err)) return;
+    const now = this.clock.now();
+    if (this.lastErrorTime === undefined || now - this.lastErrorTime >= this.minResetMs) this.firstErrorTime = undefined;
+    this.firstErrorTime ??= now;
+    this.lastErrorTime = now;
+  }
+
+  shouldRetry(): boolean {
+    if (this.maxRetryMs <= 0) return false;
+    if (this.firstErrorTime !== undefined && this.clock.now() - this.firstErrorTime <= this.maxRetryMs) return true;
+    this.firstErrorTime = undefined;
+    this.lastErrorTime = undefined;
+    return false;
+  }
+}
+
+export interface WatchHandlingContext {
+  name: string;
+  clock: Clock;
+  sink: EventSink;
+  log: ReflectorLog;
+  /** apiVersion/kind every event object must have; undefined skips the check. */
+  expectedGVK?: { apiVersion: string; kind: string };
+  /** Whether BOOKMARK RVs go to store.bookmark (v0.36 ReflectorBookmarkStore). */
+  bookmarksToStore: boolean;
+  /** v0.36 ordering guard in effect (§1.7). */
+  rvOrderingGuard: boolean;
+}
+
+export interface HandleWatchRequest {
+  watcher: Watcher;
+  store: ReflectorStore;
+  /** clock time taken before the watch request was sent. */
+  start: number;
+  /** Watch-list mode: return (watcher left open) on the initial-events-end bookmark. */
+  exitOnInitialEventsEnd: boolean;
+  propagateRVFromStart: boolean;
+  setResourceVersion(rv: string, source: 'event' | 'bookmark'): void;
+  signal: AbortSignal;
+  resyncErrors?: ResyncErrorSlot;
+}
+
+export type HandleWatchResult =
+  | { kind: 'closed'; how: CleanEnd; endMessage?: string; eventCount: number }
+  | { kind: 'initial-events-end'; eventCount: number }
+  | { kind: 'error'; err: unknown; source: 'stream' | 'resync'; how: string; eventCount: number }
+  | { kind: 'stopped'; eventCount: number };
+
+type Next = { kind: 'event'; event: WatchEvent } | { kind: 'closed' } | { kind: 'stop' } | { kind: 'resync'; err: unknown } | { kind: 'failed'; err: unknown };
+
+/** Waits for whichever comes first: the next event, the stop signal or a resync error. */
+function nextOf(w: Watcher, signal: AbortSignal, slot: ResyncErrorSlot | undefined): Promise<Next> {
+  if (signal.aborted) return Promise.resolve({ kind: 'stop' });
+  const pending = slot?.take();
+  if (pending) return Promise.resolve({ kind: 'resync', err: pending.value });
+  return new Promise<Next>((resolve) => {
+    let done = false;
+    const finish = (n: Next): void => {
+      if (done) return;
+      done = true;
+      signal.removeEventListener('abort', onAbort);
+      unsubscribe?.();
+      resolve(n);
+    };
+    const onAbort = (): void => finish({ kind: 'stop' });
+    signal.addEventListener('abort', onAbort, { once: true });
+    const unsubscribe = slot?.subscribe(() => {
+      if (!done) finish({ kind: 'resync', err: slot.take()?.value });
+    });
+    w.next().then(
+      (event) => finish(event === null ? { kind: 'closed' } : { kind: 'event', event }),
+      (err: unknown) => finish({ kind: 'failed', err }),
+    );
+  });
+}
+
+function cleanEndOf(end: StreamEnd | undefined): { how: CleanEnd; message?: string } {
+  if (!end) return { how: 'eof' };
+  switch (end.kind) {
+    case 'reset':
+    case 'timeout':
+    case 'open-retries-exhausted':
+      return { how: end.kind, message: end.message };
+    case 'unexpected-eof':
+      return { how: 'unexpected-eof', message: 'unexpected EOF' };
+    default:
+      return { how: end.kind };
+  }
+}
+
+function gvkOf(o: KubeObject): string {
+  return `${o.apiVersion ?? ''}, Kind=${o.kind ?? ''}`;
+}
+
+function isTable(o: KubeObject): boolean {
+  return o.kind === 'Table' && (o.apiVersion === 'meta.k8s.io/v1' || o.apiVersion === 'meta.k8s.io/v1beta1');
+}
+
+/**
+ * Applies a stream's events to the store until it closes, errors, the signal aborts, a resync
+ * error arrives, or (watch-list) the initial-events-end bookmark is seen. Does not stop the watcher.
+ */
+export async function handleAnyWatch(ctx: WatchHandlingContext, req: HandleWatchRequest): Promise<HandleWatchResult> {
+  const { clock, sink, log } = ctx;
+  let eventCount = 0;
+  // v0.36: synthetic ADDs of a watch started at ""/"0" arrive in no RV order and must not move the RV.
+  let eventReceivedBesidesAdded = false;
+  for (;;) {
+    const next = await nextOf(req.watcher, req.signal, req.resyncErrors);
+    if (next.kind === 'stop') return { kind: 'stopped', eventCount };
+    if (next.kind === 'resync') return { kind: 'error', err: next.err, source: 'resync', how: 'resync-error', eventCount };
+    if (next.kind === 'failed') return { kind: 'error', err: next.err, source: 'stream', how: 'stream-failed', eventCount };
+    if (next.kind === 'closed') break;
+    const event = next.event;
+    const obj = event.object;
+    const emitEvent = (accepted: boolean, skipped?: string, initialEventsEnd?: boolean): void =>
+      sink.emit({
+        t: clock.now(),
+        type: 'watch.event',
+        eventType: event.type,
+        key: objectKey(obj) || undefined,
+        rv: obj?.metadata?.resourceVersion ?? '',
+        accepted,
+        ...(skipped ? { skipped } : {}),
+        ...(initialEventsEnd ? { initialEventsEnd } : {}),
+      });
+    if (event.type === 'ERROR') {
+      emitEvent(false);
+      return { kind: 'error', err: errorFromWatchObject(obj), source: 'stream', how: 'error-event', eventCount };
+    }
+    if (ctx.expectedGVK && obj && typeof obj === 'object' && (obj.apiVersion !== ctx.expectedGVK.apiVersion || obj.kind !== ctx.expectedGVK.kind)) {
+      const expected = `${ctx.expectedGVK.apiVersion}, Kind=${ctx.expectedGVK.kind}`;
+      log.unexpectedGVK(expected, gvkOf(obj));
+      emitEvent(false, 'Unexpected watch event object gvk');
+      continue;
+    }
+    if (obj && typeof obj === 'object' && isTable(obj)) {
+      log.unsupportedGVK(gvkOf(obj));
+      emitEvent(false, 'Unsupported watch event object gvk');
+      continue;
+    }
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) {
+      log.unableToUnderstand(event.type);
+      emitEvent(false, 'Unable to understand watch event');
+      continue;
+    }
+    const rv = obj.metadata?.resourceVersion ?? '';
+    let initialEventsEnd = false;
+    switch (event.type) {
+      case 'ADDED':
+        tryStore(() => req.store.add(obj), (e) => log.storeError('add', describeObject(obj), e));
+        break;
+      case 'MODIFIED':
+        eventReceivedBesidesAdded = true;
+        tryStore(() => req.store.update(obj), (e) => log.storeError('update', describeObject(obj), e));
+        break;
+      case 'DELETED':
+        eventReceivedBesidesAdded = true;
+        tryStore(() => req.store.delete(obj), (e) => log.storeError('delete', describeObject(obj), e));
+        break;
+      case 'BOOKMARK':
+        eventReceivedBesidesAdded = true;
+        initialEventsEnd = obj.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
+        if (ctx.bookmarksToStore && req.store.bookmark) {
+          const store = req.store;
+          tryStore(() => store.bookmark?.(rv), (e) => log.bookmarkStoreError(e));
+        }
+        break;
+      default:
+        log.unknownEvent(event.type);
+    }
+    emitEvent(true, undefined, initialEventsEnd);
+    if (!ctx.rvOrderingGuard || req.propagateRVFromStart || eventReceivedBesidesAdded) {
+      req.setResourceVersion(rv, event.type === 'BOOKMARK' ? 'bookmark' : 'event');
+    }
+    eventCount++;
+    if (req.exitOnInitialEventsEnd && initialEventsEnd) {
+      log.exitingOnInitialEventsEnd(eventCount, clock.now() - req.start);
+      return { kind: 'initial-events-end', eventCount };
+    }
+  }
+  const { how, message } = cleanEndOf(req.watcher.end);
+  if (how === 'unexpected-eof' || how === 'reset' || how === 'timeout') log.streamEnd(how, message ?? '');
+  if (clock.now() - req.start < VERY_SHORT_WATCH_MS && eventCount === 0) {
+    return { kind: 'error', err: new VeryShortWatchError(ctx.name), source: 'stream', how, eventCount };
+  }
+  log.watchClose(eventCount);
+  return { kind: 'closed', how, endMessage: message, eventCount };
+}
+
+function tryStore(op: () => void, onError: (err: unknown) => void): void {
+  try {
+    op();
+  } catch (err) {
+    onError(err);
+  }
+}
