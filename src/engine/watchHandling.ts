@@ -3,7 +3,7 @@
  * the watch-list phase, plus the small pieces both need: the resync error slot, the watch-list
  * temporary store and the internal-error retry window.
  */
-import type { Clock } from './clock';
+import { abortError, type Clock } from './clock';
 import { VeryShortWatchError, describeObject, errorFromWatchObject, type CleanEnd } from './errors';
 import type { EventSink } from './events';
 import type { ReflectorStore } from './fifo';
@@ -287,4 +287,23 @@ function tryStore(op: () => void, onError: (err: unknown) => void): void {
   } catch (err) {
     onError(err);
   }
+}
+
+/** Rejects with an AbortError as soon as the signal aborts, whether or not `p` honours it. */
+export function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }

@@ -66,7 +66,7 @@ export async function runWatchList(r: Reflector, signal: AbortSignal): Promise<W
         return { kind: 'error', err: wrapError('unable to sync watch-list result', err) };
       }
       r.setLastSyncRV(resourceVersion, 'watchlist');
-      r.markSynced();
+      r.listState.synced = true;
       return { kind: 'handed', handed: { watcher: w, start, timeoutSeconds } };
     }
     w.stop();

@@ -1,0 +1,128 @@
+/**
+ * The reflector's watch phase (spec §1.6, §2): the resync timer, and the watch loop that re-watches
+ * at the last RV after a clean close, backs off and re-watches after refused/429, and returns
+ * (to relist) after everything else. Returns the error ListAndWatch returns: only a non-retriable
+ * failure to open a watch.
+ */
+import { classifyCleanClose, classifyWatchOpenError, classifyWatchStreamError, isExpiredOrGone, isInternalError } from './errors';
+import type { Watcher, WatchOptions } from './listWatch';
+import type { HandedWatch, Reflector } from './reflector';
+import { handleAnyWatch, InternalErrorRetry, ResyncErrorSlot } from './watchHandling';
+
+export async function watchWithResync(r: Reflector, signal: AbortSignal, handed: HandedWatch | undefined): Promise<Error | undefined> {
+  const slot = new ResyncErrorSlot();
+  const stopResync = startResync(r, slot);
+  try {
+    return await watch(r, signal, handed, slot);
+  } finally {
+    stopResync();
+  }
+}
+
+/** The resync timer (§2): restarted per ListAndWatch; a store.resync() error ends the watch (#23). */
+function startResync(r: Reflector, slot: ResyncErrorSlot): () => void {
+  const period = r.resyncPeriodMs;
+  if (period <= 0) return () => undefined;
+  let timer = r.clock.setTimer(period, fire);
+  let stopped = false;
+  function fire(): void {
+    if (stopped) return;
+    const should = r.shouldResync ? r.shouldResync() : true;
+    r.emit({ t: r.now(), type: 'resync.timer', shouldResync: should });
+    if (should) {
+      r.log.forcingResync();
+      try {
+        r.store.resync();
+      } catch (err) {
+        slot.put(err);
+        return;
+      }
+    }
+    timer = r.clock.setTimer(period, fire);
+  }
+  return () => {
+    stopped = true;
+    timer.cancel();
+  };
+}
+
+async function watch(r: Reflector, signal: AbortSignal, handed: HandedWatch | undefined, slot: ResyncErrorSlot): Promise<Error | undefined> {
+  const retry = new InternalErrorRetry(r.profile.maxInternalErrorRetryMs, r.clock, isInternalError);
+  let w: Watcher | undefined = handed?.watcher;
+  let timeoutSeconds = handed?.timeoutSeconds ?? 0;
+  let propagateRVFromStart = true;
+  let fromWatchList = handed !== undefined;
+  try {
+    for (;;) {
+      if (signal.aborted) return undefined;
+      const start = handed?.start ?? r.now();
+      handed = undefined;
+      if (!w) {
+        fromWatchList = false;
+        timeoutSeconds = r.watchTimeoutSeconds();
+        const rv = r.lastSyncResourceVersion();
+        propagateRVFromStart = !r.profile.rvOrderingGuard || (rv !== '' && rv !== '0');
+        const opts: WatchOptions = { resourceVersion: rv, timeoutSeconds, ...(r.profile.watchBookmarks ? { allowWatchBookmarks: true } : {}) };
+        r.setState('watching');
+        r.emitRequest('watch', opts);
+        r.emit({ t: r.now(), type: 'watch.start', rv, timeoutSeconds, watchList: false, propagateRVFromStart });
+        try {
+          w = await r.openWatch(opts, signal);
+        } catch (err) {
+          if (signal.aborted) return undefined;
+          const c = classifyWatchOpenError(err, r.profile);
+          r.emitWatchEnd(c, start, 0, 'open-failed', err, false);
+          if (c.outcome === 'rewatch-after-backoff') {
+            r.log.watchFailedBackingOff(err);
+            if (!(await r.backoffSleep('watch-retry', signal))) return undefined;
+            continue;
+          }
+          r.recordEnding(c, err);
+          return err instanceof Error ? err : new Error(String(err));
+        }
+        if (signal.aborted) return undefined;
+      }
+      r.setState('watching');
+      const res = await handleAnyWatch(r.watchContext, {
+        watcher: w,
+        store: r.store,
+        start,
+        exitOnInitialEventsEnd: false,
+        propagateRVFromStart,
+        setResourceVersion: (rv, source) => r.setLastSyncRV(rv, source),
+        signal,
+        resyncErrors: slot,
+      });
+      w.stop();
+      w = undefined;
+      if (res.kind === 'stopped') {
+        r.emitWatchEnd({ row: 24, outcome: 'stop' }, start, res.eventCount, 'stopped', undefined, fromWatchList);
+        return undefined;
+      }
+      if (res.kind === 'closed' || res.kind === 'initial-events-end') {
+        retry.after(undefined);
+        const how = res.kind === 'closed' ? res.how : 'eof';
+        r.emitWatchEnd(classifyCleanClose(how, r.now() - start, timeoutSeconds), start, res.eventCount, how, undefined, fromWatchList);
+        continue;
+      }
+      retry.after(res.err);
+      const c = classifyWatchStreamError(res.err, res.source, r.profile, () => retry.shouldRetry());
+      r.emitWatchEnd(c, start, res.eventCount, res.how, res.err, fromWatchList);
+      if (c.outcome === 'rewatch-after-backoff') {
+        r.log.watch429();
+        if (!(await r.backoffSleep('watch-retry', signal))) return undefined;
+        continue;
+      }
+      if (c.outcome === 'rewatch') {
+        r.log.retryingInternalError(res.err);
+        continue;
+      }
+      if (isExpiredOrGone(res.err)) r.log.watchClosed(res.err);
+      else r.log.watchEndedWithError(res.err);
+      r.recordEnding(c, res.err);
+      return undefined;
+    }
+  } finally {
+    w?.stop();
+  }
+}
