@@ -1,0 +1,62 @@
+/**
+ * Argument parsing for every command with node:util parseArgs, turning its errors into one-line
+ * UsageErrors (unknown option, missing value) instead of stack traces.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { findProfile, PROFILES, type Profile } from '../engine/profiles';
+import { UsageError } from './io';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export interface Parsed {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+export function parseCommandArgs(command: string, args: string[], options: Options, maxPositionals: number): Parsed {
+  let parsed: Parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true }) as Parsed;
+  } catch (e) {
+    throw new UsageError(`${command}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (parsed.positionals.length > maxPositionals) {
+    throw new UsageError(`${command}: unexpected argument "${parsed.positionals[maxPositionals]}"`);
+  }
+  return parsed;
+}
+
+export function profileNamed(name: string): Profile {
+  const p = findProfile(name);
+  if (!p) throw new UsageError(`unknown profile "${name}" (one of: ${PROFILES.map((x) => x.name).join(', ')})`);
+  return p;
+}
+
+export function stringOption(parsed: Parsed, name: string): string | undefined {
+  const v = parsed.values[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** A non-negative integer option (ports, seeds). */
+export function intOption(parsed: Parsed, name: string): number | undefined {
+  const v = stringOption(parsed, name);
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} must be a non-negative integer, got "${v}"`);
+  return Number(v);
+}
+
+/** Go-style durations as `record --duration` takes them: 90s, 2m, 1h30m, 500ms, or plain seconds. */
+export function durationMs(text: string): number {
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  let rest = text;
+  while (rest) {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)/.exec(rest);
+    if (!m) throw new UsageError(`invalid duration "${text}" (examples: 60s, 2m, 1h30m)`);
+    total += Number(m[1]) * units[m[2]];
+    rest = rest.slice(m[0].length);
+  }
+  if (total <= 0) throw new UsageError(`invalid duration "${text}": must be more than 0`);
+  return total;
+}

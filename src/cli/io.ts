@@ -1,0 +1,64 @@
+/**
+ * What a command may touch of the outside world, so commands run in unit tests without a process:
+ * output streams, files, and a way to wait for the user to interrupt.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  readFile(path: string): string;
+  writeFile(path: string, text: string): void;
+  /** Resolves when the user asks to stop (Ctrl-C). */
+  interrupted(): Promise<void>;
+}
+
+/** Bad input: a missing file, an invalid scenario, an unknown option, profile or resource. Exit 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** Exit codes: 0 ok, 1 the run itself failed (divergence, engine error), 2 bad input. */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+export const nodeIo: CliIo = {
+  stdout: (t) => void process.stdout.write(t),
+  stderr: (t) => void process.stderr.write(t),
+  readFile: (p) => readFileSync(p, 'utf8'),
+  writeFile: (p, t) => writeFileSync(p, t),
+  interrupted: () =>
+    new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    }),
+};
+
+/** Reads an input file; a missing or unreadable file is bad input. */
+export function readInput(io: CliIo, path: string, what: string): string {
+  try {
+    return io.readFile(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
+    throw new UsageError(`cannot read ${what} ${path}: ${why}`);
+  }
+}
+
+/** Writes an output file; failing to write is bad input too (a wrong path). */
+export function writeOutput(io: CliIo, path: string, text: string, what: string): void {
+  try {
+    io.writeFile(path, text);
+  } catch (e) {
+    throw new UsageError(`cannot write ${what} ${path}: ${(e as Error).message}`);
+  }
+}
+
+export function fileLabel(path: string): string {
+  return basename(path);
+}

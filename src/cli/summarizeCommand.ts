@@ -1,0 +1,37 @@
+/**
+ * `informer-inspector summarize TRACE.json`: the trace header, then how many events of each type
+ * it holds. The findings (src/trace/findings.ts, a colleague's module) are wired here once it lands.
+ */
+import { importTrace, TraceFileError } from '../trace/traceFile';
+import { parseCommandArgs } from './args';
+import { EXIT_OK, fileLabel, readInput, UsageError, type CliIo } from './io';
+
+export function summarizeCommand(args: string[], io: CliIo): number {
+  const parsed = parseCommandArgs('summarize', args, {}, 1);
+  const path = parsed.positionals[0];
+  if (!path) throw new UsageError('summarize: missing TRACE.json');
+  const text = readInput(io, path, 'trace');
+  let trace: ReturnType<typeof importTrace>;
+  try {
+    trace = importTrace(text);
+  } catch (e) {
+    if (e instanceof TraceFileError) throw new UsageError(`trace ${fileLabel(path)}: ${e.message}`);
+    throw e;
+  }
+  const h = trace.header;
+  const res = [h.resource.group, h.resource.version, h.resource.resource].filter(Boolean).join('/');
+  const out = [
+    `trace ${fileLabel(path)}: ${h.source}, profile ${h.profile}, resource ${res}${h.namespace ? ` in ${h.namespace}` : ''}${h.context ? `, context ${h.context}` : ''}`,
+    `started ${h.startedAt}; ${trace.events.length} events${h.dropped ? ` (${h.dropped} dropped, cap ${h.cap})` : ''}; span ${spanMs(trace.events)} ms`,
+    'events by type:',
+  ];
+  const counts = new Map<string, number>();
+  for (const e of trace.events) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
+  for (const [type, n] of [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) out.push(`  ${String(n).padStart(7)}  ${type}`);
+  io.stdout(out.join('\n') + '\n');
+  return EXIT_OK;
+}
+
+function spanMs(events: readonly { t: number }[]): number {
+  return events.length ? Math.round(events[events.length - 1].t - events[0].t) : 0;
+}
