@@ -102,7 +102,9 @@ export async function httpGet(conn: KubeConnection, url: string, opts: GetOption
         if (failure) return;
         if (opts.signal.aborted) failure = 'aborted';
         else if (e instanceof ClientTimeout) failure = bodyTimeout(url);
-        else failure = transportError(socketError ?? e, url);
+        else if (socketError || e.syscall) failure = transportError(socketError ?? e, url);
+        // Node's "aborted" without a socket errno: the peer closed (FIN) mid-body → Go's io.ErrUnexpectedEOF.
+        else failure = new TransportError('eof', `Get "${url}": unexpected EOF`);
       };
       res.on('error', onBodyError);
       req.on('error', onBodyError);
