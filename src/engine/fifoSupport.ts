@@ -68,9 +68,9 @@ export class SyncState {
     return this.populated && this.initialPopulationCount === 0;
   }
 
-  /** What an outside caller of HasSynced observes. */
+  /** What an outside caller of HasSynced observes; once true it stays true. */
   observable(): boolean {
-    return this.synced() && !this.processing;
+    return this.signalled || (this.synced() && !this.processing);
   }
 
   /** Emits fifo.synced and calls onSynced the first time the flag is observable. */
