@@ -1,0 +1,175 @@
+/**
+ * The timeline view's protocol. The host owns the data: the webview sends `ready`, the host
+ * answers with a full `snapshot`, then sends `delta` batches (at most ~30 per second). A delta
+ * names the last event seq the host had sent before it (`afterSeq`); a webview whose last seq
+ * differs has missed something and sends `ready` again for a fresh snapshot. A hidden view gets
+ * a full snapshot when it is shown again, never the deltas it missed.
+ */
+import {
+  IpcMessageType,
+  IpcRequestType,
+  isArrayOf,
+  isBoolean,
+  isEmptyParams,
+  isFiniteNumber,
+  isRecord,
+  isString,
+} from './ipc';
+import type { WireEvent, WireFinding, WireTraceHeader } from './trace';
+
+/** One informer session the host knows about (running, finished, imported or replayed). */
+export interface SessionInfo {
+  id: string;
+  title: string;
+  /** Events still arrive (a running informer). */
+  live: boolean;
+  /** The data comes from the built-in simulated cluster, not a real one. */
+  simulated: boolean;
+}
+
+export interface SnapshotParams {
+  session: SessionInfo;
+  header: WireTraceHeader;
+  events: WireEvent[];
+  findings: WireFinding[];
+  /** Every session, so a view can offer to switch. */
+  sessions: SessionInfo[];
+}
+
+export interface DeltaParams {
+  sessionId: string;
+  /** seq of the last event the host sent this view before this batch (-1: none). */
+  afterSeq: number;
+  events: WireEvent[];
+  /** Present when the findings changed since the last message. */
+  findings?: WireFinding[];
+  live: boolean;
+}
+
+export interface SessionsParams {
+  sessions: SessionInfo[];
+  activeId?: string;
+}
+
+export interface EmptyState {
+  /** Why there is nothing to show, e.g. "No informer running". */
+  message: string;
+}
+
+export interface ExportResult {
+  ok: boolean;
+  message: string;
+}
+
+// ---- guards (shape checks; event payloads are trusted to be engine events once they are objects with a type)
+
+export function isSessionInfo(v: unknown): v is SessionInfo {
+  return isRecord(v) && isString(v.id) && isString(v.title) && isBoolean(v.live) && isBoolean(v.simulated);
+}
+
+export function isWireEvent(v: unknown): v is WireEvent {
+  return isRecord(v) && isString(v.type) && isFiniteNumber(v.t) && isFiniteNumber(v.seq);
+}
+
+export function isWireFinding(v: unknown): v is WireFinding {
+  return (
+    isRecord(v) &&
+    isString(v.id) &&
+    (v.severity === 'info' || v.severity === 'warning' || v.severity === 'error') &&
+    isString(v.title) &&
+    isString(v.detail) &&
+    isString(v.advice) &&
+    isArrayOf(v.evidence, isFiniteNumber)
+  );
+}
+
+export function isWireHeader(v: unknown): v is WireTraceHeader {
+  return (
+    isRecord(v) &&
+    v.format === 'informer-trace/v1' &&
+    isString(v.profile) &&
+    isRecord(v.resource) &&
+    isString(v.resource.resource) &&
+    isString(v.startedAt) &&
+    isString(v.source)
+  );
+}
+
+function isSnapshot(v: unknown): v is SnapshotParams {
+  return (
+    isRecord(v) &&
+    isSessionInfo(v.session) &&
+    isWireHeader(v.header) &&
+    isArrayOf(v.events, isWireEvent) &&
+    isArrayOf(v.findings, isWireFinding) &&
+    isArrayOf(v.sessions, isSessionInfo)
+  );
+}
+
+function isDelta(v: unknown): v is DeltaParams {
+  return (
+    isRecord(v) &&
+    isString(v.sessionId) &&
+    isFiniteNumber(v.afterSeq) &&
+    isArrayOf(v.events, isWireEvent) &&
+    (v.findings === undefined || isArrayOf(v.findings, isWireFinding)) &&
+    isBoolean(v.live)
+  );
+}
+
+function isSessions(v: unknown): v is SessionsParams {
+  return isRecord(v) && isArrayOf(v.sessions, isSessionInfo) && (v.activeId === undefined || isString(v.activeId));
+}
+
+function isEmptyState(v: unknown): v is EmptyState {
+  return isRecord(v) && isString(v.message);
+}
+
+function isSessionRef(v: unknown): v is { sessionId: string } {
+  return isRecord(v) && isString(v.sessionId);
+}
+
+function isUrlParams(v: unknown): v is { url: string } {
+  return isRecord(v) && isString(v.url);
+}
+
+function isExportResult(v: unknown): v is ExportResult {
+  return isRecord(v) && isBoolean(v.ok) && isString(v.message);
+}
+
+// ---- webview → host
+
+/** The webview's script is running and wants a full snapshot. */
+export const ReadyCommand = new IpcMessageType('command', 'timeline/ready', isEmptyParams);
+/** Show another session in this view. */
+export const SelectSessionCommand = new IpcMessageType('command', 'timeline/selectSession', isSessionRef);
+/** Open a finding's upstream link (the host only opens https URLs). */
+export const OpenLinkCommand = new IpcMessageType('command', 'timeline/openLink', isUrlParams);
+/** Save the shown session's trace to a file the user picks. */
+export const ExportTraceRequest = new IpcRequestType('timeline/exportTrace', isSessionRef, isExportResult);
+
+// ---- host → webview
+
+export const SnapshotNotification = new IpcMessageType('notification', 'timeline/snapshot', isSnapshot);
+export const DeltaNotification = new IpcMessageType('notification', 'timeline/delta', isDelta);
+export const SessionsNotification = new IpcMessageType('notification', 'timeline/sessions', isSessions);
+export const EmptyNotification = new IpcMessageType('notification', 'timeline/empty', isEmptyState);
+
+/** The UI state a webview persists with setState (never domain data). */
+export interface TimelineUiState {
+  sessionId?: string;
+  /** Visible time window [t0, t1] in trace ms, absent when following live. */
+  window?: [number, number];
+  follow: boolean;
+  selectedSeq?: number;
+}
+
+export function isTimelineUiState(v: unknown): v is TimelineUiState {
+  return (
+    isRecord(v) &&
+    isBoolean(v.follow) &&
+    (v.sessionId === undefined || isString(v.sessionId)) &&
+    (v.selectedSeq === undefined || isFiniteNumber(v.selectedSeq)) &&
+    (v.window === undefined || (isArrayOf(v.window, isFiniteNumber) && v.window.length === 2))
+  );
+}

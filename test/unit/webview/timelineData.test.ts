@@ -1,0 +1,88 @@
+import { strict as assert } from 'node:assert';
+import { DELTA_TYPES, MarkKind, NotifyKind, REFLECTOR_STATES, RELIST_REASONS } from '../../../webview/model/codes';
+import { TimelineData } from '../../../webview/model/timelineData';
+import { TimelineSummary } from '../../../webview/model/summary';
+import { cycleTrace } from './fixture';
+
+describe('webview model: timeline data', () => {
+  it('sorts events into the lanes they belong to', () => {
+    const d = new TimelineData();
+    d.append(cycleTrace());
+    assert.equal(d.states.length, 3);
+    assert.deepEqual([...d.states.columns.code.slice(0, 3)], [0, 2, 0].map((i) => REFLECTOR_STATES.indexOf(REFLECTOR_STATES[i])));
+    const kinds = [...d.marks.columns.kind.slice(0, d.marks.length)];
+    assert.deepEqual(kinds, [MarkKind.List, MarkKind.WatchStart, MarkKind.Synced, MarkKind.WatchEnd, MarkKind.Relist, MarkKind.List]);
+    const relistRow = kinds.indexOf(MarkKind.Relist);
+    assert.equal(RELIST_REASONS[d.marks.columns.reason[relistRow]], 'Expired');
+    assert.equal(d.identical.length, 1);
+    assert.equal(d.identical.columns.t[0], 501);
+    assert.equal(d.tombstones.length, 2, 'one tombstone entering the FIFO, one handed to the handler');
+    assert.deepEqual([...d.handlers.keys()], ['main']);
+    const main = d.handlers.get('main')!;
+    assert.deepEqual([...main.columns.code.slice(0, main.length)], [
+      NotifyKind.Add, NotifyKind.Add, NotifyKind.Identical, NotifyKind.Update, NotifyKind.Tombstone,
+    ]);
+    assert.equal(d.deltas.length, 5);
+    assert.equal(DELTA_TYPES[d.deltas.columns.code[4]], 'Deleted');
+  });
+
+  it('closes the open watch span when the watch ends', () => {
+    const d = new TimelineData();
+    const events = cycleTrace();
+    const endIndex = events.findIndex((e) => e.type === 'watch.end');
+    d.append(events.slice(0, endIndex));
+    const start = d.openWatchMark;
+    assert.ok(start >= 0);
+    assert.equal(d.marks.columns.duration[start], 0);
+    d.append(events.slice(endIndex));
+    assert.equal(d.openWatchMark, -1);
+    assert.equal(d.marks.columns.duration[start], 1979);
+  });
+
+  it('skips events it already has, so an overlapping delta does not duplicate rows', () => {
+    const d = new TimelineData();
+    const events = cycleTrace();
+    d.append(events.slice(0, 10));
+    d.append(events.slice(5));
+    assert.equal(d.eventCount, events.length);
+    assert.equal(d.lastSeq, events.length - 1);
+    assert.equal(d.bySeq(3)?.type, 'list.done');
+    assert.equal(d.bySeq(999), undefined);
+  });
+
+  it('reset forgets everything', () => {
+    const d = new TimelineData();
+    d.append(cycleTrace());
+    d.reset();
+    assert.equal(d.eventCount, 0);
+    assert.equal(d.marks.length, 0);
+    assert.equal(d.handlers.size, 0);
+    assert.equal(d.lastSeq, -1);
+  });
+});
+
+describe('webview model: summary', () => {
+  it('counts relists by reason, identical updates and their share, tombstones, RV, sync', () => {
+    const s = new TimelineSummary();
+    for (const e of cycleTrace()) s.add(e);
+    const snap = s.snapshot();
+    assert.equal(snap.relists, 1);
+    assert.deepEqual(snap.relistsByReason, [['Expired', 1]]);
+    assert.equal(snap.updates, 2);
+    assert.equal(snap.identicalUpdates, 1);
+    assert.equal(snap.identicalShare, 0.5);
+    assert.equal(snap.tombstones, 1);
+    assert.equal(snap.currentRv, '20');
+    assert.equal(snap.synced, true);
+    assert.equal(snap.state, 'listing');
+    assert.equal(snap.fifoKeys, 0);
+    assert.equal(snap.lists, 2);
+    assert.equal(snap.watches, 1);
+  });
+
+  it('share is 0 with no updates', () => {
+    const s = new TimelineSummary();
+    assert.equal(s.snapshot().identicalShare, 0);
+    assert.equal(s.snapshot().state, 'idle');
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * Column-wise storage for one lane: parallel typed arrays that grow by doubling. Rows are
+ * appended in time order (trace events arrive in seq order and their times never decrease),
+ * which is the invariant every range search in binning.ts relies on.
+ */
+
+type NumericArray = Float64Array | Uint32Array | Uint8Array | Float32Array;
+type ArrayCtor<A extends NumericArray> = { new (n: number): A };
+
+export interface ColumnSpec {
+  [name: string]: ArrayCtor<NumericArray>;
+}
+
+type Columns<S extends ColumnSpec> = { [K in keyof S]: InstanceType<S[K]> };
+
+export class PackedLane<S extends ColumnSpec> {
+  private cols: Columns<S>;
+  private capacity: number;
+  private count = 0;
+
+  constructor(
+    private readonly spec: S,
+    initialCapacity = 256,
+  ) {
+    this.capacity = Math.max(1, initialCapacity);
+    this.cols = this.allocate(this.capacity);
+  }
+
+  get length(): number {
+    return this.count;
+  }
+
+  /** The live columns; valid up to `length`. Do not keep them across `push` (they may be reallocated). */
+  get columns(): Readonly<Columns<S>> {
+    return this.cols;
+  }
+
+  push(row: { [K in keyof S]: number }): number {
+    if (this.count === this.capacity) this.grow();
+    for (const name of Object.keys(this.spec) as (keyof S)[]) {
+      this.cols[name][this.count] = row[name];
+    }
+    return this.count++;
+  }
+
+  /** Changes one cell of an existing row (e.g. closing an open watch span). */
+  set(index: number, column: keyof S, value: number): void {
+    if (index < 0 || index >= this.count) throw new RangeError(`row ${index} out of range 0..${this.count - 1}`);
+    this.cols[column][index] = value;
+  }
+
+  clear(): void {
+    this.count = 0;
+  }
+
+  private grow(): void {
+    const next = this.allocate(this.capacity * 2);
+    for (const name of Object.keys(this.spec) as (keyof S)[]) {
+      next[name].set(this.cols[name]);
+    }
+    this.cols = next;
+    this.capacity *= 2;
+  }
+
+  private allocate(n: number): Columns<S> {
+    const out = {} as Columns<S>;
+    for (const name of Object.keys(this.spec) as (keyof S)[]) {
+      out[name] = new this.spec[name](n) as InstanceType<S[typeof name]>;
+    }
+    return out;
+  }
+}
+
+/** First index i in [0, n) with times[i] >= t (n when none). `times` must be non-decreasing. */
+export function lowerBound(times: ArrayLike<number>, n: number, t: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First index i in [0, n) with times[i] > t (n when none). */
+export function upperBound(times: ArrayLike<number>, n: number, t: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,117 @@
+/**
+ * The header's running totals. Kept incrementally (one `add` per event) so a live session with
+ * 200k events never recounts from the start.
+ */
+import type { ReflectorState, RelistReason, WireEvent } from '../../src/protocol/trace';
+
+export interface SummarySnapshot {
+  relists: number;
+  relistsByReason: [RelistReason, number][];
+  /** Updates handed to handlers (distribute op=update, syncs excluded). */
+  updates: number;
+  identicalUpdates: number;
+  /** identicalUpdates / updates, 0 when there were none. */
+  identicalShare: number;
+  tombstones: number;
+  currentRv: string;
+  fifoKeys: number;
+  fifoDeltas: number;
+  synced: boolean;
+  state: ReflectorState | 'idle';
+  lists: number;
+  watches: number;
+  events: number;
+  dropped: number;
+}
+
+export class TimelineSummary {
+  private readonly reasons = new Map<RelistReason, number>();
+  private relists = 0;
+  private updates = 0;
+  private identical = 0;
+  private tombstones = 0;
+  private rv = '';
+  private fifoKeys = 0;
+  private fifoDeltas = 0;
+  private synced = false;
+  private state: ReflectorState | 'idle' = 'idle';
+  private lists = 0;
+  private watches = 0;
+  private events = 0;
+  private dropped = 0;
+
+  reset(): void {
+    this.reasons.clear();
+    this.relists = this.updates = this.identical = this.tombstones = 0;
+    this.fifoKeys = this.fifoDeltas = this.lists = this.watches = this.events = this.dropped = 0;
+    this.rv = '';
+    this.synced = false;
+    this.state = 'idle';
+  }
+
+  add(e: WireEvent): void {
+    this.events++;
+    switch (e.type) {
+      case 'relist':
+        this.relists++;
+        this.reasons.set(e.reason, (this.reasons.get(e.reason) ?? 0) + 1);
+        break;
+      case 'distribute':
+        if (e.op === 'update' && !e.isSync) {
+          this.updates++;
+          if (e.change === 'identical') this.identical++;
+        }
+        break;
+      case 'fifo.enqueue':
+        if (e.tombstone) this.tombstones++;
+        this.fifoKeys = e.depthKeys;
+        this.fifoDeltas = e.depthDeltas;
+        break;
+      case 'fifo.pop':
+        this.fifoKeys = e.depthKeys;
+        this.fifoDeltas = e.depthDeltas;
+        break;
+      case 'rv':
+        this.rv = e.rv;
+        break;
+      case 'synced':
+        this.synced = true;
+        break;
+      case 'reflector.state':
+        this.state = e.state;
+        break;
+      case 'list.done':
+        this.lists++;
+        break;
+      case 'watch.start':
+        this.watches++;
+        break;
+      case 'trace.dropped':
+        this.dropped += e.count;
+        break;
+      default:
+        break;
+    }
+  }
+
+  snapshot(): SummarySnapshot {
+    const byReason = [...this.reasons.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+    return {
+      relists: this.relists,
+      relistsByReason: byReason,
+      updates: this.updates,
+      identicalUpdates: this.identical,
+      identicalShare: this.updates === 0 ? 0 : this.identical / this.updates,
+      tombstones: this.tombstones,
+      currentRv: this.rv,
+      fifoKeys: this.fifoKeys,
+      fifoDeltas: this.fifoDeltas,
+      synced: this.synced,
+      state: this.state,
+      lists: this.lists,
+      watches: this.watches,
+      events: this.events,
+      dropped: this.dropped,
+    };
+  }
+}

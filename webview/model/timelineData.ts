@@ -1,0 +1,179 @@
+/**
+ * The timeline's data provider: trace events in, one packed lane per track out. It keeps the
+ * events themselves (for the details pane) and, per lane, only times, small codes and the seq
+ * of the event each row stands for. Events must be appended in seq order; a snapshot replaces
+ * everything (reset + append).
+ */
+import type { WireEvent } from '../../src/protocol/trace';
+import { DELTA_TYPES, MarkKind, NotifyKind, REFLECTOR_STATES, RELIST_REASONS, codeOf } from './codes';
+import { PackedLane, lowerBound } from './packed';
+
+const markSpec = { t: Float64Array, kind: Uint8Array, seq: Float64Array, duration: Float64Array, reason: Uint8Array };
+const pointSpec = { t: Float64Array, code: Uint8Array, seq: Float64Array };
+const depthSpec = { t: Float64Array, keys: Float64Array, deltas: Float64Array };
+
+export type MarkLane = PackedLane<typeof markSpec>;
+export type PointLane = PackedLane<typeof pointSpec>;
+export type DepthLane = PackedLane<typeof depthSpec>;
+
+export class TimelineData {
+  /** reflector.state rows: code = index in REFLECTOR_STATES. */
+  readonly states: PointLane = new PackedLane(pointSpec);
+  /** lists, watches, relists, resyncs, bookmarks, faults, consistency checks, synced. */
+  readonly marks: MarkLane = new PackedLane(markSpec);
+  /** FIFO depth after each enqueue/pop. */
+  readonly depth: DepthLane = new PackedLane(depthSpec);
+  /** fifo.enqueue rows: code = index in DELTA_TYPES. */
+  readonly deltas: PointLane = new PackedLane(pointSpec);
+  /** distribute rows of identical updates (code 0). */
+  readonly identical: PointLane = new PackedLane(pointSpec);
+  /** Tombstones entering the FIFO (code 0) or handed to a handler (code 1). */
+  readonly tombstones: PointLane = new PackedLane(pointSpec);
+  /** One lane per handler, in the order handlers first appear; code = NotifyKind. */
+  readonly handlers = new Map<string, PointLane>();
+
+  private readonly events: WireEvent[] = [];
+  private readonly seqs: number[] = [];
+  /** Index in `marks` of the watch.start whose watch has not ended yet. */
+  private openWatch = -1;
+  private lastT = 0;
+
+  get eventCount(): number {
+    return this.events.length;
+  }
+
+  get lastSeq(): number {
+    return this.seqs.length > 0 ? this.seqs[this.seqs.length - 1] : -1;
+  }
+
+  get firstT(): number {
+    return this.events.length > 0 ? this.events[0].t : 0;
+  }
+
+  /** The latest event time seen (the live edge). */
+  get endT(): number {
+    return this.lastT;
+  }
+
+  /** The index of the watch.start mark of a watch still open, or -1. */
+  get openWatchMark(): number {
+    return this.openWatch;
+  }
+
+  allEvents(): readonly WireEvent[] {
+    return this.events;
+  }
+
+  bySeq(seq: number): WireEvent | undefined {
+    const i = lowerBound(this.seqs, this.seqs.length, seq);
+    return this.seqs[i] === seq ? this.events[i] : undefined;
+  }
+
+  /** Position of an event in seq order, or -1. */
+  indexOfSeq(seq: number): number {
+    const i = lowerBound(this.seqs, this.seqs.length, seq);
+    return this.seqs[i] === seq ? i : -1;
+  }
+
+  reset(): void {
+    for (const lane of [this.states, this.marks, this.depth, this.deltas, this.identical, this.tombstones]) lane.clear();
+    this.handlers.clear();
+    this.events.length = 0;
+    this.seqs.length = 0;
+    this.openWatch = -1;
+    this.lastT = 0;
+  }
+
+  append(batch: readonly WireEvent[]): void {
+    for (const e of batch) {
+      if (e.seq <= this.lastSeq) continue; // already have it (a snapshot overlapped a delta)
+      this.events.push(e);
+      this.seqs.push(e.seq);
+      // Times are monotonic per engine clock; clamp so a lane's times never decrease.
+      const t = Math.max(e.t, this.lastT);
+      this.lastT = t;
+      this.ingest(e, t);
+    }
+  }
+
+  private ingest(e: WireEvent, t: number): void {
+    const seq = e.seq;
+    switch (e.type) {
+      case 'reflector.state':
+        this.states.push({ t, code: codeOf(REFLECTOR_STATES, e.state), seq });
+        break;
+      case 'list.done':
+        this.mark(t, MarkKind.List, seq, e.durationMs);
+        break;
+      case 'list.error':
+        this.mark(t, MarkKind.ListError, seq);
+        break;
+      case 'watch.start':
+        this.openWatch = this.mark(t, MarkKind.WatchStart, seq);
+        break;
+      case 'watch.end':
+        this.mark(t, MarkKind.WatchEnd, seq, e.durationMs);
+        if (this.openWatch >= 0) this.marks.set(this.openWatch, 'duration', e.durationMs);
+        this.openWatch = -1;
+        break;
+      case 'relist':
+        this.mark(t, MarkKind.Relist, seq, 0, Math.min(codeOf(RELIST_REASONS, e.reason), RELIST_REASONS.length - 1));
+        break;
+      case 'fifo.resync':
+        this.mark(t, MarkKind.Resync, seq);
+        break;
+      case 'watch.event':
+        if (e.eventType === 'BOOKMARK') this.mark(t, MarkKind.Bookmark, seq);
+        break;
+      case 'fault.injected':
+        this.mark(t, MarkKind.Fault, seq);
+        break;
+      case 'consistency.check':
+        this.mark(t, MarkKind.Consistency, seq);
+        break;
+      case 'synced':
+        this.mark(t, MarkKind.Synced, seq);
+        break;
+      case 'fifo.enqueue':
+        this.depth.push({ t, keys: e.depthKeys, deltas: e.depthDeltas });
+        if (e.delta !== 'Bookmark') this.deltas.push({ t, code: codeOf(DELTA_TYPES, e.delta), seq });
+        if (e.tombstone) this.tombstones.push({ t, code: 0, seq });
+        break;
+      case 'fifo.pop':
+        this.depth.push({ t, keys: e.depthKeys, deltas: e.depthDeltas });
+        break;
+      case 'distribute':
+        if (e.op === 'update' && e.change === 'identical') this.identical.push({ t, code: 0, seq });
+        break;
+      case 'notify':
+        this.handlerLane(e.handler).push({ t, code: notifyKind(e), seq });
+        if (e.tombstone) this.tombstones.push({ t, code: 1, seq });
+        break;
+      case 'handler.added':
+        this.handlerLane(e.handler);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private mark(t: number, kind: MarkKind, seq: number, duration = 0, reason = 0): number {
+    return this.marks.push({ t, kind, seq, duration, reason });
+  }
+
+  private handlerLane(name: string): PointLane {
+    let lane = this.handlers.get(name);
+    if (!lane) {
+      lane = new PackedLane(pointSpec, 64);
+      this.handlers.set(name, lane);
+    }
+    return lane;
+  }
+}
+
+function notifyKind(e: Extract<WireEvent, { type: 'notify' }>): NotifyKind {
+  if (e.op === 'delete') return e.tombstone ? NotifyKind.Tombstone : NotifyKind.Delete;
+  if (e.op === 'add') return e.isSync ? NotifyKind.Sync : NotifyKind.Add;
+  if (e.change === 'identical') return NotifyKind.Identical;
+  return e.isSync ? NotifyKind.Sync : NotifyKind.Update;
+}

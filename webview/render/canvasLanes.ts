@@ -1,0 +1,212 @@
+/**
+ * Draws the dense lanes on one canvas. Everything is reduced to pixel columns first (binning),
+ * so the cost depends on the visible rows and the width, never on one draw call per event.
+ */
+import { binCounts, binStepMax } from '../model/binning';
+import { DELTA_TYPES, MarkKind, NOTIFY_KIND_COUNT } from '../model/codes';
+import { lowerBound, upperBound } from '../model/packed';
+import type { PointLane, TimelineData } from '../model/timelineData';
+import type { LaneBand } from './layout';
+import type { Palette } from './palette';
+
+/** Pixel columns per bin for bar lanes. */
+const BIN_PX = 3;
+
+export interface TimeScale {
+  (t: number): number;
+  domain(): number[];
+  range(): number[];
+}
+
+export interface DrawContext {
+  ctx: CanvasRenderingContext2D;
+  data: TimelineData;
+  x: TimeScale;
+  width: number;
+  palette: Palette;
+}
+
+export function drawLanes(dc: DrawContext, bands: readonly LaneBand[]): void {
+  const { ctx, palette, width } = dc;
+  for (const band of bands) {
+    ctx.fillStyle = palette.grid;
+    ctx.globalAlpha = 0.12;
+    ctx.fillRect(0, band.y, width, band.height);
+    ctx.globalAlpha = 1;
+    if (band.id === 'state') drawStates(dc, band);
+    else if (band.id === 'marks') drawMarks(dc, band);
+    else if (band.id === 'depth') drawDepth(dc, band);
+    else if (band.id === 'deltas') drawStacked(dc, band, dc.data.deltas, DELTA_TYPES.length, palette.deltas);
+    else if (band.id === 'identical') drawStacked(dc, band, dc.data.identical, 1, [palette.identical], 0.45);
+    else if (band.id === 'tombstones') drawTicks(dc, band, dc.data.tombstones, palette.tombstone);
+    else if (band.id.startsWith('handler:')) {
+      const lane = dc.data.handlers.get(band.id.slice('handler:'.length));
+      if (lane) drawStacked(dc, band, lane, NOTIFY_KIND_COUNT, palette.notify, 0.35);
+    }
+  }
+}
+
+function visibleRange(times: ArrayLike<number>, n: number, x: TimeScale): [number, number] {
+  const [t0, t1] = x.domain();
+  return [lowerBound(times, n, t0), upperBound(times, n, t1)];
+}
+
+function drawStates({ ctx, data, x, width, palette }: DrawContext, band: LaneBand): void {
+  const { t, code } = data.states.columns;
+  const n = data.states.length;
+  const [t0] = x.domain();
+  let [from, to] = visibleRange(t, n, x);
+  from = Math.max(0, from - 1); // the state in force at the window's left edge
+  for (let i = from; i < to; i++) {
+    const start = Math.max(0, x(t[i]));
+    const end = i + 1 < n ? x(t[i + 1]) : x(Math.max(data.endT, t0));
+    if (end < 0 || start > width) continue;
+    ctx.fillStyle = palette.states[code[i]] ?? palette.muted;
+    ctx.fillRect(start, band.y + 3, Math.max(1, Math.min(end, width) - start), band.height - 6);
+  }
+}
+
+function drawMarks({ ctx, data, x, width, palette }: DrawContext, band: LaneBand): void {
+  const { t, kind, duration } = data.marks.columns;
+  const n = data.marks.length;
+  const [t0, t1] = x.domain();
+  const span = t1 - t0;
+  const mid = band.y + band.height / 2;
+  // Spans (lists end at their mark, watches start at theirs) may begin before the window.
+  const longest = Math.max(span, 0);
+  const from = lowerBound(t, n, t0 - longest * 4);
+  const to = upperBound(t, n, t1);
+  const lastPx = new Float64Array(16).fill(-10);
+  for (let i = from; i < to; i++) {
+    const k = kind[i] as MarkKind;
+    const px = x(t[i]);
+    if (k === MarkKind.WatchStart) {
+      const end = i === data.openWatchMark ? data.endT : t[i] + duration[i];
+      drawSpan(ctx, px, x(end), mid + 2, 8, palette.marks[k], width);
+      continue;
+    }
+    if (k === MarkKind.List) {
+      drawSpan(ctx, x(t[i] - duration[i]), px, mid - 10, 8, palette.marks[k], width);
+    }
+    if (px < -2 || px > width + 2) continue;
+    if (Math.abs(px - lastPx[k]) < 1 && k !== MarkKind.Relist) continue; // one mark per pixel and kind
+    lastPx[k] = px;
+    ctx.fillStyle = palette.marks[k];
+    if (k === MarkKind.Relist) {
+      // Loud: full-height bar and a triangle on top. The reason label is an SVG text (overlay).
+      ctx.fillRect(px - 1.5, band.y, 3, band.height);
+      ctx.beginPath();
+      ctx.moveTo(px - 6, band.y);
+      ctx.lineTo(px + 6, band.y);
+      ctx.lineTo(px, band.y + 8);
+      ctx.closePath();
+      ctx.fill();
+    } else if (k === MarkKind.WatchEnd || k === MarkKind.ListError || k === MarkKind.Fault) {
+      ctx.fillRect(px - 1, band.y + 4, 2, band.height - 8);
+    } else {
+      ctx.beginPath();
+      ctx.arc(px, band.y + band.height - 5, 3, 0, Math.PI * 2);
+      ctx.fill();
+    }
+  }
+}
+
+function drawSpan(ctx: CanvasRenderingContext2D, a: number, b: number, y: number, h: number, colour: string, width: number): void {
+  const left = Math.max(-1, Math.min(a, b));
+  const right = Math.min(width + 1, Math.max(a, b));
+  if (right < 0 || left > width) return;
+  ctx.fillStyle = colour;
+  ctx.globalAlpha = 0.55;
+  ctx.fillRect(left, y, Math.max(2, right - left), h);
+  ctx.globalAlpha = 1;
+  ctx.fillRect(left, y, Math.max(1, Math.min(2, right - left)), h);
+}
+
+function drawDepth({ ctx, data, x, width, palette }: DrawContext, band: LaneBand): void {
+  const [t0, t1] = x.domain();
+  const bins = Math.max(1, Math.floor(width));
+  const w = { t0, t1, bins };
+  const { t, keys, deltas } = data.depth.columns;
+  const n = data.depth.length;
+  const deltaMax = binStepMax(t, deltas, n, w);
+  const keyMax = binStepMax(t, keys, n, w);
+  let top = 1;
+  for (const v of deltaMax) if (!Number.isNaN(v)) top = Math.max(top, v);
+  const base = band.y + band.height;
+  const area = (values: Float64Array, colour: string, alpha: number) => {
+    ctx.fillStyle = colour;
+    ctx.globalAlpha = alpha;
+    ctx.beginPath();
+    ctx.moveTo(0, base);
+    for (let b = 0; b < bins; b++) {
+      const v = Number.isNaN(values[b]) ? 0 : values[b];
+      const y = base - (v / top) * (band.height - 2);
+      ctx.lineTo(b, y);
+      ctx.lineTo(b + 1, y);
+    }
+    ctx.lineTo(bins, base);
+    ctx.closePath();
+    ctx.fill();
+    ctx.globalAlpha = 1;
+  };
+  area(deltaMax, palette.depthDeltas, 0.45);
+  area(keyMax, palette.depthKeys, 0.8);
+  ctx.fillStyle = palette.muted;
+  ctx.font = '10px var(--vscode-font-family, sans-serif)';
+  ctx.textAlign = 'right';
+  ctx.fillText(`max ${top}`, width - 4, band.y + 10);
+  ctx.textAlign = 'left';
+}
+
+/** Stacked count bars per bin; `minFraction` makes a single event still visible (loud series). */
+function drawStacked(
+  { ctx, x, width }: DrawContext,
+  band: LaneBand,
+  lane: PointLane,
+  categories: number,
+  colours: readonly string[],
+  minFraction = 0.15,
+): void {
+  const [t0, t1] = x.domain();
+  const bins = Math.max(1, Math.floor(width / BIN_PX));
+  const counts = binCounts(lane.columns.t, lane.columns.code, lane.length, { t0, t1, bins }, categories);
+  let max = 0;
+  for (let b = 0; b < bins; b++) {
+    let total = 0;
+    for (let c = 0; c < categories; c++) total += counts[b * categories + c];
+    max = Math.max(max, total);
+  }
+  if (max === 0) return;
+  const base = band.y + band.height;
+  for (let b = 0; b < bins; b++) {
+    let y = base;
+    for (let c = 0; c < categories; c++) {
+      const count = counts[b * categories + c];
+      if (count === 0) continue;
+      const h = Math.max(band.height * minFraction, (count / max) * band.height);
+      const clamped = Math.min(h, y - band.y);
+      ctx.fillStyle = colours[c];
+      ctx.fillRect(b * BIN_PX, y - clamped, BIN_PX - 0.5, clamped);
+      y -= clamped;
+    }
+  }
+}
+
+function drawTicks({ ctx, x, width }: DrawContext, band: LaneBand, lane: PointLane, colour: string): void {
+  const { t } = lane.columns;
+  const [from, to] = visibleRange(t, lane.length, x);
+  ctx.fillStyle = colour;
+  let last = -10;
+  for (let i = from; i < to; i++) {
+    const px = x(t[i]);
+    if (px - last < 1 || px > width) continue;
+    last = px;
+    ctx.beginPath();
+    ctx.moveTo(px, band.y + 2);
+    ctx.lineTo(px + 4, band.y + band.height / 2);
+    ctx.lineTo(px, band.y + band.height - 2);
+    ctx.lineTo(px - 4, band.y + band.height / 2);
+    ctx.closePath();
+    ctx.fill();
+  }
+}

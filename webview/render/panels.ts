@@ -1,0 +1,176 @@
+/**
+ * The DOM around the chart: the summary header, the toolbar, the details pane and the findings.
+ * Every value is written with textContent (cluster data is text, never markup). Components get
+ * callbacks; they never touch the transport (main.ts does).
+ */
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
+import '@vscode-elements/elements/dist/vscode-option/index.js';
+import type { SessionInfo } from '../../src/protocol/timeline';
+import type { WireFinding } from '../../src/protocol/trace';
+import type { EventDetails } from '../model/details';
+import type { SummarySnapshot } from '../model/summary';
+
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** One "label: value" chip of the summary header; `loud` marks values that signal trouble. */
+function chip(key: string, label: string, value: string, loud = false, title?: string): HTMLElement {
+  const c = el('span', loud ? 'chip loud' : 'chip');
+  c.dataset.k = key;
+  c.append(el('span', 'chip-label', label), el('span', 'chip-value', value));
+  if (title) c.title = title;
+  return c;
+}
+
+export function renderSummary(host: HTMLElement, s: SummarySnapshot, findings: number, session: SessionInfo | undefined): void {
+  const reasons = s.relistsByReason.map(([r, n]) => `${r} ${n}`).join(', ');
+  const share = s.updates === 0 ? '' : ` (${Math.round(s.identicalShare * 100)}% of updates)`;
+  const chips: HTMLElement[] = [];
+  if (session?.simulated) chips.push(chip('simulated', '', 'SIMULATED cluster', true, 'Data comes from the built-in simulated API server'));
+  chips.push(
+    chip('state', 'Reflector', s.state + (session?.live ? '' : ' (ended)')),
+    chip('relists', 'Relists', s.relists === 0 ? '0' : `${s.relists} (${reasons})`, s.relists > 0),
+    chip('identical', 'Identical updates', `${s.identicalUpdates}${share}`, s.identicalUpdates > 0),
+    chip('tombstones', 'Tombstones', String(s.tombstones), s.tombstones > 0),
+    chip('rv', 'RV', s.currentRv || '—'),
+    chip('fifo', 'FIFO', `${s.fifoKeys} keys / ${s.fifoDeltas} deltas`),
+    chip('synced', 'Synced', s.synced ? 'yes' : 'no', !s.synced && s.lists > 0),
+    chip('lists', 'Lists', String(s.lists)),
+    chip('watches', 'Watches', String(s.watches)),
+    chip('findings', 'Findings', String(findings), findings > 0),
+  );
+  if (s.dropped > 0) chips.push(chip('dropped', 'Dropped (cap)', String(s.dropped), true));
+  host.replaceChildren(...chips);
+}
+
+export interface ToolbarCallbacks {
+  onSession(id: string): void;
+  onFollow(follow: boolean): void;
+  onZoom(factor: number): void;
+  onReset(): void;
+  onExport(): void;
+}
+
+export class Toolbar {
+  private readonly sessionSelect: HTMLElement & { value: string };
+  private readonly followBox: HTMLElement & { checked: boolean };
+  private readonly liveBadge: HTMLElement;
+
+  constructor(host: HTMLElement, cb: ToolbarCallbacks) {
+    this.sessionSelect = document.createElement('vscode-single-select') as HTMLElement & { value: string };
+    this.sessionSelect.setAttribute('aria-label', 'Session');
+    this.sessionSelect.className = 'session-select';
+    this.sessionSelect.addEventListener('change', () => cb.onSession(this.sessionSelect.value));
+    this.followBox = document.createElement('vscode-checkbox') as HTMLElement & { checked: boolean };
+    this.followBox.setAttribute('label', 'Follow live');
+    this.followBox.textContent = 'Follow live';
+    this.followBox.addEventListener('change', () => cb.onFollow(this.followBox.checked));
+    const button = (label: string, title: string, fn: () => void, secondary = true) => {
+      const b = document.createElement('vscode-button');
+      b.textContent = label;
+      b.title = title;
+      b.setAttribute('aria-label', title);
+      if (secondary) b.setAttribute('secondary', '');
+      b.addEventListener('click', fn);
+      return b;
+    };
+    this.liveBadge = el('span', 'live-badge');
+    host.append(
+      this.sessionSelect,
+      this.liveBadge,
+      this.followBox,
+      button('−', 'Zoom out', () => cb.onZoom(0.5)),
+      button('+', 'Zoom in', () => cb.onZoom(2)),
+      button('Reset', 'Show the whole trace and follow live', cb.onReset),
+      button('Export trace…', 'Save this trace as .informer-trace.json', cb.onExport, false),
+    );
+  }
+
+  setSessions(sessions: readonly SessionInfo[], activeId: string | undefined): void {
+    const options = sessions.map((s) => {
+      const o = document.createElement('vscode-option') as HTMLElement & { value: string; selected: boolean };
+      o.value = s.id;
+      o.textContent = `${s.title}${s.live ? ' (live)' : ''}${s.simulated ? ' [SIMULATED]' : ''}`;
+      o.selected = s.id === activeId;
+      return o;
+    });
+    this.sessionSelect.replaceChildren(...options);
+    if (activeId) this.sessionSelect.value = activeId;
+    this.sessionSelect.hidden = sessions.length < 2;
+  }
+
+  setLive(live: boolean): void {
+    this.liveBadge.textContent = live ? '● live' : 'ended';
+    this.liveBadge.classList.toggle('on', live);
+  }
+
+  setFollow(follow: boolean): void {
+    this.followBox.checked = follow;
+  }
+}
+
+export function renderDetails(host: HTMLElement, d: EventDetails | undefined): void {
+  if (!d) {
+    host.replaceChildren(el('p', 'muted', 'Select an event (click, or focus the timeline and use the arrow keys) to see its details.'));
+    return;
+  }
+  const parts: HTMLElement[] = [el('h3', 'details-title', d.title)];
+  const dl = el('dl', 'details-rows');
+  for (const [k, v] of d.rows) dl.append(el('dt', undefined, k), el('dd', undefined, v));
+  parts.push(dl);
+  if (d.reasonText) parts.push(el('h4', undefined, 'client-go says'), el('pre', 'reason-text', d.reasonText));
+  if (d.request) parts.push(el('h4', undefined, 'Request sent'), el('pre', 'request-text', d.request));
+  if (d.diff) {
+    parts.push(el('h4', undefined, d.diff.length === 0 ? 'Diff: old and new objects are identical' : 'Diff'));
+    if (d.diff.length > 0) {
+      const table = el('table', 'diff');
+      const head = el('tr');
+      head.append(el('th', undefined, 'field'), el('th', undefined, 'old'), el('th', undefined, 'new'));
+      table.append(head);
+      for (const c of d.diff) {
+        const tr = el('tr');
+        tr.append(el('td', undefined, c.path), el('td', 'old', show(c.old)), el('td', 'new', show(c.new)));
+        table.append(tr);
+      }
+      parts.push(table);
+    }
+  }
+  host.replaceChildren(...parts);
+}
+
+function show(v: unknown): string {
+  if (v === undefined) return '∅';
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+export function renderFindings(host: HTMLElement, findings: readonly WireFinding[], onSelect: (seq: number) => void, onLink: (url: string) => void): void {
+  if (findings.length === 0) {
+    host.replaceChildren(el('p', 'muted', 'No findings.'));
+    return;
+  }
+  const list = el('ul', 'findings');
+  for (const f of findings) {
+    const li = el('li', `finding ${f.severity}`);
+    li.append(el('span', 'severity', f.severity.toUpperCase()), el('strong', undefined, f.title), el('p', undefined, f.detail), el('p', 'advice', f.advice));
+    if (f.evidence.length > 0) {
+      const b = el('button', 'link-button', `Show evidence (${f.evidence.length})`);
+      b.addEventListener('click', () => onSelect(f.evidence[0]));
+      li.append(b);
+    }
+    if (f.link) {
+      const url = f.link;
+      const b = el('button', 'link-button', 'Upstream issue');
+      b.title = url;
+      b.addEventListener('click', () => onLink(url));
+      li.append(b);
+    }
+    list.append(li);
+  }
+  host.replaceChildren(list);
+}

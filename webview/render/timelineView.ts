@@ -1,0 +1,351 @@
+/**
+ * The timeline chart: lane labels, one canvas for the dense lanes, one SVG for axis, relist
+ * labels, brush and selection. d3-zoom (wheel, drag) and d3-brush (drag a range on the strip
+ * above the axis) change the visible window; the base scale spans the whole trace and the shown
+ * scale is derived from it on each render (`transform.rescaleX`). The chart is one tab stop;
+ * arrow keys move the selection (model/selection.ts), +/- zoom, F follows, Escape closes the
+ * tooltip and then clears the selection.
+ */
+import { brushX, scaleLinear, select, zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from 'd3';
+import { nearestRow } from '../model/binning';
+import { describeEvent } from '../model/details';
+import { cursorForSeq, cursorSeq, isNavKey, moveCursor, navigableLanes, type Cursor, type NavLane } from '../model/selection';
+import type { TimelineData } from '../model/timelineData';
+import { drawLanes } from './canvasLanes';
+import { bandAt, bandsHeight, laneBands, type LaneBand } from './layout';
+import { drawAxis, drawRelistLabels, drawSelection } from './overlay';
+import { onThemeChange, readPalette, type Palette } from './palette';
+
+const LABEL_WIDTH = 150;
+const AXIS_HEIGHT = 22;
+const BRUSH_HEIGHT = 12;
+const MIN_SPAN_MS = 50;
+const HIT_PX = 6;
+
+export interface TimelineCallbacks {
+  onSelect(seq: number | undefined): void;
+  onFollowChange(follow: boolean): void;
+}
+
+export class TimelineView {
+  private readonly root: HTMLDivElement;
+  private readonly labels: HTMLDivElement;
+  private readonly canvas: HTMLCanvasElement;
+  private readonly svg: SVGSVGElement;
+  private readonly tooltip: HTMLDivElement;
+  private readonly zoomBehavior: ZoomBehavior<HTMLDivElement, unknown>;
+  private palette: Palette;
+  private transform: ZoomTransform = zoomIdentity;
+  private follow = true;
+  private cursor: Cursor = { lane: 1, row: -1 };
+  private lanes: NavLane[] = [];
+  private bands: LaneBand[] = [];
+  private width = 600;
+  private frame = 0;
+  private applyingTransform = false;
+
+  constructor(
+    host: HTMLElement,
+    private readonly data: TimelineData,
+    private readonly callbacks: TimelineCallbacks,
+  ) {
+    this.root = host.appendChild(document.createElement('div'));
+    this.root.className = 'timeline';
+    this.root.tabIndex = 0;
+    this.root.setAttribute('role', 'application');
+    this.root.setAttribute('aria-roledescription', 'timeline');
+    this.root.setAttribute('aria-label', 'Informer timeline. Arrow keys move between events, plus and minus zoom, F follows live, Escape closes.');
+    this.labels = this.root.appendChild(document.createElement('div'));
+    this.labels.className = 'lane-labels';
+    this.labels.setAttribute('aria-hidden', 'true');
+    const plot = this.root.appendChild(document.createElement('div'));
+    plot.className = 'plot';
+    this.canvas = plot.appendChild(document.createElement('canvas'));
+    this.svg = plot.appendChild(document.createElementNS('http://www.w3.org/2000/svg', 'svg'));
+    this.tooltip = host.appendChild(document.createElement('div'));
+    this.tooltip.className = 'tooltip';
+    this.tooltip.setAttribute('role', 'tooltip');
+    this.tooltip.hidden = true;
+    this.palette = readPalette();
+    onThemeChange(() => {
+      this.palette = readPalette();
+      this.requestRender();
+    });
+
+    const svg = select(this.svg);
+    svg.append('g').attr('class', 'relists');
+    svg.append('g').attr('class', 'selections');
+    svg.append('g').attr('class', 'axis');
+    svg.append('g').attr('class', 'brush');
+
+    this.zoomBehavior = zoom<HTMLDivElement, unknown>()
+      .scaleExtent([1, 1e7])
+      .filter((ev: Event) => !(ev.target instanceof Element && ev.target.closest('.brush')) && !(ev instanceof MouseEvent && ev.button > 0))
+      .on('zoom', (ev: { transform: ZoomTransform; sourceEvent: unknown }) => {
+        this.transform = ev.transform;
+        if (!this.applyingTransform && ev.sourceEvent) this.setFollow(false);
+        this.requestRender();
+      });
+    select(plot as HTMLDivElement).call(this.zoomBehavior);
+
+    this.root.addEventListener('keydown', (ev) => this.onKey(ev));
+    this.root.addEventListener('focus', () => this.showTooltipForCursor());
+    this.root.addEventListener('blur', () => (this.tooltip.hidden = true));
+    plot.addEventListener('pointermove', (ev) => this.onPointerMove(ev, plot));
+    plot.addEventListener('pointerleave', () => (this.tooltip.hidden = true));
+    plot.addEventListener('click', (ev) => this.onClick(ev, plot));
+    new ResizeObserver(() => this.requestRender()).observe(plot);
+  }
+
+  get following(): boolean {
+    return this.follow;
+  }
+
+  setFollow(follow: boolean): void {
+    if (this.follow === follow) return;
+    this.follow = follow;
+    this.callbacks.onFollowChange(follow);
+    this.requestRender();
+  }
+
+  /** The visible window [t0, t1] in trace ms. */
+  window(): [number, number] {
+    const [a, b] = this.shownScale().domain();
+    return [a, b];
+  }
+
+  /** Shows [t0, t1] (clamped to the trace) and stops following. */
+  showWindow(t0: number, t1: number): void {
+    const base = this.baseScale();
+    const [d0, d1] = base.domain();
+    const a = Math.max(d0, Math.min(t0, t1));
+    const b = Math.min(d1, Math.max(t0, t1, a + MIN_SPAN_MS));
+    const k = (d1 - d0) / Math.max(MIN_SPAN_MS, b - a);
+    this.applyTransform(zoomIdentity.scale(k).translate(-base(a), 0));
+  }
+
+  zoomBy(factor: number): void {
+    select(this.root.querySelector('.plot') as HTMLDivElement).call(this.zoomBehavior.scaleBy, factor);
+  }
+
+  resetZoom(): void {
+    this.applyTransform(zoomIdentity);
+    this.setFollow(true);
+  }
+
+  selectSeq(seq: number | undefined): void {
+    this.lanes = navigableLanes(this.data);
+    const c = seq === undefined ? undefined : cursorForSeq(this.lanes, seq);
+    this.cursor = c ?? { lane: this.cursor.lane, row: -1 };
+    this.requestRender();
+  }
+
+  /** New data arrived (or a snapshot replaced it). */
+  dataChanged(): void {
+    this.lanes = navigableLanes(this.data);
+    this.requestRender();
+  }
+
+  requestRender(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render();
+    });
+  }
+
+  private baseScale() {
+    const t0 = this.data.firstT;
+    const t1 = Math.max(this.data.endT, t0 + 1000);
+    return scaleLinear().domain([t0, t1 + (t1 - t0) * 0.02]).range([0, this.width]);
+  }
+
+  private shownScale() {
+    return this.transform.rescaleX(this.baseScale());
+  }
+
+  private applyTransform(t: ZoomTransform): void {
+    this.applyingTransform = true;
+    select(this.root.querySelector('.plot') as HTMLDivElement).call(this.zoomBehavior.transform, t);
+    this.applyingTransform = false;
+  }
+
+  /** Following live keeps the window's span and slides it to the newest event. */
+  private followLive(): void {
+    const base = this.baseScale();
+    const [a, b] = this.shownScale().domain();
+    const [, d1] = base.domain();
+    if (this.transform.k <= 1.0001) return; // whole trace already shown and growing
+    const span = b - a;
+    const k = this.transform.k;
+    this.transform = zoomIdentity.scale(k).translate(-base(d1 - span), 0);
+    (this.root.querySelector('.plot') as HTMLDivElement & { __zoom?: ZoomTransform }).__zoom = this.transform;
+  }
+
+  private render(): void {
+    const plot = this.root.querySelector('.plot') as HTMLDivElement;
+    this.width = Math.max(100, plot.clientWidth);
+    if (this.follow) this.followLive();
+    this.bands = laneBands(this.data, BRUSH_HEIGHT + 2);
+    const lanesBottom = bandsHeight(this.bands);
+    const height = lanesBottom + AXIS_HEIGHT;
+    const dpr = window.devicePixelRatio || 1;
+    this.canvas.width = Math.floor(this.width * dpr);
+    this.canvas.height = Math.floor(height * dpr);
+    this.canvas.style.width = `${this.width}px`;
+    this.canvas.style.height = `${height}px`;
+    this.svg.setAttribute('width', String(this.width));
+    this.svg.setAttribute('height', String(height));
+    const ctx = this.canvas.getContext('2d');
+    if (!ctx) return;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, this.width, height);
+    const x = this.shownScale();
+    drawLanes({ ctx, data: this.data, x, width: this.width, palette: this.palette }, this.bands);
+    this.renderLabels();
+    const svg = select(this.svg);
+    drawAxis(svg.select<SVGGElement>('g.axis').attr('transform', `translate(0,${lanesBottom + 2})`), x, this.data.firstT, this.width);
+    const marksBand = this.bands.find((b) => b.id === 'marks');
+    if (marksBand) drawRelistLabels(svg.select<SVGGElement>('g.relists'), this.data, x, marksBand, this.width);
+    const seq = cursorSeq(this.lanes, this.cursor);
+    const e = seq === undefined ? undefined : this.data.bySeq(seq);
+    const band = this.bands.find((b) => b.id === this.lanes[this.cursor.lane]?.id);
+    drawSelection(svg.select<SVGGElement>('g.selections'), e ? x(e.t) : undefined, band, lanesBottom);
+    this.renderBrush(x);
+  }
+
+  private renderLabels(): void {
+    const texts = this.bands.map((b) => b.label);
+    const existing = [...this.labels.children] as HTMLDivElement[];
+    this.bands.forEach((b, i) => {
+      const div = existing[i] ?? this.labels.appendChild(document.createElement('div'));
+      div.textContent = texts[i];
+      div.style.top = `${b.y}px`;
+      div.style.height = `${b.height}px`;
+      div.classList.toggle('focused', this.lanes[this.cursor.lane]?.id === b.id);
+    });
+    for (let i = this.bands.length; i < existing.length; i++) existing[i].remove();
+    this.labels.style.height = `${bandsHeight(this.bands) + AXIS_HEIGHT}px`;
+    this.labels.style.width = `${LABEL_WIDTH}px`;
+  }
+
+  private renderBrush(x: ReturnType<TimelineView['shownScale']>): void {
+    const brush = brushX<unknown>()
+      .extent([
+        [0, 0],
+        [this.width, BRUSH_HEIGHT],
+      ])
+      .on('end', (ev: { selection: [number, number] | null; sourceEvent: unknown }) => {
+        if (!ev.selection || !ev.sourceEvent) return;
+        const [a, b] = ev.selection;
+        select(this.svg).select<SVGGElement>('g.brush').call(brush.move, null);
+        this.setFollow(false);
+        this.showWindow(x.invert(a), x.invert(b));
+      });
+    const g = select(this.svg).select<SVGGElement>('g.brush');
+    g.call(brush);
+    g.select('rect.overlay').attr('aria-label', 'Drag to zoom to a time range');
+  }
+
+  private onKey(ev: KeyboardEvent): void {
+    if (isNavKey(ev.key)) {
+      ev.preventDefault();
+      this.lanes = navigableLanes(this.data);
+      this.cursor = moveCursor(this.lanes, this.cursor, ev.key);
+      this.afterCursorMove();
+      return;
+    }
+    const actions: Record<string, () => void> = {
+      '+': () => this.zoomBy(2),
+      '=': () => this.zoomBy(2),
+      '-': () => this.zoomBy(0.5),
+      '0': () => this.resetZoom(),
+      f: () => this.setFollow(!this.follow),
+      Escape: () => {
+        if (!this.tooltip.hidden) this.tooltip.hidden = true;
+        else this.setCursorRow(-1);
+      },
+    };
+    const action = actions[ev.key];
+    if (action) {
+      ev.preventDefault();
+      action();
+    }
+  }
+
+  private setCursorRow(row: number): void {
+    this.cursor = { lane: this.cursor.lane, row };
+    this.afterCursorMove();
+  }
+
+  private afterCursorMove(): void {
+    const seq = cursorSeq(this.lanes, this.cursor);
+    const e = seq === undefined ? undefined : this.data.bySeq(seq);
+    if (e) {
+      const [a, b] = this.window();
+      if (e.t < a || e.t > b) {
+        const span = b - a;
+        this.setFollow(false);
+        this.showWindow(e.t - span / 2, e.t + span / 2);
+      }
+    }
+    this.callbacks.onSelect(seq);
+    this.requestRender();
+    this.showTooltipForCursor();
+  }
+
+  private showTooltipForCursor(): void {
+    const seq = cursorSeq(this.lanes, this.cursor);
+    const e = seq === undefined ? undefined : this.data.bySeq(seq);
+    const band = this.bands.find((b) => b.id === this.lanes[this.cursor.lane]?.id);
+    if (!e || !band) {
+      this.tooltip.hidden = true;
+      return;
+    }
+    this.placeTooltip(describeEvent(e), LABEL_WIDTH + this.shownScale()(e.t), band.y + band.height + 8);
+  }
+
+  private placeTooltip(text: string, left: number, top: number): void {
+    this.tooltip.textContent = text;
+    this.tooltip.hidden = false;
+    const maxLeft = (this.root.clientWidth || left + 300) - this.tooltip.offsetWidth - 4;
+    this.tooltip.style.left = `${Math.max(4, Math.min(left + 8, maxLeft))}px`;
+    this.tooltip.style.top = `${this.root.offsetTop + top}px`;
+  }
+
+  /** The lane row under a pointer position, as (lane index, row). */
+  private hit(ev: MouseEvent, plot: HTMLElement): Cursor | undefined {
+    const rect = plot.getBoundingClientRect();
+    const px = ev.clientX - rect.left;
+    const band = bandAt(this.bands, ev.clientY - rect.top);
+    const laneIndex = this.lanes.findIndex((l) => l.id === band?.id);
+    if (laneIndex < 0) return undefined;
+    const lane = this.lanes[laneIndex];
+    const x = this.shownScale();
+    const ms = Math.abs(x.invert(px + HIT_PX) - x.invert(px));
+    const row = nearestRow(lane.times, lane.length, x.invert(px), ms);
+    return row < 0 ? undefined : { lane: laneIndex, row };
+  }
+
+  private onPointerMove(ev: PointerEvent, plot: HTMLElement): void {
+    this.lanes = navigableLanes(this.data);
+    const c = this.hit(ev, plot);
+    const seq = c ? cursorSeq(this.lanes, c) : undefined;
+    const e = seq === undefined ? undefined : this.data.bySeq(seq);
+    if (!e) {
+      this.tooltip.hidden = true;
+      return;
+    }
+    const rect = this.root.getBoundingClientRect();
+    this.placeTooltip(describeEvent(e), ev.clientX - rect.left, ev.clientY - rect.top + 14);
+  }
+
+  private onClick(ev: MouseEvent, plot: HTMLElement): void {
+    this.lanes = navigableLanes(this.data);
+    const c = this.hit(ev, plot);
+    if (!c) return;
+    this.cursor = c;
+    this.root.focus();
+    this.afterCursorMove();
+  }
+}
