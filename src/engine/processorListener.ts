@@ -113,6 +113,7 @@ export class ProcessorListener {
   /** Stops taking notifications; anything still buffered is dropped (client-go closes addCh). */
   stop(): void {
     this.stopped = true;
+    while (this.buffer.shift() !== undefined);
     this.wake?.();
   }
 

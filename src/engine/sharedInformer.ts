@@ -3,7 +3,8 @@
  * pop loop applies each delta to the indexer and distributes a notification to every listener.
  *
  * ENGINE API CONTRACT (with src/engine/reflector.ts; additive changes only). Additions so far:
- * SharedInformerOptions.reflectorFactory (test doubles) and .expectedGVK (passed to the reflector);
+ * SharedInformerOptions.reflectorFactory (test doubles; default the real Reflector) and .expectedGVK
+ * (passed to the reflector);
  * the ResourceEventHandler type lives in processorListener.ts and is re-exported here.
  */
 import type { Clock } from './clock';
@@ -18,6 +19,7 @@ import { DeletedFinalStateUnknown, resourceVersionOf, type KubeObject, type Stor
 import { ProcessorListener, SyncTracker, type ResourceEventHandler } from './processorListener';
 import type { Profile } from './profiles';
 import { RealFIFO } from './realFifo';
+import { Reflector } from './reflector';
 import { SharedProcessor } from './sharedProcessor';
 import {
   deletionHandlingMetaNamespaceKeyFunc,
@@ -157,8 +159,7 @@ export class SharedIndexInformer {
       this.log('Warning: the sharedIndexInformer has started, run more than once is not allowed', {});
       return;
     }
-    const factory = this.o.reflectorFactory;
-    if (!factory) throw new Error('SharedIndexInformer: no reflectorFactory given');
+    const factory: ReflectorFactory = this.o.reflectorFactory ?? ((config) => new Reflector(config));
     const fifo = this.buildFifo();
     this.fifo = fifo;
     this.reflector = factory({
