@@ -1,0 +1,107 @@
+/**
+ * What every findings rule shares: the Finding shape (TRACE API CONTRACT), a typed view of the
+ * trace indexed by event type, and the wording helpers that keep findings consistent.
+ * Rules are pure functions of the trace: same events, same findings.
+ */
+import type { EventOf, TraceEventType } from '../../engine/events';
+import type { RecordedEvent, TraceHeader } from '../recorder';
+
+export interface Finding {
+  /** Stable rule id, with `:<qualifier>` when one rule reports several things (e.g. per handler). */
+  id: string;
+  severity: 'info' | 'warning' | 'error';
+  title: string;
+  detail: string;
+  advice: string;
+  /** seqs of the events that show it, ascending. */
+  evidence: number[];
+  /** Upstream issue/PR or documentation URL. */
+  link?: string;
+}
+
+export type Recorded<T extends TraceEventType> = EventOf<T> & { seq: number };
+
+export class TraceView {
+  private readonly index = new Map<TraceEventType, RecordedEvent[]>();
+
+  constructor(
+    readonly header: TraceHeader,
+    readonly events: readonly RecordedEvent[],
+  ) {
+    for (const e of events) {
+      const list = this.index.get(e.type);
+      if (list) list.push(e);
+      else this.index.set(e.type, [e]);
+    }
+  }
+
+  /** Events of one type, in trace order. */
+  of<T extends TraceEventType>(type: T): Recorded<T>[] {
+    return (this.index.get(type) ?? []) as Recorded<T>[];
+  }
+
+  /** The last event of a type before seq (exclusive), if any. */
+  lastBefore<T extends TraceEventType>(type: T, seq: number): Recorded<T> | undefined {
+    const list = this.of(type);
+    let found: Recorded<T> | undefined;
+    for (const e of list) {
+      if (e.seq >= seq) break;
+      found = e;
+    }
+    return found;
+  }
+
+  /** The first event of a type after seq (exclusive), if any. */
+  firstAfter<T extends TraceEventType>(type: T, seq: number): Recorded<T> | undefined {
+    return this.of(type).find((e) => e.seq > seq);
+  }
+}
+
+export type FindingRule = (trace: TraceView) => Finding[];
+
+/** Evidence lists stay readable: the first this many seqs are kept. */
+export const MAX_EVIDENCE = 50;
+
+export function evidence(...groups: (number | undefined | readonly number[])[]): number[] {
+  const all = new Set<number>();
+  for (const g of groups) {
+    if (g === undefined) continue;
+    if (typeof g === 'number') all.add(g);
+    else for (const s of g) all.add(s);
+  }
+  return [...all].sort((a, b) => a - b).slice(0, MAX_EVIDENCE);
+}
+
+/** "t=12.5s" from engine ms. */
+export function at(t: number): string {
+  return `t=${Math.round(t / 100) / 10}s`;
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** "Expired ×3, ConnectionRefused ×1", most frequent first. */
+export function countsText(values: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([v, n]) => `${v} ×${n}`)
+    .join(', ');
+}
+
+export const LINKS = {
+  pr81634: 'https://github.com/kubernetes/kubernetes/pull/81634',
+  issue129683: 'https://github.com/kubernetes/kubernetes/issues/129683',
+  pr129792: 'https://github.com/kubernetes/kubernetes/pull/129792',
+  pr111387: 'https://github.com/kubernetes/kubernetes/pull/111387',
+  apiConcepts410: 'https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes',
+  kep2340: 'https://github.com/kubernetes/enhancements/tree/master/keps/sig-api-machinery/2340-Consistent-reads-from-cache',
+  kep4568: 'https://github.com/kubernetes/enhancements/tree/master/keps/sig-api-machinery/4568-resilient-watchcache-initialization',
+  tombstone: 'https://pkg.go.dev/k8s.io/client-go/tools/cache#DeletedFinalStateUnknown',
+  issue140890: 'https://github.com/kubernetes/kubernetes/issues/140890',
+  sampleController: 'https://github.com/kubernetes/sample-controller/blob/master/controller.go',
+  etcd17555: 'https://github.com/etcd-io/etcd/pull/17555',
+  sharedInformer: 'https://pkg.go.dev/k8s.io/client-go/tools/cache#SharedInformer',
+} as const;
