@@ -11,13 +11,14 @@ import type { Clock } from './clock';
 import { Controller, type ReflectorFactory, type ReflectorRunner } from './controller';
 import { DeltaFIFO } from './deltaFifo';
 import { compareUpdate } from './diff';
-import type { DeltaType, EventSink, LogLevel, TraceEvent } from './events';
+import type { DeltaType, EventSink, TraceEvent } from './events';
 import { nullSink } from './events';
 import type { Delta, Queue } from './fifo';
 import type { ListerWatcher } from './listWatch';
 import { DeletedFinalStateUnknown, resourceVersionOf, type KubeObject, type StoreObject } from './objects';
 import { ProcessorListener, SyncTracker, type ResourceEventHandler } from './processorListener';
 import type { Profile } from './profiles';
+import { InformerLog } from './informerLogs';
 import { RealFIFO } from './realFifo';
 import { Reflector } from './reflector';
 import { SharedProcessor } from './sharedProcessor';
@@ -73,6 +74,7 @@ export class SharedIndexInformer {
   private readonly indexer: Indexer;
   private readonly processor: SharedProcessor;
   private readonly emitFn: (e: TraceEvent) => void;
+  private readonly log: InformerLog;
   private readonly defaultHandlerResyncMs: number;
   private resyncCheckPeriodMs: number;
   private started = false;
@@ -83,6 +85,7 @@ export class SharedIndexInformer {
   constructor(private readonly o: SharedInformerOptions) {
     const sink = o.sink ?? nullSink;
     this.emitFn = (e) => sink.emit(e);
+    this.log = new InformerLog(o.profile, o.clock, this.emitFn);
     this.defaultHandlerResyncMs = o.resyncPeriodMs ?? 0;
     this.resyncCheckPeriodMs = this.defaultHandlerResyncMs;
     this.indexer = newIndexer({
@@ -100,18 +103,12 @@ export class SharedIndexInformer {
     let period = requested;
     if (period > 0) {
       if (period < MINIMUM_RESYNC_PERIOD_MS) {
-        this.log('Warning: resync period is too small. Changing it to the minimum allowed value', {
-          resyncPeriod: goDuration(period),
-          minimumResyncPeriod: goDuration(MINIMUM_RESYNC_PERIOD_MS),
-        });
+        this.log.resyncTooSmall(period, MINIMUM_RESYNC_PERIOD_MS);
         period = MINIMUM_RESYNC_PERIOD_MS;
       }
       if (period < this.resyncCheckPeriodMs) {
         if (this.started) {
-          this.log('Warning: resync period is smaller than resync check period and the informer has already started. Changing it to the resync check period', {
-            resyncPeriod: goDuration(period),
-            resyncCheckPeriod: goDuration(this.resyncCheckPeriodMs),
-          });
+          this.log.resyncBelowCheckAfterStart(period, this.resyncCheckPeriodMs);
           period = this.resyncCheckPeriodMs;
         } else {
           this.resyncCheckPeriodMs = period;
@@ -156,7 +153,7 @@ export class SharedIndexInformer {
   /** Resolves once the signal has aborted and the reflector, the pop loop and every listener have exited. */
   async run(signal: AbortSignal): Promise<void> {
     if (this.started) {
-      this.log('Warning: the sharedIndexInformer has started, run more than once is not allowed', {});
+      this.log.runTwice();
       return;
     }
     const factory: ReflectorFactory = this.o.reflectorFactory ?? ((config) => new Reflector(config));
@@ -327,30 +324,13 @@ export class SharedIndexInformer {
   private determineResyncPeriod(desired: number, check: number): number {
     if (desired === 0) return 0;
     if (check === 0) {
-      this.log("Warning: the specified resyncPeriod is invalid because this shared informer doesn't support resyncing", { desired: goDuration(desired) });
+      this.log.resyncUnsupported(desired);
       return 0;
     }
     if (desired < check) {
-      this.log('Warning: the specified resyncPeriod is being increased to the minimum resyncCheckPeriod', {
-        desired: goDuration(desired),
-        resyncCheckPeriod: goDuration(check),
-      });
+      this.log.resyncIncreased(desired, check);
       return check;
     }
     return desired;
   }
-
-  private log(msg: string, kv: Record<string, string>, level: LogLevel = 'info'): void {
-    this.emitFn({ t: this.o.clock.now(), type: 'log', level, msg, kv });
-  }
-}
-
-/** Go's time.Duration String() for whole milliseconds: "1s", "500ms", "1m30s". */
-export function goDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  if (ms < 1000) return `${ms}ms`;
-  const h = Math.floor(ms / 3_600_000);
-  const m = Math.floor((ms % 3_600_000) / 60_000);
-  const s = (ms % 60_000) / 1000;
-  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
 }

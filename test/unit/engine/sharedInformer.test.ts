@@ -278,6 +278,14 @@ describe('sharedIndexInformer', () => {
       await h.stop();
       await h3.stop();
     });
+    it('≤v0.32 profiles print the printf-style klog warnings', async () => {
+      const h = harness('v1.32', 0);
+      h.informer.addEventHandler('tiny', {}, 500);
+      assert.deepEqual(h.sink.of('log').map((e) => [e.level, e.msg]), [
+        ['warning', 'resyncPeriod 500ms is too small. Changing it to the minimum allowed value of 1s'],
+        ['warning', "The specified resyncPeriod 1s is invalid because this shared informer doesn't support resyncing"],
+      ]);
+    });
   });
 
   describe('handlers', () => {

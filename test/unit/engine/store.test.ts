@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { DeletedFinalStateUnknown } from '../../../src/engine/objects';
+import { DeletedFinalStateUnknown, type KubeObject } from '../../../src/engine/objects';
 import {
   deletionHandlingMetaNamespaceKeyFunc,
   ExplicitKey,
@@ -58,7 +58,7 @@ describe('store: Indexer', () => {
     assert.deepEqual(ix.listIndexFuncValues(NamespaceIndex), ['n1']);
     assert.equal(ix.getByKey('n2/c'), undefined);
     ix.update(cm('a', '2', undefined, 'n1'));
-    assert.equal(ix.getByKey('n1/a')?.metadata?.resourceVersion, '2');
+    assert.equal((ix.getByKey('n1/a') as KubeObject | undefined)?.metadata?.resourceVersion, '2');
     assert.deepEqual(ix.byIndex(NamespaceIndex, 'n1').length, 2);
   });
 
