@@ -21,6 +21,14 @@ describe('findings: watch-list, cache consistency, 429, trace drops', () => {
     assert.equal(f.link, 'https://github.com/kubernetes/kubernetes/issues/140890');
   });
 
+  it('watchlist-no-end-bookmark: not when the watch-list failed with an error (another row)', () => {
+    const failed: TraceEvent[] = [
+      watchListStart(0),
+      { t: 0, type: 'watch.end', row: 10, outcome: 'watchlist-again', durationMs: 0, eventCount: 0, how: 'open-failed', reason: 'Expired', watchList: true },
+    ];
+    assert.deepEqual(findings(failed).map((f) => f.id), []);
+  });
+
   it('watchlist-no-end-bookmark: not once the bookmark arrived, nor for plain watches', () => {
     const ok: TraceEvent[] = [
       watchListStart(0), added(1),
