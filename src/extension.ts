@@ -1,0 +1,75 @@
+/**
+ * Wiring only: registers commands, the timeline panel serializer, the bottom-panel view, the
+ * trace editor, the status bar and the log channel; everything goes to context.subscriptions.
+ */
+import * as vscode from 'vscode';
+import { addHandlerCommand, checkCacheCommand, exportTraceCommand, FAULT_COMMANDS, injectFault, stopInformer } from './vscode/commands';
+import { inspectInformer, type InspectArgs } from './vscode/inspectCommand';
+import { attachLog } from './vscode/logChannel';
+import type { InformerSession } from './vscode/session';
+import { SessionRegistry } from './vscode/sessions';
+import { InformerStatusBar } from './vscode/statusBar';
+import { TimelinePanel, TimelinePanelSerializer } from './vscode/timelinePanel';
+import { TimelineViewProvider } from './vscode/timelineView';
+import { TraceEditorProvider } from './vscode/traceEditor';
+import { pickAndOpenTrace, replayScenarioFile } from './vscode/traceCommands';
+
+export function activate(context: vscode.ExtensionContext): void {
+  const registry = new SessionRegistry();
+  const log = vscode.window.createOutputChannel('Informer Inspector', { log: true });
+  const uri = context.extensionUri;
+  const showSession = (s: InformerSession) => {
+    TimelinePanel.createOrShow(uri, registry, s);
+  };
+  const cmd = (id: string, fn: (...args: never[]) => unknown) =>
+    vscode.commands.registerCommand(`informerInspector.${id}`, async (...args: never[]) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        void vscode.window.showErrorMessage(`Informer Inspector: ${(e as Error).message}`);
+        return undefined;
+      }
+    });
+
+  context.subscriptions.push(
+    registry,
+    log,
+    new InformerStatusBar(registry),
+    vscode.window.registerWebviewPanelSerializer(TimelinePanel.viewType, new TimelinePanelSerializer(uri, registry)),
+    vscode.window.registerWebviewViewProvider(TimelineViewProvider.viewId, new TimelineViewProvider(uri, registry)),
+    vscode.window.registerCustomEditorProvider(TraceEditorProvider.viewType, new TraceEditorProvider(uri, registry), {
+      supportsMultipleEditorsPerDocument: true,
+    }),
+    cmd('inspect', async (args?: InspectArgs) => {
+      const s = await inspectInformer(context, registry, args ?? {});
+      if (!s) return undefined;
+      const detach = attachLog(log, s);
+      s.onEnded(detach);
+      log.info(`started ${s.title}`);
+      showSession(s);
+      return s.id;
+    }),
+    cmd('stop', () => stopInformer(registry)),
+    cmd('exportTrace', () => exportTraceCommand(registry)),
+    cmd('openTrace', () => pickAndOpenTrace()),
+    cmd('replayScenario', async (file?: vscode.Uri) => {
+      const target =
+        file ??
+        (await vscode.window.showOpenDialog({ title: 'Replay scenario', canSelectMany: false, filters: { 'Informer scenario': ['json'] } }))?.[0];
+      if (!target) return;
+      const s = await replayScenarioFile(registry, target);
+      showSession(s);
+    }),
+    cmd('addHandler', () => addHandlerCommand(registry)),
+    cmd('checkCache', () => checkCacheCommand(registry)),
+    cmd('showTimeline', () => TimelineViewProvider.reveal()),
+    ...FAULT_COMMANDS.map((f) => cmd(`fault.${f.id}`, () => injectFault(registry, f.id))),
+    vscode.debug.onDidStartDebugSession(() => {
+      if (vscode.workspace.getConfiguration('informerInspector').get<boolean>('revealOnDebug', false)) void TimelineViewProvider.reveal();
+    }),
+  );
+}
+
+export function deactivate(): void {
+  // Sessions are stopped by the registry's dispose (context.subscriptions).
+}

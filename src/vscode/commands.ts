@@ -1,0 +1,126 @@
+/**
+ * The commands that act on a session: stop, export, add handler, fault injection, cache
+ * consistency. Each asks which session when several could be meant, and reports problems as
+ * messages (a command never throws into the host).
+ */
+import * as vscode from 'vscode';
+import type { InformerSession } from './session';
+import type { SessionRegistry } from './sessions';
+import { exportSessionTrace } from './traceCommands';
+
+export async function chooseSession(registry: SessionRegistry, onlyRunning: boolean, purpose: string): Promise<InformerSession | undefined> {
+  const candidates = onlyRunning ? registry.running() : registry.all();
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage(onlyRunning ? 'No informer is running. Start one with "Inspect informer".' : 'No session yet.');
+    return undefined;
+  }
+  if (candidates.length === 1) return candidates[0];
+  const picked = await vscode.window.showQuickPick(
+    candidates.map((s) => ({ label: s.title, description: s.live ? 'running' : 'ended', session: s })),
+    { placeHolder: purpose },
+  );
+  return picked?.session;
+}
+
+async function askNumber(prompt: string, value: string, min: number, max: number): Promise<number | undefined> {
+  const text = await vscode.window.showInputBox({
+    prompt,
+    value,
+    validateInput: (v) => {
+      const n = Number(v);
+      return Number.isFinite(n) && n >= min && n <= max ? undefined : `a number from ${min} to ${max}`;
+    },
+  });
+  return text === undefined ? undefined : Number(text);
+}
+
+export async function stopInformer(registry: SessionRegistry): Promise<void> {
+  const s = await chooseSession(registry, true, 'Stop which informer?');
+  if (s) await s.stop();
+}
+
+export async function exportTraceCommand(registry: SessionRegistry): Promise<void> {
+  const s = await chooseSession(registry, false, 'Export the trace of which session?');
+  if (!s) return;
+  const r = await exportSessionTrace(s);
+  if (r.ok) void vscode.window.showInformationMessage(r.message);
+  else if (r.message !== 'Export cancelled.') void vscode.window.showErrorMessage(r.message);
+}
+
+export async function addHandlerCommand(registry: SessionRegistry): Promise<void> {
+  const s = await chooseSession(registry, true, 'Add a handler to which informer?');
+  if (!s?.controls) return;
+  const name = await vscode.window.showInputBox({ prompt: 'Handler name', value: `handler-${Date.now() % 1000}`, validateInput: (v) => (v.trim() ? undefined : 'a name') });
+  if (!name) return;
+  const seconds = await askNumber('Resync period in seconds (0 = none)', '0', 0, 86_400);
+  if (seconds === undefined) return;
+  s.controls.addHandler(name.trim(), seconds * 1000);
+}
+
+type FaultId = 'refuse' | 'reset' | 'expire' | 'tooLarge' | 'internalError' | 'tooManyRequests' | 'dropDelete' | 'slowHandler';
+
+export const FAULT_COMMANDS: { id: FaultId; title: string }[] = [
+  { id: 'refuse', title: 'Fault: refuse connections for N seconds' },
+  { id: 'reset', title: 'Fault: reset the watch' },
+  { id: 'expire', title: 'Fault: 410 Expired on the next watch' },
+  { id: 'tooLarge', title: 'Fault: TooLargeResourceVersion on the next list' },
+  { id: 'internalError', title: 'Fault: InternalError on the watch' },
+  { id: 'tooManyRequests', title: 'Fault: 429 Too Many Requests' },
+  { id: 'dropDelete', title: 'Fault: drop the next delete event' },
+  { id: 'slowHandler', title: 'Fault: slow handler (N ms per notification)' },
+];
+
+export async function injectFault(registry: SessionRegistry, id: FaultId): Promise<void> {
+  const s = await chooseSession(registry, true, 'Inject the fault into which informer?');
+  const f = s?.faults;
+  if (!s || !f) return;
+  switch (id) {
+    case 'refuse': {
+      const secs = await askNumber('Refuse connections for how many seconds?', '5', 1, 600);
+      if (secs !== undefined) f.refuseConnections(secs * 1000);
+      break;
+    }
+    case 'reset':
+      f.resetWatch();
+      break;
+    case 'expire':
+      f.expireNextWatch();
+      break;
+    case 'tooLarge':
+      f.tooLargeNextList();
+      break;
+    case 'internalError':
+      f.internalErrorOnWatch();
+      break;
+    case 'tooManyRequests': {
+      const secs = await askNumber('Retry-After seconds', '1', 0, 600);
+      if (secs !== undefined) f.tooManyRequests(secs);
+      break;
+    }
+    case 'dropDelete':
+      f.dropNextDelete();
+      break;
+    case 'slowHandler': {
+      const ms = await askNumber('Milliseconds per notification', '500', 1, 600_000);
+      if (ms !== undefined) s.controls?.addSlowHandler(ms);
+      break;
+    }
+  }
+}
+
+export async function checkCacheCommand(registry: SessionRegistry): Promise<void> {
+  const s = await chooseSession(registry, true, 'Check the cache of which informer?');
+  if (!s?.controls) return;
+  const controls = s.controls;
+  try {
+    const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Comparing the cache with a consistent LIST…' }, () =>
+      controls.checkConsistency(),
+    );
+    const problems = r.missing.length + r.extra.length + r.rvMismatch.length;
+    const text = `Cache check at RV ${r.rv}: ${r.cachedObjects} cached, ${r.serverObjects} on the server; ${r.missing.length} missing, ${r.extra.length} extra, ${r.rvMismatch.length} stale.`;
+    if (problems === 0) void vscode.window.showInformationMessage(text);
+    else void vscode.window.showWarningMessage(text);
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Cache check failed: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,37 @@
+/** A status bar item: how many informers run and how many relists they have had. */
+import * as vscode from 'vscode';
+import type { SessionRegistry } from './sessions';
+
+export class InformerStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('informerInspector.status', vscode.StatusBarAlignment.Left, 50);
+  private readonly disposables: vscode.Disposable[] = [];
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly registry: SessionRegistry) {
+    this.item.name = 'Informer Inspector';
+    this.item.command = 'informerInspector.showTimeline';
+    this.disposables.push(registry.onDidChange(() => this.update()));
+    // Relist counts change with events; a slow poll is cheaper than a listener per emit.
+    this.timer = setInterval(() => this.update(), 1000);
+    this.update();
+  }
+
+  update(): void {
+    const running = this.registry.running();
+    if (running.length === 0) {
+      this.item.hide();
+      return;
+    }
+    const relists = running.reduce((n, s) => n + s.relistCount(), 0);
+    this.item.text = `$(pulse) ${running.length} informer${running.length === 1 ? '' : 's'} · ${relists} relist${relists === 1 ? '' : 's'}`;
+    this.item.tooltip = running.map((s) => `${s.title}: ${s.relistCount()} relists`).join('\n');
+    this.item.backgroundColor = relists > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.show();
+  }
+
+  dispose(): void {
+    if (this.timer) clearInterval(this.timer);
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.item.dispose();
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Binds one vscode.Webview (panel, bottom view or trace editor) to a TimelineStream: validates
+ * every incoming message with the protocol guards (anything else is ignored), answers the
+ * export request, and follows the registry when `followActive` (the bottom view shows whatever
+ * was started last; a panel or editor stays on its own session).
+ */
+import * as vscode from 'vscode';
+import { ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand } from '../protocol/timeline';
+import type { InformerSession } from './session';
+import type { SessionRegistry } from './sessions';
+import { TimelineStream } from './timelineStream';
+import { exportSessionTrace } from './traceCommands';
+
+export class TimelineWebviewBinding implements vscode.Disposable {
+  private readonly stream: TimelineStream;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly webview: vscode.Webview,
+    private readonly registry: SessionRegistry,
+    initial: InformerSession | undefined,
+    private readonly followActive: boolean,
+  ) {
+    this.stream = new TimelineStream(
+      (msg) => void this.webview.postMessage(msg),
+      () => registry.infos(),
+      'No informer yet. Run "Informer Inspector: Inspect informer", "Replay scenario" or "Open trace".',
+    );
+    this.stream.show(initial);
+    this.disposables.push(
+      webview.onDidReceiveMessage((msg: unknown) => this.onMessage(msg)),
+      registry.onDidChange(() => {
+        if (this.followActive && registry.active && registry.active.id !== this.stream.sessionId) this.stream.show(registry.active);
+        this.stream.sessionsChanged();
+      }),
+    );
+  }
+
+  get sessionId(): string | undefined {
+    return this.stream.sessionId;
+  }
+
+  setVisible(visible: boolean): void {
+    this.stream.setVisible(visible);
+  }
+
+  show(session: InformerSession | undefined): void {
+    this.stream.show(session);
+  }
+
+  private onMessage(msg: unknown): void {
+    if (ReadyCommand.is(msg)) {
+      this.stream.onReady();
+    } else if (SelectSessionCommand.is(msg)) {
+      const s = this.registry.get(msg.params.sessionId);
+      if (s) this.stream.show(s);
+    } else if (OpenLinkCommand.is(msg)) {
+      const uri = vscode.Uri.parse(msg.params.url, true);
+      if (uri.scheme === 'https') void vscode.env.openExternal(uri);
+    } else if (ExportTraceRequest.is(msg) && msg.id !== undefined) {
+      const id = msg.id;
+      const s = this.registry.get(msg.params.sessionId);
+      void (s ? exportSessionTrace(s) : Promise.resolve({ ok: false, message: 'That session is gone.' })).then((r) =>
+        this.webview.postMessage(ExportTraceRequest.completion.create(r, id)),
+      );
+    }
+  }
+
+  dispose(): void {
+    this.stream.dispose();
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
