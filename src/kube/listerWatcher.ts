@@ -206,5 +206,12 @@ function decodeList(body: Buffer): ObjectList {
     if (l && (l as { kind?: string }).kind === 'Status') throw new StatusError(l as never);
     throw new TransportError('other', 'the list response has no items array');
   }
-  return { apiVersion: l.apiVersion, kind: l.kind, metadata: l.metadata ?? {}, items: l.items };
+  // Like the unstructured list decoder (decodeToList): the apiserver leaves apiVersion/kind out
+  // of a typed list's items, and the dynamic client fills them in from the list. Without this a
+  // relisted object would differ from the same object received by watch (which carries both).
+  const itemKind = (l.kind ?? '').replace(/List$/, '');
+  const items = l.items.map((o) =>
+    o && typeof o === 'object' && !o.kind && !o.apiVersion ? { apiVersion: l.apiVersion, kind: itemKind, ...o } : o,
+  );
+  return { apiVersion: l.apiVersion, kind: l.kind, metadata: l.metadata ?? {}, items };
 }

@@ -95,6 +95,13 @@ describe('kube/HttpListerWatcher against a fake server', () => {
     assert.equal(seen[0].auth, 'Bearer secret-token-value');
   });
 
+  it('fills in apiVersion/kind of list items from the list, like the unstructured decoder', async () => {
+    handler = (_req, res) =>
+      json(res, 200, { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '3' }, items: [{ metadata: { name: 'a' } }, cm('b', '2')] });
+    const l = await lw().list({ resourceVersion: '' }, signal());
+    assert.deepEqual(l.items.map((o) => [o.apiVersion, o.kind, o.metadata?.name]), [['v1', 'ConfigMap', 'a'], ['v1', 'ConfigMap', 'b']]);
+  });
+
   it('watches with timeoutSeconds, timeout, allowWatchBookmarks, sendInitialEvents', async () => {
     handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
