@@ -2,7 +2,7 @@
  * What handlers experience: tombstones they must unwrap, and handlers too slow for the event
  * rate (their unbounded buffer grows, client-go §4.4), or a FIFO that is not drained.
  */
-import { at, evidence, LINKS, plural, type Finding, type TraceView } from './types';
+import { at, evidence, LINKS, plural, type Finding, type Recorded, type TraceView } from './types';
 
 /** A handler buffer this deep is a backlog worth reporting. */
 export const PENDING_BACKLOG = 100;
@@ -16,7 +16,9 @@ export function tombstonesDelivered(trace: TraceView): Finding[] {
   const byHandler = new Map<string, number[]>();
   for (const n of trace.of('notify')) {
     if (n.op !== 'delete' || !n.tombstone) continue;
-    byHandler.set(n.handler, [...(byHandler.get(n.handler) ?? []), n.seq]);
+    const seqs = byHandler.get(n.handler);
+    if (seqs) seqs.push(n.seq);
+    else byHandler.set(n.handler, [n.seq]);
   }
   if (byHandler.size === 0) return [];
   const all = [...byHandler.values()].flat();
@@ -41,11 +43,15 @@ export function tombstonesDelivered(trace: TraceView): Finding[] {
 
 export function slowHandlers(trace: TraceView): Finding[] {
   const findings: Finding[] = [];
-  const names = new Set([...trace.of('notify').map((n) => n.handler), ...trace.of('handler.slow').map((s) => s.handler)]);
+  const peaks = new Map<string, Recorded<'notify'>>();
+  for (const n of trace.of('notify')) {
+    const best = peaks.get(n.handler);
+    if (!best || n.pending > best.pending) peaks.set(n.handler, n);
+  }
+  const names = new Set([...peaks.keys(), ...trace.of('handler.slow').map((s) => s.handler)]);
   for (const handler of names) {
     const slow = trace.of('handler.slow').filter((s) => s.handler === handler);
-    const notifies = trace.of('notify').filter((n) => n.handler === handler);
-    const peak = notifies.reduce((best, n) => (best && best.pending >= n.pending ? best : n), notifies[0]);
+    const peak = peaks.get(handler);
     const maxMs = slow.reduce((m, s) => Math.max(m, s.durationMs), 0);
     const backlog = peak !== undefined && peak.pending >= PENDING_BACKLOG;
     if (!backlog && slow.length < SLOW_CALLS && maxMs < VERY_SLOW_MS) continue;

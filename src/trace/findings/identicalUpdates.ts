@@ -4,7 +4,7 @@
  * listener that never resynced; PR #86015), handlers get old/new pairs that are DeepEqual.
  * The window of a relist runs until the next relist or resync, so resync updates are not counted.
  */
-import { at, evidence, LINKS, type Finding, type Recorded, type TraceView } from './types';
+import { at, countsText, evidence, LINKS, type Finding, type Recorded, type TraceView } from './types';
 
 /** A burst needs at least half the listed objects (or this many) coming back as identical updates. */
 export const BURST_MIN_UPDATES = 10;
@@ -13,41 +13,63 @@ function deliveredUpdate(e: Recorded<'distribute'>): boolean {
   return e.op === 'update' && e.delivered > 0;
 }
 
+interface Burst {
+  relist: Recorded<'relist'>;
+  identical: Recorded<'distribute'>[];
+  listed: number;
+  perHandler: Map<string, number>;
+}
+
+function burstAfter(trace: TraceView, relist: Recorded<'relist'>, end: number): Burst | undefined {
+  const identical = trace.between('distribute', relist.seq, end).filter((e) => deliveredUpdate(e) && e.change === 'identical');
+  if (identical.length === 0) return undefined;
+  const done = trace.firstAfter('list.done', relist.seq);
+  const listed = done && done.seq < end ? done.items : identical.length;
+  if (identical.length < Math.min(BURST_MIN_UPDATES, Math.ceil(listed / 2))) return undefined;
+  const perHandler = new Map<string, number>();
+  for (const n of trace.between('notify', relist.seq, end)) {
+    if (n.op === 'update' && n.change === 'identical') perHandler.set(n.handler, (perHandler.get(n.handler) ?? 0) + 1);
+  }
+  return { relist, identical, listed, perHandler };
+}
+
+/** One finding for the whole trace: a storm of relists must not become a storm of findings. */
 export function identicalUpdatesAfterRelist(trace: TraceView): Finding[] {
-  const allUpdates = trace.of('distribute').filter(deliveredUpdate);
-  if (allUpdates.length === 0) return [];
+  const totalUpdates = trace.of('distribute').filter(deliveredUpdate).length;
+  if (totalUpdates === 0) return [];
   const boundaries = [...trace.of('relist').map((r) => r.seq), ...trace.of('fifo.resync').map((r) => r.seq)].sort((a, b) => a - b);
-  const findings: Finding[] = [];
+  const bursts: Burst[] = [];
   for (const relist of trace.of('relist')) {
-    const end = boundaries.find((s) => s > relist.seq) ?? Infinity;
-    const identical = allUpdates.filter((e) => e.seq > relist.seq && e.seq < end && e.change === 'identical');
-    if (identical.length === 0) continue;
-    const listed = trace.firstAfter('list.done', relist.seq);
-    const items = listed && listed.seq < end ? listed.items : identical.length;
-    if (identical.length < Math.min(BURST_MIN_UPDATES, Math.ceil(items / 2))) continue;
-    const notifies = trace
-      .of('notify')
-      .filter((n) => n.seq > relist.seq && n.seq < end && n.op === 'update' && n.change === 'identical');
-    const perHandler = new Map<string, number>();
-    for (const n of notifies) perHandler.set(n.handler, (perHandler.get(n.handler) ?? 0) + 1);
-    const handlers = [...perHandler.entries()].map(([h, n]) => `${h} ×${n}`).join(', ');
-    const share = Math.round((identical.length / allUpdates.length) * 100);
-    findings.push({
-      id: `identical-updates-after-relist:${relist.seq}`,
+    const burst = burstAfter(trace, relist, boundaries.find((s) => s > relist.seq) ?? Infinity);
+    if (burst) bursts.push(burst);
+  }
+  if (bursts.length === 0) return [];
+  const count = bursts.reduce((n, b) => n + b.identical.length, 0);
+  const perHandler = new Map<string, number>();
+  for (const b of bursts) for (const [h, n] of b.perHandler) perHandler.set(h, (perHandler.get(h) ?? 0) + n);
+  const handlers = [...perHandler.entries()].map(([h, n]) => `${h} ×${n}`).join(', ');
+  const share = Math.round((count / totalUpdates) * 100);
+  const first = bursts[0];
+  const refused = bursts.some((b) => b.relist.reason === 'ConnectionRefused');
+  const what =
+    bursts.length === 1
+      ? `After the relist at ${at(first.relist.t)} (reason ${first.relist.reason}) ${count} of ${first.listed} listed objects reached handlers`
+      : `After ${bursts.length} relists (first at ${at(first.relist.t)}, reasons ${countsText(bursts.map((b) => b.relist.reason))}) ${count} objects in total reached handlers`;
+  return [
+    {
+      id: 'identical-updates-after-relist',
       severity: 'warning',
-      title: `${identical.length} identical updates after the relist at ${at(relist.t)}`,
+      title: bursts.length === 1 ? `${count} identical updates after the relist at ${at(first.relist.t)}` : `${count} identical updates after ${bursts.length} relists`,
       detail:
-        `After the relist (reason ${relist.reason}) ${identical.length} of ${items} listed objects reached handlers as update notifications whose old and new objects are identical (DeepEqual)` +
-        `${handlers ? ` — per handler: ${handlers}` : ''}. That is ${share}% of all ${allUpdates.length} update notifications in this trace. ` +
-        'Nothing changed in the cluster; the relist replayed the cache.',
+        `${what} as update notifications whose old and new objects are identical (DeepEqual)${handlers ? ` — per handler: ${handlers}` : ''}. ` +
+        `That is ${share}% of all ${totalUpdates} update notifications in this trace. Nothing changed in the cluster; the relist replayed the cache.`,
       advice:
         'In UpdateFunc, return early when oldObj and newObj have the same resourceVersion (the sample-controller pattern); that also filters periodic resyncs. ' +
-        (relist.reason === 'ConnectionRefused'
-          ? 'This relist came from a refused watch start, which newer client-go re-watches without a list (PR #81634).'
+        (refused
+          ? 'The relist came from a refused watch start, which newer client-go re-watches without a list (PR #81634).'
           : 'And remove the cause of the relist (see the relist findings).'),
-      evidence: evidence(relist.seq, identical.map((e) => e.seq)),
-      link: relist.reason === 'ConnectionRefused' ? LINKS.pr81634 : LINKS.sampleController,
-    });
-  }
-  return findings;
+      evidence: evidence(bursts.map((b) => b.relist.seq), bursts.flatMap((b) => b.identical.map((e) => e.seq))),
+      link: refused ? LINKS.pr81634 : LINKS.sampleController,
+    },
+  ];
 }

@@ -40,21 +40,35 @@ export class TraceView {
     return (this.index.get(type) ?? []) as Recorded<T>[];
   }
 
+  /** Events of one type with from < seq < to, in trace order (binary search: rules run on 200k-event traces). */
+  between<T extends TraceEventType>(type: T, from: number, to: number): Recorded<T>[] {
+    const list = this.of(type);
+    return list.slice(firstAbove(list, from), firstAbove(list, to - 1));
+  }
+
   /** The last event of a type before seq (exclusive), if any. */
   lastBefore<T extends TraceEventType>(type: T, seq: number): Recorded<T> | undefined {
     const list = this.of(type);
-    let found: Recorded<T> | undefined;
-    for (const e of list) {
-      if (e.seq >= seq) break;
-      found = e;
-    }
-    return found;
+    return list[firstAbove(list, seq - 1) - 1];
   }
 
   /** The first event of a type after seq (exclusive), if any. */
   firstAfter<T extends TraceEventType>(type: T, seq: number): Recorded<T> | undefined {
-    return this.of(type).find((e) => e.seq > seq);
+    const list = this.of(type);
+    return list[firstAbove(list, seq)];
   }
+}
+
+/** Index of the first event whose seq is > seq (list.length if none); lists are in seq order. */
+function firstAbove(list: readonly { seq: number }[], seq: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid].seq > seq) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 export type FindingRule = (trace: TraceView) => Finding[];

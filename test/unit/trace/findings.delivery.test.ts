@@ -101,3 +101,18 @@ describe('findings: identical updates, tombstones, handlers, FIFO', () => {
     assert.deepEqual(byId([enq(999)], 'fifo-backlog'), []);
   });
 });
+
+describe('findings: identical updates across several relists', () => {
+  it('sums several bursts into one finding', () => {
+    const ev: TraceEvent[] = [];
+    for (const t of [10, 1000, 2000]) {
+      ev.push(...relistAt(t));
+      for (const k of ['a', 'b', 'c', 'd']) ev.push(update(t + 5, `default/${k}`, 'identical'));
+    }
+    const f = byId(ev, 'identical-updates-after-relist');
+    assert.equal(f.length, 1);
+    assert.equal(f[0].title, '12 identical updates after 3 relists');
+    assert.match(f[0].detail, /reasons ConnectionRefused ×3/);
+    assert.match(f[0].detail, /100% of all 12 update notifications/);
+  });
+});
