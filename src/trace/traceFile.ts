@@ -103,7 +103,8 @@ function describe(errors: ErrorObject[]): string {
 export function importTrace(text: string): { header: TraceHeader; events: RecordedEvent[] } {
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    // Editors on Windows may save a byte-order mark; it is not part of the JSON.
+    doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (e) {
     throw new TraceFileError(`not a trace file: the text is not JSON (${(e as Error).message})`);
   }

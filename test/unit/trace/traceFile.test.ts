@@ -1,5 +1,7 @@
 import { strict as assert } from 'assert';
 import Ajv2020 from 'ajv/dist/2020';
+import { readFileSync } from 'fs';
+import { join } from 'path';
 import schema from '../../../src/trace/schema/informer-trace-v1.schema.json';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import { exportTrace, importTrace, TraceFileError } from '../../../src/trace/traceFile';
@@ -23,6 +25,14 @@ describe('trace file (informer-trace/v1)', () => {
     assert.deepEqual(inSchema, Object.keys(ALL_EVENT_TYPES).sort());
     const defs = schema.$defs as Record<string, unknown>;
     for (const t of Object.keys(ALL_EVENT_TYPES)) assert.ok(defs[`event.${t}`], `no $defs entry for ${t}`);
+  });
+
+  it('the schema also matches the union as written in events.ts (a runtime check that does not rely on tsc)', () => {
+    const source = readFileSync(join(__dirname, '../../../src/engine/events.ts'), 'utf8');
+    const union = source.slice(source.indexOf('export type TraceEvent ='), source.indexOf('export type TraceEventType'));
+    const inSource = [...union.matchAll(/type: '([A-Za-z.]+)'/g)].map((m) => m[1]).sort();
+    assert.ok(inSource.length > 30);
+    assert.deepEqual((schema.$defs.event.properties.type.enum as string[]).slice().sort(), inSource);
   });
 
   it('every field of every sample event is described in the schema', () => {
@@ -110,6 +120,11 @@ describe('trace file (informer-trace/v1)', () => {
     const doc3 = JSON.parse(exportTrace(sampleTrace()));
     delete doc3.header.profile;
     assert.throws(() => importTrace(JSON.stringify(doc3)), /schema violation at \/header: must have required property 'profile'/);
+  });
+
+  it('import accepts a file saved with a byte-order mark', () => {
+    const text = exportTrace(sampleTrace());
+    assert.equal(exportTrace(importTrace(`\uFEFF${text}`)), text);
   });
 
   it('import rejects seqs that do not increase', () => {
