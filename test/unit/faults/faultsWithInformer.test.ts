@@ -72,7 +72,7 @@ class MemoryCluster implements ListerWatcher {
   }
 }
 
-function setup(profileName: string) {
+function setup(profileName: string, slowHandlerMs = 0) {
   const clock = new FakeClock();
   const cluster = new MemoryCluster();
   for (const n of ['a', 'b', 'c', 'd']) cluster.put(n);
@@ -84,6 +84,7 @@ function setup(profileName: string) {
   const lw = new FaultInjectingListerWatcher(cluster, { clock, sink: rec });
   const informer = new SharedIndexInformer({ listerWatcher: lw, profile, clock, sink: rec, rand: () => 0, resyncPeriodMs: 0, name: 'faults' });
   informer.addEventHandler('main', {});
+  if (slowHandlerMs > 0) informer.addEventHandler('slow', { onUpdate: () => clock.sleep(slowHandlerMs) });
   const ac = new AbortController();
   const running = informer.run(ac.signal);
   const stop = async () => {
@@ -148,6 +149,18 @@ describe('faults under a real informer, read by the findings', () => {
     assert.equal(rec.events().filter((e) => e.type === 'relist').length, 0);
     const found = ids(rec);
     assert.ok(!found.includes('refused-watch-relist') && !found.includes('identical-updates-after-relist'), JSON.stringify(found));
+    await stop();
+  });
+
+  it('a slow handler under a burst of updates: its buffer grows and the slow-handler finding names it', async () => {
+    const { clock, cluster, rec, informer, stop } = setup('v1.36', 300);
+    assert.equal(await clock.runUntilIdle(() => informer.hasSynced() && cluster.watchers.length > 0 && informer.isIdle()), 'done');
+    for (let i = 0; i < 150; i++) cluster.put(['a', 'b', 'c', 'd'][i % 4]);
+    assert.equal(await clock.runUntilIdle(() => informer.isIdle(), 3_600_000), 'done');
+    const slow = computeFindings(rec.header(), rec.events()).filter((f) => f.id.startsWith('slow-handler'));
+    assert.deepEqual(slow.map((f) => f.id), ['slow-handler:slow'], 'only the slow handler is named');
+    assert.equal(slow[0].severity, 'warning');
+    assert.match(slow[0].title, /notifications waiting/);
     await stop();
   });
 });
