@@ -163,4 +163,18 @@ describe('faults under a real informer, read by the findings', () => {
     assert.match(slow[0].title, /notifications waiting/);
     await stop();
   });
+
+  it('a long apiserver outage under v1.15 is a relist storm of refused connections', async () => {
+    const { clock, cluster, rec, lw, informer, stop } = setup('v1.15');
+    assert.equal(await clock.runUntilIdle(() => informer.hasSynced() && cluster.watchers.length > 0 && informer.isIdle()), 'done');
+    await clock.advance(5000);
+    lw.refuseConnections(10_000);
+    const until = clock.now() + 10_000;
+    assert.equal(await clock.runUntilIdle(() => clock.now() >= until && cluster.watchers.length > 1 && informer.isIdle(), 60_000), 'done');
+    const storm = computeFindings(rec.header(), rec.events()).find((f) => f.id === 'relist-storm');
+    assert.ok(storm, 'relist-storm');
+    assert.match(storm.detail, /ConnectionRefused ×\d+/);
+    assert.ok(storm.evidence.length >= 5);
+    await stop();
+  });
 });
