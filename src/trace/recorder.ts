@@ -65,10 +65,6 @@ export class TraceRecorder implements EventSink {
     return this.droppedCount;
   }
 
-  get cap(): number {
-    return this.head.cap;
-  }
-
   emit(e: TraceEvent): void {
     const batch: RecordedEvent[] = [];
     if (this.buffer.length >= this.head.cap) batch.push(this.dropOldest(e.t));
