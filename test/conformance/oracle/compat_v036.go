@@ -1,0 +1,6 @@
+//go:build v036
+
+package oracle
+
+// client-go v0.36 uses a nil channel when resync is off; nothing to prepare.
+func prepareBubble() {}

@@ -1,0 +1,121 @@
+//go:debug randseednop=0
+
+package oracle
+
+// The oracle runs as a test binary because testing/synctest needs a *testing.T.
+//
+//	oracle [-test.* flags] SCENARIO.json   → notification log on stdout
+//
+// GOMAXPROCS=1 is set so that scheduling (and so the order of the seeded
+// random numbers client-go draws for jitter) is as reproducible as possible.
+//
+// Exit codes: 0 ran without divergence, 1 divergence, 2 bad input, 3 internal error;
+// 4 when ORACLE_ONLY_MEANT_FOR_PROFILE=1 and the scenario's "profiles" excludes this one.
+// ORACLE_VERBOSITY=N (N>0) sends client-go's klog output at -v=N to stderr.
+// Without a scenario argument the binary runs the package's own unit tests.
+
+import (
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+var (
+	oracleScenario *Scenario
+	oracleLog      *Log
+	oracleResult   Result
+	oracleRan      bool
+)
+
+func fail(code int, format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "oracle: "+format+"\n", args...)
+	os.Exit(code)
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	runtime.GOMAXPROCS(1)
+	if flag.NArg() == 0 {
+		os.Exit(m.Run())
+	}
+	if flag.NArg() != 1 {
+		fail(2, "usage: oracle SCENARIO.json")
+	}
+	sc, err := LoadScenario(flag.Arg(0))
+	if err != nil {
+		fail(2, "%v", err)
+	}
+	if os.Getenv("ORACLE_ONLY_MEANT_FOR_PROFILE") == "1" && !sc.MeantFor(Profile) {
+		os.Exit(4)
+	}
+	// Feature gates: client-go reads KUBE_FEATURE_<Gate> once, on first use.
+	names := make([]string, 0, len(sc.Gates))
+	for g := range sc.Gates {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	for _, g := range names {
+		os.Setenv("KUBE_FEATURE_"+g, strconv.FormatBool(sc.Gates[g]))
+	}
+	v, _ := strconv.Atoi(os.Getenv("ORACLE_VERBOSITY"))
+	configureKlog(v)
+	if os.Getenv("ORACLE_SEED") != "random" {
+		rand.Seed(1) // deterministic jitter and watch timeouts (needs randseednop=0)
+	}
+	oracleScenario = sc
+	oracleLog = NewLog()
+	if v > 0 {
+		printGates(names)
+	}
+
+	// Wall-clock safety net: a goroutine blocked on something synctest cannot see
+	// would stop virtual time and hang the run.
+	wall := 120 * time.Second
+	if s := os.Getenv("ORACLE_WALL_TIMEOUT_S"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			wall = time.Duration(n) * time.Second
+		}
+	}
+	time.AfterFunc(wall, func() {
+		fail(3, "internal error: the run made no progress for %v of wall-clock time (something blocks outside the synctest bubble)", wall)
+	})
+
+	// Keep the testing framework's own output off stdout.
+	realStdout := os.Stdout
+	devnull, _ := os.Open(os.DevNull)
+	os.Stdout = devnull
+	if err := flag.Set("test.run", "^TestOracle$"); err != nil {
+		fail(3, "%v", err)
+	}
+	code := m.Run()
+	os.Stdout = realStdout
+	if err := oracleLog.Flush(os.Stdout); err != nil {
+		fail(3, "writing the log: %v", err)
+	}
+	switch {
+	case code != 0 || !oracleRan:
+		fail(3, "internal error: the run failed (test exit code %d)", code)
+	case oracleResult.Err != nil:
+		fail(3, "internal error: %v", oracleResult.Err)
+	case oracleResult.Diverged:
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func TestOracle(t *testing.T) {
+	if oracleScenario == nil {
+		t.Skip("no scenario given")
+	}
+	synctest.Test(t, func(t *testing.T) {
+		oracleResult = Run(oracleScenario, oracleLog)
+	})
+	oracleRan = true
+}

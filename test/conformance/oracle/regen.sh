@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Regenerate test/conformance/expected/<profile>/<name>.ndjson from real client-go for
+# every test/conformance/scenarios/*.json and every profile that has an oracle and that the
+# scenario is meant for (its optional top-level "profiles" list; default: all).
+#
+#   test/conformance/oracle/regen.sh [PROFILE...]
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+conf=$(dirname "$here")
+ALL_PROFILES=(v1.36 v1.34 v1.32)
+profiles=("$@")
+if [ ${#profiles[@]} -eq 0 ]; then profiles=("${ALL_PROFILES[@]}"); fi
+
+"$here/build.sh" "${profiles[@]}" || exit $?
+
+status=0
+shopt -s nullglob
+for p in "${profiles[@]}"; do
+  mkdir -p "$conf/expected/$p"
+  for sc in "$conf"/scenarios/*.json; do
+    name=$(basename "$sc" .json)
+    out="$conf/expected/$p/$name.ndjson"
+    tmp=$(mktemp)
+    ORACLE_ONLY_MEANT_FOR_PROFILE=1 "$here/bin/$p/oracle" "$sc" >"$tmp"
+    rc=$?
+    case $rc in
+      0|1) mv "$tmp" "$out" ;;
+      4) rm -f "$tmp" "$out" ;; # not meant for this profile
+      *) rm -f "$tmp"; echo "regen.sh: $p $name: oracle failed (exit $rc)" >&2; status=1 ;;
+    esac
+  done
+done
+exit $status

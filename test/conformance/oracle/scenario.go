@@ -1,0 +1,286 @@
+package oracle
+
+// Scenario file parsing and validation (informer-scenario/v1, contracts §1 and
+// docs/scenario-format.md). Nothing here depends on client-go.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// BadInput is an error in the scenario file or the command line (exit code 2).
+type BadInput struct{ Msg string }
+
+func (e *BadInput) Error() string { return e.Msg }
+
+func bad(format string, args ...any) error { return &BadInput{Msg: fmt.Sprintf(format, args...)} }
+
+type Resource struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Resource   string `json:"resource"`
+	Namespaced *bool  `json:"namespaced"`
+}
+
+type HandlerSpec struct {
+	Name           string `json:"name"`
+	ResyncPeriodMs *int64 `json:"resyncPeriodMs"`
+}
+
+type InformerSpec struct {
+	ResyncPeriodMs int64         `json:"resyncPeriodMs"`
+	Handlers       []HandlerSpec `json:"handlers"`
+}
+
+type StatusCause struct {
+	Type    string `json:"type"`
+	Reason  string `json:"reason"` // the metav1.StatusCause JSON name of Type
+	Message string `json:"message"`
+	Field   string `json:"field"`
+}
+
+type ErrorSpec struct {
+	Code              int32         `json:"code"`
+	Reason            string        `json:"reason"`
+	Message           string        `json:"message"`
+	Causes            []StatusCause `json:"causes"`
+	RetryAfterSeconds int32         `json:"retryAfterSeconds"`
+}
+
+type EventSpec struct {
+	Type   string                 `json:"type"`
+	Object map[string]interface{} `json:"object"`
+	AtMs   *int64                 `json:"atMs"`
+}
+
+type Step struct {
+	On              string                   `json:"on"`
+	Items           []map[string]interface{} `json:"items"`
+	ResourceVersion *string                  `json:"resourceVersion"`
+	Continue        string                   `json:"continue"`
+	Error           *ErrorSpec               `json:"error"`
+	Network         string                   `json:"network"`
+	Events          []EventSpec              `json:"events"`
+	Close           string                   `json:"close"`
+	DurationMs      *int64                   `json:"durationMs"`
+	AdvanceMs       *int64                   `json:"advanceMs"`
+	AddHandler      *HandlerSpec             `json:"addHandler"`
+
+	// derived
+	kind string // "advance", "addHandler", "list", "listError", "network", "watchError", "stream"
+}
+
+type Scenario struct {
+	Format      string          `json:"format"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Resource    Resource        `json:"resource"`
+	Informer    InformerSpec    `json:"informer"`
+	Gates       map[string]bool `json:"gates"`
+	Profiles    []string        `json:"profiles"`
+	Steps       []Step          `json:"steps"`
+}
+
+var knownCloses = map[string]bool{"eof": true, "unexpected-eof": true, "reset": true, "timeout": true, "error": true, "decode-error": true}
+var knownNetwork = map[string]bool{"connection-refused": true, "connection-reset": true, "timeout": true}
+var knownEventTypes = map[string]bool{"ADDED": true, "MODIFIED": true, "DELETED": true, "BOOKMARK": true, "ERROR": true}
+
+// LoadScenario reads and validates a scenario file.
+func LoadScenario(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, bad("cannot read scenario %s: %v", path, err)
+	}
+	return ParseScenario(data, path)
+}
+
+func ParseScenario(data []byte, path string) (*Scenario, error) {
+	var sc Scenario
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&sc); err != nil {
+		return nil, bad("%s: invalid scenario JSON: %v", path, err)
+	}
+	if sc.Format != "informer-scenario/v1" {
+		return nil, bad("%s: format must be \"informer-scenario/v1\", got %q", path, sc.Format)
+	}
+	if sc.Resource.Kind == "" || sc.Resource.APIVersion == "" {
+		return nil, bad("%s: resource.apiVersion and resource.kind are required", path)
+	}
+	if sc.Informer.ResyncPeriodMs < 0 {
+		return nil, bad("%s: informer.resyncPeriodMs must be >= 0", path)
+	}
+	names := map[string]bool{}
+	checkHandler := func(where string, h *HandlerSpec) error {
+		if h.Name == "" {
+			return bad("%s: %s: handler name is required", path, where)
+		}
+		if names[h.Name] {
+			return bad("%s: %s: duplicate handler name %q", path, where, h.Name)
+		}
+		names[h.Name] = true
+		if h.ResyncPeriodMs != nil && *h.ResyncPeriodMs < 0 {
+			return bad("%s: %s: resyncPeriodMs must be >= 0", path, where)
+		}
+		return nil
+	}
+	for i := range sc.Informer.Handlers {
+		if err := checkHandler(fmt.Sprintf("informer.handlers[%d]", i), &sc.Informer.Handlers[i]); err != nil {
+			return nil, err
+		}
+	}
+	for i := range sc.Steps {
+		st := &sc.Steps[i]
+		where := fmt.Sprintf("steps[%d]", i)
+		switch {
+		case st.AdvanceMs != nil:
+			if st.On != "" || st.AddHandler != nil {
+				return nil, bad("%s: %s: advanceMs step must not have other fields", path, where)
+			}
+			if *st.AdvanceMs < 0 {
+				return nil, bad("%s: %s: advanceMs must be >= 0", path, where)
+			}
+			st.kind = "advance"
+		case st.AddHandler != nil:
+			if st.On != "" {
+				return nil, bad("%s: %s: addHandler step must not have \"on\"", path, where)
+			}
+			if err := checkHandler(where+".addHandler", st.AddHandler); err != nil {
+				return nil, err
+			}
+			st.kind = "addHandler"
+		case st.On == "list":
+			switch {
+			case st.Network != "":
+				st.kind = "network"
+			case st.Error != nil:
+				st.kind = "listError"
+			default:
+				st.kind = "list"
+				if st.Events != nil || st.Close != "" {
+					return nil, bad("%s: %s: a list step cannot have events or close", path, where)
+				}
+			}
+		case st.On == "watch":
+			switch {
+			case st.Network != "":
+				st.kind = "network"
+			case st.Events != nil || st.Close != "":
+				st.kind = "stream"
+				if st.Close == "" {
+					return nil, bad("%s: %s: a watch stream step needs \"close\"", path, where)
+				}
+				if !knownCloses[st.Close] {
+					return nil, bad("%s: %s: unknown close %q", path, where, st.Close)
+				}
+				if st.Close == "error" && st.Error == nil {
+					return nil, bad("%s: %s: close \"error\" needs \"error\"", path, where)
+				}
+				for j, ev := range st.Events {
+					if !knownEventTypes[ev.Type] {
+						return nil, bad("%s: %s.events[%d]: unknown event type %q", path, where, j, ev.Type)
+					}
+					if ev.Object == nil {
+						return nil, bad("%s: %s.events[%d]: object is required", path, where, j)
+					}
+					if ev.AtMs != nil && *ev.AtMs < 0 {
+						return nil, bad("%s: %s.events[%d]: atMs must be >= 0", path, where, j)
+					}
+				}
+			case st.Error != nil:
+				st.kind = "watchError"
+			default:
+				return nil, bad("%s: %s: watch step needs events/close, error or network", path, where)
+			}
+		case st.On == "":
+			return nil, bad("%s: %s: step needs \"on\", \"advanceMs\" or \"addHandler\"", path, where)
+		default:
+			return nil, bad("%s: %s: unknown \"on\" value %q (list or watch)", path, where, st.On)
+		}
+		if st.Network != "" && !knownNetwork[st.Network] {
+			return nil, bad("%s: %s: unknown network %q", path, where, st.Network)
+		}
+		if st.DurationMs != nil && *st.DurationMs < 0 {
+			return nil, bad("%s: %s: durationMs must be >= 0", path, where)
+		}
+		if st.Error != nil && st.Error.Code == 0 && st.Close != "decode-error" {
+			return nil, bad("%s: %s: error.code is required", path, where)
+		}
+		for j := range st.Items {
+			st.Items[j] = normalizeNumbers(st.Items[j]).(map[string]interface{})
+		}
+		for j := range st.Events {
+			st.Events[j].Object = normalizeNumbers(st.Events[j].Object).(map[string]interface{})
+		}
+		if st.kind == "list" {
+			for j, it := range st.Items {
+				if err := checkObject(it); err != nil {
+					return nil, bad("%s: %s.items[%d]: %v", path, where, j, err)
+				}
+			}
+		}
+		if st.kind == "stream" {
+			for j, ev := range st.Events {
+				if ev.Type == "ERROR" || ev.Type == "BOOKMARK" {
+					continue
+				}
+				if err := checkObject(ev.Object); err != nil {
+					return nil, bad("%s: %s.events[%d].object: %v", path, where, j, err)
+				}
+			}
+		}
+	}
+	return &sc, nil
+}
+
+func checkObject(o map[string]interface{}) error {
+	md, ok := o["metadata"].(map[string]interface{})
+	if !ok {
+		return fmt.Errorf("metadata is required")
+	}
+	if n, _ := md["name"].(string); strings.TrimSpace(n) == "" {
+		return fmt.Errorf("metadata.name is required")
+	}
+	return nil
+}
+
+// normalizeNumbers turns json.Number into int64 (or float64), as the
+// unstructured JSON decoder does.
+func normalizeNumbers(v interface{}) interface{} {
+	switch x := v.(type) {
+	case map[string]interface{}:
+		for k, e := range x {
+			x[k] = normalizeNumbers(e)
+		}
+		return x
+	case []interface{}:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+		return x
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	}
+	return v
+}
+
+// MeantFor says whether the scenario is meant for the profile (top-level
+// "profiles"; absent means all).
+func (sc *Scenario) MeantFor(profile string) bool {
+	if sc.Profiles == nil {
+		return true
+	}
+	for _, p := range sc.Profiles {
+		if p == profile {
+			return true
+		}
+	}
+	return false
+}
