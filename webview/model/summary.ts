@@ -18,6 +18,7 @@ export interface SummarySnapshot {
   fifoDeltas: number;
   synced: boolean;
   state: ReflectorState | 'idle';
+  /** Completed LISTs plus completed watch-list initial syncs. */
   lists: number;
   watches: number;
   events: number;
@@ -85,6 +86,10 @@ export class TimelineSummary {
         break;
       case 'watch.start':
         this.watches++;
+        break;
+      case 'watch.event':
+        // A watch-list's initial events end with this bookmark: it stands for the list.
+        if (e.initialEventsEnd) this.lists++;
         break;
       case 'trace.dropped':
         this.dropped += e.count;

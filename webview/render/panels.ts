@@ -69,7 +69,6 @@ export class Toolbar {
     this.sessionSelect.addEventListener('change', () => cb.onSession(this.sessionSelect.value));
     this.followBox = document.createElement('vscode-checkbox') as HTMLElement & { checked: boolean };
     this.followBox.setAttribute('label', 'Follow live');
-    this.followBox.textContent = 'Follow live';
     this.followBox.addEventListener('change', () => cb.onFollow(this.followBox.checked));
     const button = (label: string, title: string, fn: () => void, secondary = true) => {
       const b = document.createElement('vscode-button');

@@ -86,3 +86,12 @@ describe('webview model: summary', () => {
     assert.equal(s.snapshot().state, 'idle');
   });
 });
+
+describe('webview model: summary of a watch-list sync', () => {
+  it('counts the bookmark that ends the initial events as a list', () => {
+    const s = new TimelineSummary();
+    s.add({ t: 0, seq: 0, type: 'watch.event', eventType: 'BOOKMARK', rv: '10', accepted: true, initialEventsEnd: true });
+    s.add({ t: 1, seq: 1, type: 'watch.event', eventType: 'BOOKMARK', rv: '11', accepted: true });
+    assert.equal(s.snapshot().lists, 1);
+  });
+});
