@@ -144,6 +144,12 @@ export class ReflectorLog {
     );
   }
 
+  /** The watch-list 10 s ticker while the initial-events-end bookmark is outstanding. */
+  bookmarkExpired(errText: string): void {
+    if (this.printf) this.sink.emit({ t: this.clock.now(), type: 'log', level: 'warning', msg: errText });
+    else this.sink.emit({ t: this.clock.now(), type: 'log', level: 'info', msg: 'Warning: event bookmark expired', kv: { err: errText } });
+  }
+
   forcingResync(): void {
     this.line('v4', 'Forcing resync', { reflector: this.name }, `${this.name}: forcing resync`);
   }

@@ -9,11 +9,12 @@ import type { EventSink } from './events';
 import type { ReflectorStore } from './fifo';
 import type { StreamEnd, WatchEvent, Watcher } from './listWatch';
 import type { KubeObject } from './objects';
-import type { ReflectorLog } from './reflectorLogs';
+import { goDuration, type ReflectorLog } from './reflectorLogs';
 
 /** The annotation on the BOOKMARK that ends a watch-list's initial events. */
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 export const VERY_SHORT_WATCH_MS = 1000;
+export const BOOKMARK_WARNING_TICK_MS = 10_000;
 
 /**
  * resyncerrc: a one-slot channel the resync timer writes its store.resync() error into; the
@@ -194,6 +195,44 @@ function isTable(o: KubeObject): boolean {
  * error arrives, or (watch-list) the initial-events-end bookmark is seen. Does not stop the watcher.
  */
 export async function handleAnyWatch(ctx: WatchHandlingContext, req: HandleWatchRequest): Promise<HandleWatchResult> {
+  const ticker = req.exitOnInitialEventsEnd ? startBookmarkWarningTicker(ctx, req.start) : undefined;
+  try {
+    return await consume(ctx, req, ticker);
+  } finally {
+    ticker?.stop();
+  }
+}
+
+interface BookmarkWarningTicker {
+  observeEvent(): void;
+  stop(): void;
+}
+
+/**
+ * Watch-list only: every 10 s without the initial-events-end bookmark, say how long the stream has
+ * been waiting (since its start, or since its last event).
+ */
+function startBookmarkWarningTicker(ctx: WatchHandlingContext, watchStart: number): BookmarkWarningTicker {
+  let lastEvent: number | undefined;
+  let timer = ctx.clock.setTimer(BOOKMARK_WARNING_TICK_MS, tick);
+  function tick(): void {
+    const now = ctx.clock.now();
+    ctx.log.bookmarkExpired(
+      lastEvent === undefined
+        ? `${ctx.name}: awaiting required bookmark event for initial events stream, no events received for ${goDuration(now - watchStart)}`
+        : `${ctx.name}: hasn't received required bookmark event marking the end of initial events stream, received last event ${goDuration(now - lastEvent)} ago`,
+    );
+    timer = ctx.clock.setTimer(BOOKMARK_WARNING_TICK_MS, tick);
+  }
+  return {
+    observeEvent: () => {
+      lastEvent = ctx.clock.now();
+    },
+    stop: () => timer.cancel(),
+  };
+}
+
+async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticker: BookmarkWarningTicker | undefined): Promise<HandleWatchResult> {
   const { clock, sink, log } = ctx;
   let eventCount = 0;
   // v0.36: synthetic ADDs of a watch started at ""/"0" arrive in no RV order and must not move the RV.
@@ -206,6 +245,7 @@ export async function handleAnyWatch(ctx: WatchHandlingContext, req: HandleWatch
     if (next.kind === 'closed') break;
     const event = next.event;
     const obj = event.object;
+    ticker?.observeEvent();
     const emitEvent = (accepted: boolean, skipped?: string, initialEventsEnd?: boolean): void =>
       sink.emit({
         t: clock.now(),

@@ -172,6 +172,20 @@ describe('Reflector watch-list (§1.8)', () => {
     await r.stop();
   });
 
+  it('warns every 10 s while the initial-events-end bookmark is outstanding', async () => {
+    const r = rig([{ on: 'watch', events: [{ type: 'ADDED', object: cm('a', '1'), atMs: 15_000 }], close: 'never' }], V136);
+    await r.runUntil(() => r.sink.of('log').filter((l) => l.msg === 'Warning: event bookmark expired').length === 2);
+    const warnings = r.sink.of('log').filter((l) => l.msg === 'Warning: event bookmark expired');
+    assert.deepEqual(
+      warnings.map((w) => [w.t, w.level, w.kv?.err]),
+      [
+        [10_000, 'info', 'test-reflector: awaiting required bookmark event for initial events stream, no events received for 10s'],
+        [20_000, 'info', "test-reflector: hasn't received required bookmark event marking the end of initial events stream, received last event 5s ago"],
+      ],
+    );
+    await r.stop();
+  });
+
   it('stop during the initial stream: run() resolves, the watcher is stopped, nothing left behind', async () => {
     const r = rig([{ on: 'watch', events: [{ type: 'ADDED', object: cm('a', '1') }], close: 'never' }], V136);
     await r.runUntil(() => r.sink.of('watch.event').length === 1);
