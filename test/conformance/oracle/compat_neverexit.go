@@ -17,6 +17,6 @@ import (
 //go:linkname neverExitWatch k8s.io/client-go/tools/cache.neverExitWatch
 var neverExitWatch <-chan time.Time
 
-func prepareBubble() {
+func fixNeverExit() {
 	neverExitWatch = make(chan time.Time)
 }

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +38,13 @@ const (
 	defaultStreamDurationMs  = 1500
 	defaultNetworkDurationMs = 10000
 )
+
+// prepareBubble fixes client-go globals made at init, outside the bubble, that
+// would break virtual time (see the compat_*.go files).
+func prepareBubble() {
+	fixNeverExit()
+	fixErrorBackoff()
+}
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 
@@ -198,6 +206,10 @@ func (r *runner) serve(runDone <-chan struct{}) Result {
 			t.Stop()
 			return Result{Err: errors.New("informer stopped by itself")}
 		case <-t.C:
+			if os.Getenv("ORACLE_VERBOSITY") != "" {
+				buf := make([]byte, 1<<20)
+				os.Stderr.Write(buf[:goruntime.Stack(buf, true)])
+			}
 			return Result{Err: fmt.Errorf("no request from the informer for %v of virtual time (step %d)", r.limit, r.idx)}
 		}
 		for r.idx < len(r.sc.Steps) {
