@@ -7,7 +7,8 @@
  */
 import { strict as assert } from 'node:assert';
 import { useCluster } from './cluster';
-import { assertEngineOnlyGot, cmBody, createConfigMaps, createNamespace, waitFor } from './helpers';
+import { FaultProxy } from './faultProxy';
+import { assertEngineOnlyGot, cmBody, createConfigMaps, createNamespace, sleep, waitFor } from './helpers';
 import { startInformer, watchEnds, type RunningInformer } from './informerHarness';
 
 /**
@@ -23,8 +24,14 @@ describe('e2e: informer against kube-apiserver', function () {
   this.timeout(180_000);
   const cluster = useCluster({ apiserverFlags: [...QUIET, '--min-request-timeout=4'] });
   const running: RunningInformer[] = [];
+  let proxy: FaultProxy;
+  beforeEach(async () => {
+    proxy = new FaultProxy({ host: '127.0.0.1', port: cluster().port });
+    await proxy.listen();
+  });
   afterEach(async () => {
     for (const r of running.splice(0)) await r.stop();
+    await proxy.close();
   });
   const start = (...a: Parameters<typeof startInformer>) => {
     const r = startInformer(...a);
@@ -147,6 +154,47 @@ describe('e2e: informer against kube-apiserver', function () {
     assert.ok(updates.length >= 13);
     assert.deepEqual(updates.filter((u) => u.change !== 'identical'), []);
     assert.equal(new Set(updates.map((u) => u.key)).size, 13);
+  });
+
+  it('v1.36: connection reset and refused connections re-watch without relisting', async () => {
+    const c = cluster();
+    await createNamespace(c, 'faults');
+    await createConfigMaps(c, 'faults', 'cm', 10);
+    const r = start(c, { profile: 'v1.36', namespace: 'faults', server: proxy.url });
+    await r.waitConsistent(c);
+    await sleep(1_200); // so the watch is not "very short"
+    const since = r.events.length;
+    await c.adminOk('POST', '/api/v1/namespaces/faults/configmaps', cmBody('faults', 'before-cut'));
+    await waitFor('the event', () => r.informer.getIndexer().list().length === 11);
+    await proxy.refuseFor(3_000, { cut: 'reset' });
+    await c.adminOk('POST', '/api/v1/namespaces/faults/configmaps', cmBody('faults', 'after-cut'));
+    await r.waitConsistent(c, 30_000);
+    const ends = watchEnds(r, since);
+    // reset mid-stream → immediate re-watch (row 4), then refused → backoff and re-watch (row 6)
+    assert.equal(ends[0], '4:rewatch', ends.join(' '));
+    assert.ok(ends.includes('6:rewatch-after-backoff'), ends.join(' '));
+    assert.equal(r.of('relist', since).length, 0);
+  });
+
+  it('v1.36: client-side timeouts (rest.Config.Timeout) and a stalled connection close watches quietly and re-watch', async () => {
+    const c = cluster();
+    await createNamespace(c, 'stall');
+    await createConfigMaps(c, 'stall', 'cm', 5);
+    const r = start(c, { profile: 'v1.36', namespace: 'stall', server: proxy.url, requestTimeoutMs: 4_000 });
+    await r.waitConsistent(c);
+    // Every watch ends after 4 s by the client timeout (row 4): re-watch at once, never relist.
+    await waitFor('two client-timeout watch endings', () => r.of('watch.end').length >= 2, 20_000, 200);
+    for (const end of r.of('watch.end').slice(0, 2)) {
+      assert.deepEqual([end.row, end.how, end.outcome], [4, 'timeout', 'rewatch'], JSON.stringify(end));
+    }
+    const since = r.events.length;
+    proxy.stall();
+    await sleep(5_000);
+    proxy.resume();
+    await c.adminOk('POST', '/api/v1/namespaces/stall/configmaps', cmBody('stall', 'after-stall'));
+    await r.waitConsistent(c, 30_000);
+    assert.ok(r.of('watch.end', since).some((e) => e.how === 'timeout'), watchEnds(r, since).join(' '));
+    assert.equal(r.of('relist').length, 0, watchEnds(r).join(' '));
   });
 
   it('the engine sent nothing but GET requests (audit log)', () => {

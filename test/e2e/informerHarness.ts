@@ -34,6 +34,8 @@ export interface InformerOptions {
    * --min-request-timeout (client-go always sends 300–599 s, which would take minutes to expire).
    */
   serverChosenWatchTimeout?: boolean;
+  /** rest.Config.Timeout: a client-side limit on each whole request, watches included. */
+  requestTimeoutMs?: number;
 }
 
 export function startInformer(c: E2ECluster, o: InformerOptions): RunningInformer {
@@ -42,7 +44,12 @@ export function startInformer(c: E2ECluster, o: InformerOptions): RunningInforme
   const conn = KubeConnection.load({ kubeconfigYaml: c.kubeconfigYaml({ server: o.server }) });
   const http: HttpRequestInfo[] = [];
   const clock = new RealClock();
-  const base = new HttpListerWatcher(conn, CONFIGMAPS, { namespace: o.namespace, clock, onRequest: (r) => http.push(r) });
+  const base = new HttpListerWatcher(conn, CONFIGMAPS, {
+    namespace: o.namespace,
+    clock,
+    requestTimeoutMs: o.requestTimeoutMs,
+    onRequest: (r) => http.push(r),
+  });
   const lw: ListerWatcher = o.serverChosenWatchTimeout
     ? {
         url: base.url,
