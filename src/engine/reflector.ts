@@ -55,7 +55,6 @@ interface Ending {
 /** A watcher handed from the watch-list phase to watch() (§1.8), still open. */
 export interface HandedWatch {
   watcher: Watcher;
-  start: number;
   timeoutSeconds: number;
 }
 

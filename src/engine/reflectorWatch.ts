@@ -55,8 +55,8 @@ async function watch(r: Reflector, signal: AbortSignal, handed: HandedWatch | un
   try {
     for (;;) {
       if (signal.aborted) return undefined;
-      const start = handed?.start ?? r.now();
-      handed = undefined;
+      // Taken per iteration, also for a handed-over watch-list stream: its very-short-watch clock starts here.
+      const start = r.now();
       if (!w) {
         fromWatchList = false;
         timeoutSeconds = r.watchTimeoutSeconds();

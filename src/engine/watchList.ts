@@ -14,7 +14,7 @@ export type WatchListResult = { kind: 'handed'; handed: HandedWatch } | { kind: 
 
 /**
  * Runs watch-list attempts until one delivers the bookmark, one fails for good, or the signal
- * aborts. The bookmark RV becomes the last synced RV; the handed watcher keeps its start time.
+ * aborts. The bookmark RV becomes the last synced RV.
  */
 export async function runWatchList(r: Reflector, signal: AbortSignal): Promise<WatchListResult> {
   for (;;) {
@@ -67,7 +67,7 @@ export async function runWatchList(r: Reflector, signal: AbortSignal): Promise<W
       }
       r.setLastSyncRV(resourceVersion, 'watchlist');
       r.listState.synced = true;
-      return { kind: 'handed', handed: { watcher: w, start, timeoutSeconds } };
+      return { kind: 'handed', handed: { watcher: w, timeoutSeconds } };
     }
     w.stop();
     if (res.kind === 'stopped') {

@@ -172,6 +172,14 @@ describe('Reflector watch-list (§1.8)', () => {
     await r.stop();
   });
 
+  it('the handed-over stream\'s very-short-watch clock starts at the hand-over, not at the watch-list request', async () => {
+    const r = rig([{ on: 'watch', events: [{ type: 'ADDED', object: cm('a', '1') }, { ...bookmark('20', true), atMs: 1000 }], close: 'eof', durationMs: 1500 }], V136);
+    await r.runUntil(() => r.sink.of('watch.end').length === 1);
+    const end = r.sink.of('watch.end')[0];
+    assert.deepEqual([end.row, end.outcome, end.durationMs, end.watchList], [5, 'relist', 500, true]);
+    await r.stop();
+  });
+
   it('warns every 10 s while the initial-events-end bookmark is outstanding', async () => {
     const r = rig([{ on: 'watch', events: [{ type: 'ADDED', object: cm('a', '1'), atMs: 15_000 }], close: 'never' }], V136);
     await r.runUntil(() => r.sink.of('log').filter((l) => l.msg === 'Warning: event bookmark expired').length === 2);
