@@ -6,8 +6,8 @@
  */
 import type { DeltaType, TraceEvent } from './events';
 import { FIFOClosedError, type Delta, type ProcessFunc, type Queue } from './fifo';
-import { fifoKeyOf, makeEmitter, rvOf, SyncState, Wakeup, type FifoOptions } from './fifoSupport';
-import { DeletedFinalStateUnknown, isTombstone, type KubeObject, type StoreObject } from './objects';
+import { fifoKeyOf, makeEmitter, SyncState, Wakeup, type FifoOptions } from './fifoSupport';
+import { DeletedFinalStateUnknown, isTombstone, resourceVersionOf, type KubeObject, type StoreObject } from './objects';
 import { RingGrowing } from './ringGrowing';
 import { metaNamespaceKeyFunc, type KeyFunc } from './store';
 
@@ -232,7 +232,7 @@ export class DeltaFIFO implements Queue {
       type: 'fifo.enqueue',
       key,
       delta: type,
-      rv: rvOf(obj),
+      rv: resourceVersionOf(obj),
       depthKeys: this.queue.length,
       depthDeltas: this.totalDeltas,
       ...(tombstone ? { tombstone } : {}),

@@ -5,7 +5,7 @@
 import type { Clock } from './clock';
 import type { EventSink, TraceEvent } from './events';
 import { nullSink } from './events';
-import { isTombstone, resourceVersionOf, type StoreObject } from './objects';
+import { isTombstone, type StoreObject } from './objects';
 import { KeyError, type KeyFunc, type KeyListerGetter } from './store';
 
 export interface FifoOptions {
@@ -40,10 +40,6 @@ export function fifoKeyOf(keyFunc: KeyFunc, obj: StoreObject): string {
   } catch (e) {
     throw new KeyError(e instanceof Error ? e.message : String(e));
   }
-}
-
-export function rvOf(obj: StoreObject | undefined): string {
-  return resourceVersionOf(obj);
 }
 
 /**

@@ -8,8 +8,8 @@
  */
 import type { DeltaType, TraceEvent } from './events';
 import { FIFOClosedError, type Delta, type ProcessFunc, type Queue } from './fifo';
-import { fifoKeyOf, makeEmitter, rvOf, SyncState, Wakeup, type FifoOptions } from './fifoSupport';
-import { DeletedFinalStateUnknown, isTombstone, type KubeObject, type StoreObject } from './objects';
+import { fifoKeyOf, makeEmitter, SyncState, Wakeup, type FifoOptions } from './fifoSupport';
+import { DeletedFinalStateUnknown, isTombstone, resourceVersionOf, type KubeObject, type StoreObject } from './objects';
 import { RingGrowing } from './ringGrowing';
 import { metaNamespaceKeyFunc, type KeyFunc } from './store';
 
@@ -207,7 +207,7 @@ export class RealFIFO implements Queue {
       type: 'fifo.enqueue',
       key: entry.key,
       delta: d.type,
-      rv: d.object !== undefined ? rvOf(d.object) : (d.resourceVersion ?? ''),
+      rv: d.object !== undefined ? resourceVersionOf(d.object) : (d.resourceVersion ?? ''),
       depthKeys: this.items.length,
       depthDeltas: this.items.length,
       ...extra,
