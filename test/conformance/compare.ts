@@ -1,0 +1,89 @@
+/**
+ * Comparison of two notification logs per contracts §2 / docs/scenario-format.md: the request
+ * lines in order (timeoutSeconds ignored, it is random), per handler its notify lines in order,
+ * whether synced appears, and the divergence lines in order. Interleaving between handlers and
+ * the position of synced are not compared: they depend on goroutine scheduling in client-go.
+ */
+import type { LogLine, NotifyLine } from '../../src/scenario/notificationLog';
+
+export interface Mismatch {
+  /** What was compared: "requests", "handler main", "synced", "divergences". */
+  aspect: string;
+  /** Readable diff lines: "- " only expected, "+ " only ours, "  " both. */
+  diff: string[];
+}
+
+/** Canonical text of a line for comparison: sorted keys, timeoutSeconds dropped. */
+function canonical(line: LogLine): string {
+  const rest: Record<string, unknown> = { ...line };
+  delete rest.timeoutSeconds;
+  return JSON.stringify(rest, Object.keys(rest).sort());
+}
+
+export function compareLogs(expected: readonly LogLine[], actual: readonly LogLine[]): Mismatch[] {
+  const mismatches: Mismatch[] = [];
+  const check = (aspect: string, pick: (l: LogLine) => boolean) => {
+    const e = expected.filter(pick).map(canonical);
+    const a = actual.filter(pick).map(canonical);
+    if (e.length !== a.length || e.some((x, i) => x !== a[i])) mismatches.push({ aspect, diff: lineDiff(e, a) });
+  };
+  check('requests', (l) => l.kind === 'request');
+  const handlers = new Set<string>();
+  for (const l of [...expected, ...actual]) if (l.kind === 'notify') handlers.add(l.handler);
+  for (const h of [...handlers].sort()) check(`handler ${h}`, (l) => l.kind === 'notify' && (l as NotifyLine).handler === h);
+  const es = expected.some((l) => l.kind === 'synced');
+  const as = actual.some((l) => l.kind === 'synced');
+  if (es !== as) mismatches.push({ aspect: 'synced', diff: [es ? '- {"kind":"synced"}' : '+ {"kind":"synced"}'] });
+  check('divergences', (l) => l.kind === 'divergence');
+  return mismatches;
+}
+
+/** Longest-common-subsequence diff; runs of more than 4 equal lines are shortened. */
+export function lineDiff(expected: readonly string[], actual: readonly string[]): string[] {
+  const n = expected.length;
+  const m = actual.length;
+  const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i][j] = expected[i] === actual[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && expected[i] === actual[j]) {
+      out.push(`  ${expected[i]}`);
+      i++;
+      j++;
+    } else if (j < m && (i === n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+      out.push(`+ ${actual[j++]}`);
+    } else {
+      out.push(`- ${expected[i++]}`);
+    }
+  }
+  return shortenEqualRuns(out);
+}
+
+function shortenEqualRuns(lines: string[]): string[] {
+  const out: string[] = [];
+  let run: string[] = [];
+  const flush = () => {
+    if (run.length > 4) out.push(run[0], `  … ${run.length - 2} equal lines …`, run[run.length - 1]);
+    else out.push(...run);
+    run = [];
+  };
+  for (const l of lines) {
+    if (l.startsWith('  ')) run.push(l);
+    else {
+      flush();
+      out.push(l);
+    }
+  }
+  flush();
+  return out;
+}
+
+export function formatMismatches(mismatches: readonly Mismatch[]): string {
+  return mismatches.map((m) => `  ${m.aspect} differ (- expected from client-go, + ours):\n${m.diff.map((d) => `    ${d}`).join('\n')}`).join('\n');
+}
