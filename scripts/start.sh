@@ -65,7 +65,8 @@ fi
 start_sandbox() {
   KUBECONFIG_FILE="$WORK/sandbox.kubeconfig"
   "${CLI[@]}" sandbox --scenario "$SCENARIO" >"$KUBECONFIG_FILE" 2> >(sed -u 's/^/[sandbox] /' >&2) &
-  children+=($!)
+  SANDBOX_PID=$!
+  children+=("$SANDBOX_PID")
   for _ in $(seq 1 100); do
     grep -q '^current-context:' "$KUBECONFIG_FILE" 2>/dev/null && break
     kill -0 "${children[-1]}" 2>/dev/null || { echo "start: the sandbox did not start" >&2; exit 1; }
@@ -83,29 +84,38 @@ extension_ready() {
 
 if [ "$TARGET" = sandbox ]; then AUTOSTART="sandbox:$SCENARIO"; else AUTOSTART=cluster; fi
 
+# Each launcher starts the UI in the background, records its pid in UI_PID and returns non-zero
+# if it could not start (they run inside `if`, where `set -e` does not apply: check each step).
+UI_PID=
+
 run_vscode() {
   log "opening VS Code with the extension (development mode)"
   mkdir -p "$WORK/workspace"
   INFORMER_INSPECTOR_AUTOSTART=$AUTOSTART code --wait --new-window --extensionDevelopmentPath="$REPO" \
-    --user-data-dir "$WORK/vscode-user" "$WORK/workspace"
+    --user-data-dir "$WORK/vscode-user" "$WORK/workspace" &
+  UI_PID=$!
+  children+=("$UI_PID")
 }
 
 run_code_server() {
-  local launcher vsix
-  launcher=$(bash scripts/code-server.sh | tail -1)
+  local launcher vsix url
+  launcher=$(bash scripts/code-server.sh | tail -1) || return 1
+  [ -x "$launcher" ] || return 1
   vsix="$WORK/informer-inspector.vsix"
   log "packaging the extension"
-  npx --no-install vsce package --no-dependencies --allow-missing-repository --skip-license -o "$vsix" >&2
-  "$launcher" --install-extension "$vsix" --extensions-dir "$WORK/extensions" >&2
+  npx --no-install vsce package --no-dependencies --allow-missing-repository --skip-license --no-rewrite-relative-links \
+    -o "$vsix" >&2 || return 1
+  "$launcher" --install-extension "$vsix" --extensions-dir "$WORK/extensions" >&2 || return 1
   mkdir -p "$WORK/workspace"
   INFORMER_INSPECTOR_AUTOSTART=$AUTOSTART "$launcher" --auth none --bind-addr "127.0.0.1:$UI_PORT" \
     --user-data-dir "$WORK/code-server-user" --extensions-dir "$WORK/extensions" \
     --disable-telemetry --disable-workspace-trust "$WORK/workspace" >"$WORK/code-server.log" 2>&1 &
-  children+=($!)
-  local url="http://127.0.0.1:$UI_PORT/?folder=$WORK/workspace"
+  UI_PID=$!
+  children+=("$UI_PID")
+  url="http://127.0.0.1:$UI_PORT/?folder=$WORK/workspace"
   for _ in $(seq 1 150); do
     curl -fsS -o /dev/null "http://127.0.0.1:$UI_PORT/healthz" 2>/dev/null && break
-    kill -0 "${children[-1]}" 2>/dev/null || { cat "$WORK/code-server.log" >&2; return 1; }
+    kill -0 "$UI_PID" 2>/dev/null || { cat "$WORK/code-server.log" >&2; UI_PID=; return 1; }
     sleep 0.2
   done
   if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && command -v chromium >/dev/null; then
@@ -113,25 +123,27 @@ run_code_server() {
     chromium --no-sandbox --no-first-run --disable-sync --user-data-dir="$WORK/chromium" --app="$url" >/dev/null 2>&1 &
     children+=($!)
   else
+    HEADLESS=1
     log "no display: open $url in a browser on this machine"
   fi
-  log "code-server runs until Ctrl-C"
-  wait "${children[-1]}"
+  log "then run \"Informer Inspector: Inspect\" (F1) if the timeline is not open yet"
 }
 
-want_ui() { [ "$UI" != none ] && extension_ready; }
-
-if want_ui; then
+HEADLESS=0
+if [ "$UI" != none ] && extension_ready; then
   if { [ "$UI" = auto ] || [ "$UI" = vscode ]; } && command -v code >/dev/null; then
     run_vscode
-    exit 0
-  fi
-  if [ "$UI" = auto ] || [ "$UI" = code-server ]; then
-    if run_code_server; then exit 0; fi
-    log "code-server could not start; falling back to the command line"
+  elif [ "$UI" = auto ] || [ "$UI" = code-server ]; then
+    run_code_server || log "code-server could not start; showing the timeline on the command line"
   fi
 elif [ "$UI" != none ]; then
   log "the extension bundle is not built yet (dist/extension.js with commands): showing the timeline on the command line"
+fi
+
+if [ -n "$UI_PID" ] && [ "$HEADLESS" = 0 ]; then
+  log "the UI runs until you close it or press Ctrl-C"
+  wait "$UI_PID" || true
+  exit 0
 fi
 
 # ---- 3b. the command line: record, then print requests and findings -----------------------
@@ -182,8 +194,14 @@ else
   record v1.36
   report "client-go v0.36 against your current context" "$WORK/v1.36.informer-trace.json" "$WORK/v1.36.ndjson"
 fi
+# The command-line sandbox has served its purpose (the extension runs its own, in-process).
+[ -n "${SANDBOX_PID:-}" ] && kill "$SANDBOX_PID" 2>/dev/null
 OUT=${START_OUT:-${TMPDIR:-/tmp}/informer-inspector-traces}
 mkdir -p "$OUT"
 cp "$WORK"/*.informer-trace.json "$OUT/"
 echo
 log "traces kept in $OUT (node dist/cli.js summarize <file>)"
+if [ -n "$UI_PID" ]; then
+  log "code-server keeps running at http://127.0.0.1:$UI_PORT until Ctrl-C"
+  wait "$UI_PID" || true
+fi
