@@ -7,7 +7,7 @@ import type { ReflectorState, RelistReason, WireEvent } from '../../src/protocol
 export interface SummarySnapshot {
   relists: number;
   relistsByReason: [RelistReason, number][];
-  /** Updates handed to handlers (distribute op=update, syncs excluded). */
+  /** Updates handed to handlers (distribute op=update, syncs included). */
   updates: number;
   identicalUpdates: number;
   /** identicalUpdates / updates, 0 when there were none. */
@@ -58,7 +58,9 @@ export class TimelineSummary {
         this.reasons.set(e.reason, (this.reasons.get(e.reason) ?? 0) + 1);
         break;
       case 'distribute':
-        if (e.op === 'update' && !e.isSync) {
+        // Syncs count too: after a relist, unchanged objects come back as Replaced deltas whose
+        // update notifications are flagged isSync (equal RVs) yet still reach every handler.
+        if (e.op === 'update') {
           this.updates++;
           if (e.change === 'identical') this.identical++;
         }

@@ -10,10 +10,11 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type FrameLocator, type Page } from 'playwright-core';
 import { importTrace } from '../../../src/trace/traceFile';
-import { REPO, ensureCodeServer, packageExtension, startCodeServer, writeSettings } from './codeServer';
+import { REPO, ensureCodeServer, packageExtension, startCodeServer } from './codeServer';
 
 const SHOTS = join(REPO, 'test-results', 'screenshots');
 const results: { name: string; ok: boolean; error?: string }[] = [];
+let currentPage: Page | undefined;
 
 async function step(name: string, fn: () => Promise<void>): Promise<void> {
   try {
@@ -23,6 +24,7 @@ async function step(name: string, fn: () => Promise<void>): Promise<void> {
   } catch (e) {
     results.push({ name, ok: false, error: (e as Error).message });
     console.log(`  ✗ ${name}: ${(e as Error).message.split('\n')[0]}`);
+    await currentPage?.screenshot({ path: join(SHOTS, `failure-${results.length}.png`) }).catch(() => undefined);
     throw e;
   }
 }
@@ -78,9 +80,21 @@ async function chipValue(frame: FrameLocator, key: string): Promise<string> {
   return (await frame.locator(`.chip[data-k="${key}"] .chip-value`).textContent()) ?? '';
 }
 
-async function setTheme(page: Page, userDir: string, theme: string): Promise<void> {
-  writeSettings(userDir, theme);
-  await page.waitForTimeout(2500);
+async function setTheme(page: Page, theme: string): Promise<void> {
+  await runCommand(page, 'Preferences: Color Theme');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(theme);
+  // Click the theme's own row: Enter could land on "Browse Additional Color Themes…".
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: theme }).first().click();
+  await page.waitForTimeout(1500);
+  await page.mouse.move(1480, 980);
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.mouse.move(1480, 980);
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: join(SHOTS, name) });
 }
 
 async function main(): Promise<void> {
@@ -94,6 +108,7 @@ async function main(): Promise<void> {
   });
   try {
     const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
+    currentPage = page;
     await page.goto(cs.url);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await page.waitForTimeout(3000);
@@ -119,7 +134,7 @@ async function main(): Promise<void> {
         await page.waitForTimeout(1000);
       }
       await page.waitForTimeout(1500);
-      await page.screenshot({ path: join(SHOTS, 'timeline-light.png') });
+      await shot(page, 'timeline-light.png');
       const relists = await chipValue(live, 'relists');
       check(/^\d+ \(.+\)$/.test(relists) && !relists.startsWith('0'), `relists chip: "${relists}"`);
       check(relists.includes('Expired'), `relist reason should be Expired (watch-expiry storyline): "${relists}"`);
@@ -143,17 +158,19 @@ async function main(): Promise<void> {
       const request = (await live.locator('.request-text').textContent()) ?? '';
       check(request.startsWith('GET list'), `request missing: "${request}"`);
       check(await live.locator('.tooltip').isVisible(), 'tooltip should show on keyboard focus');
-      await page.screenshot({ path: join(SHOTS, 'timeline-light-selected.png') });
+      await shot(page, 'timeline-light-selected.png');
       await page.keyboard.press('Escape');
       check(!(await live.locator('.tooltip').isVisible()), 'Escape should close the tooltip');
     });
 
     await step('themes: dark and high contrast', async () => {
-      await setTheme(page, cs.userDir, 'Default Dark Modern');
-      await page.screenshot({ path: join(SHOTS, 'timeline-dark.png') });
-      await setTheme(page, cs.userDir, 'Default High Contrast');
-      await page.screenshot({ path: join(SHOTS, 'timeline-high-contrast.png') });
-      await setTheme(page, cs.userDir, 'Default Light Modern');
+      await setTheme(page, 'Dark Modern');
+      await shot(page, 'timeline-dark.png');
+      await setTheme(page, 'Dark High Contrast');
+      await shot(page, 'timeline-high-contrast.png');
+      await setTheme(page, 'Light High Contrast');
+      await shot(page, 'timeline-high-contrast-light.png');
+      await setTheme(page, 'Light Modern');
     });
 
     const tracePath = join(cs.workspace, 'sandbox.informer-trace.json');
@@ -171,9 +188,12 @@ async function main(): Promise<void> {
           text = readFileSync(tracePath, 'utf8');
           break;
         } catch {
-          await page.waitForTimeout(300);
+          await page.waitForTimeout(1000);
+          // The simple file dialog may first complete the path; a second Enter accepts it.
+          if (await input.isVisible()) await page.keyboard.press('Enter');
         }
       }
+      await shot(page, 'after-export.png');
       check(text.length > 0, 'no trace file written');
       const trace = importTrace(text);
       check(trace.header.source === 'sandbox', `header.source = ${trace.header.source}`);
@@ -204,7 +224,7 @@ async function main(): Promise<void> {
         check((await f.locator('g.relist').count()) > 0, 'trace editor shows no relist mark');
       }
       check(found, 'no trace editor webview found');
-      await page.screenshot({ path: join(SHOTS, 'trace-editor-light.png') });
+      await shot(page, 'trace-editor-light.png');
     });
   } finally {
     await browser.close();
