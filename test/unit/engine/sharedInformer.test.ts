@@ -346,6 +346,25 @@ describe('sharedIndexInformer', () => {
       await h.stop();
     });
 
+    it('indexes by namespace by default; a panicking index function drops that delta, is logged, and the informer goes on', async () => {
+      const h = harness('v1.34');
+      const r = recorder();
+      h.informer.addEventHandler('main', r.handler);
+      const { store } = h.start();
+      store.replace([cm('a', '1', undefined, 'n1'), cm('b', '1', undefined, 'n2')], '10');
+      await settle();
+      assert.deepEqual(h.informer.getIndexer().indexKeys('namespace', 'n1'), ['n1/a']);
+      h.informer.getIndexer().addIndexers({ picky: (o) => { if ('metadata' in o && o.metadata?.name === 'bad') throw new Error('boom'); return ['x']; } });
+      store.add(cm('bad', '2'));
+      store.add(cm('good', '3'));
+      await settle();
+      assert.deepEqual(r.lines.slice(2), ['add good@3']);
+      assert.deepEqual(h.sink.of('log').map((e) => [e.level, e.msg, e.kv?.err]), [
+        ['error', 'Observed a panic', 'unable to calculate an index entry for key "default/bad" on index "picky": boom'],
+      ]);
+      await h.stop();
+    });
+
     it('refuses a second run and handlers after stop', async () => {
       const h = harness('v1.34');
       h.start();
