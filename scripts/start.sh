@@ -195,7 +195,7 @@ else
   report "client-go v0.36 against your current context" "$WORK/v1.36.informer-trace.json" "$WORK/v1.36.ndjson"
 fi
 # The command-line sandbox has served its purpose (the extension runs its own, in-process).
-[ -n "${SANDBOX_PID:-}" ] && kill "$SANDBOX_PID" 2>/dev/null
+if [ -n "${SANDBOX_PID:-}" ]; then kill "$SANDBOX_PID" 2>/dev/null || true; fi
 OUT=${START_OUT:-${TMPDIR:-/tmp}/informer-inspector-traces}
 mkdir -p "$OUT"
 cp "$WORK"/*.informer-trace.json "$OUT/"
