@@ -25,6 +25,22 @@ describe('e2e: etcd compaction → 410 → relist', function () {
     await proxy.close();
   });
 
+  it('v1.32: with the watch cache off, the initial LIST at RV 0 is paginated (3 pages of ≤500 for 1100 objects) and stays paginated', async () => {
+    const c = cluster();
+    await createNamespace(c, 'pages');
+    await createConfigMaps(c, 'pages', 'cm', 1100);
+    const r = startInformer(c, { profile: 'v1.32', namespace: 'pages', server: proxy.url });
+    running.push(r);
+    await r.waitConsistent(c);
+    const lists = r.of('request').filter((q) => q.verb === 'list');
+    assert.deepEqual(lists.map((q) => [q.rv, q.limit, !!q.continue]), [['0', 500, false], ['', 500, true], ['', 500, true]]);
+    const done = r.of('list.done')[0];
+    assert.deepEqual([done.items, done.pages, done.paginated], [1100, 3, true]);
+    assert.equal(r.of('list.page').length, 3);
+    const watch = r.of('request').find((q) => q.verb === 'watch');
+    assert.equal(watch?.rv, done.rv);
+  });
+
   for (const profile of ['v1.32', 'v1.36']) {
     it(`${profile}: a re-watch at a compacted RV gets 410 and relists at the last RV; deletes made meanwhile leave the store`, async () => {
       const c = cluster();
@@ -67,5 +83,28 @@ describe('e2e: etcd compaction → 410 → relist', function () {
 
   it('the engine sent nothing but GET requests (audit log)', () => {
     assertEngineOnlyGot(cluster());
+  });
+});
+
+describe('e2e: kube-apiserver with --feature-gates=WatchList=false', function () {
+  this.timeout(120_000);
+  const cluster = useCluster({ apiserverFlags: ['--feature-gates=WatchList=false'] });
+
+  it('v1.36: the watch-list request is refused and the reflector falls back to a LIST in the same ListAndWatch', async () => {
+    const c = cluster();
+    await createNamespace(c, 'nowl');
+    await createConfigMaps(c, 'nowl', 'cm', 50);
+    const r = startInformer(c, { profile: 'v1.36', namespace: 'nowl' });
+    try {
+      await r.waitConsistent(c);
+      const reqs = r.of('request').map((q) => `${q.verb}${q.sendInitialEvents ? '+initial' : ''} rv=${q.rv}`);
+      assert.deepEqual(reqs.slice(0, 3), ['watch+initial rv=', 'list rv=0', `watch rv=${r.of('list.done')[0].rv}`]);
+      assert.equal(r.of('watchlist.fallback').length, 1);
+      assert.match(r.of('watchlist.fallback')[0].text, /sendInitialEvents is forbidden|WatchList/);
+      assert.equal(r.of('relist').length, 0);
+    } finally {
+      await r.stop();
+    }
+    assertEngineOnlyGot(c);
   });
 });
