@@ -1,7 +1,9 @@
 /**
- * `informer-inspector summarize TRACE.json`: the trace header, then how many events of each type
- * it holds. The findings (src/trace/findings.ts, a colleague's module) are wired here once it lands.
+ * `informer-inspector summarize TRACE.json`: the trace header, the findings (src/trace/findings.ts,
+ * most severe first, each with its evidence seqs and advice), then how many events of each type
+ * the trace holds.
  */
+import { computeFindings } from '../trace/findings';
 import { importTrace, TraceFileError } from '../trace/traceFile';
 import { parseCommandArgs } from './args';
 import { EXIT_OK, fileLabel, readInput, UsageError, type CliIo } from './io';
@@ -23,8 +25,15 @@ export function summarizeCommand(args: string[], io: CliIo): number {
   const out = [
     `trace ${fileLabel(path)}: ${h.source}, profile ${h.profile}, resource ${res}${h.namespace ? ` in ${h.namespace}` : ''}${h.context ? `, context ${h.context}` : ''}`,
     `started ${h.startedAt}; ${trace.events.length} events${h.dropped ? ` (${h.dropped} dropped, cap ${h.cap})` : ''}; span ${spanMs(trace.events)} ms`,
-    'events by type:',
   ];
+  const findings = computeFindings(h, trace.events);
+  out.push(findings.length ? `findings (${findings.length}):` : 'findings: none');
+  for (const f of findings) {
+    out.push(`  [${f.severity}] ${f.title}`, `      ${f.detail}`, `      advice: ${f.advice}`);
+    if (f.evidence.length) out.push(`      evidence: seq ${f.evidence.slice(0, 10).join(', ')}${f.evidence.length > 10 ? ` … (${f.evidence.length})` : ''}`);
+    if (f.link) out.push(`      see ${f.link}`);
+  }
+  out.push('events by type:');
   const counts = new Map<string, number>();
   for (const e of trace.events) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
   for (const [type, n] of [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) out.push(`  ${String(n).padStart(7)}  ${type}`);

@@ -81,6 +81,7 @@ describe('informer-inspector CLI', () => {
     assert.equal(await runCli(['summarize', 't.json'], m.io), 0);
     assert.match(m.out(), /^trace t\.json: scenario, profile v1\.36, resource v1\/configmaps\n/);
     assert.match(m.out(), /3 events; span 9 ms/);
+    assert.match(m.out(), /\nfindings(: none| \(\d+\):)\n/);
     assert.match(m.out(), /\n\s+2 {2}request\n\s+1 {2}synced\n$/);
     assert.equal(await runCli(['summarize', 'bad.json'], m.io), 2);
     assert.match(m.err(), /^informer-inspector: trace bad\.json: /);
