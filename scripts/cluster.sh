@@ -76,15 +76,16 @@ free_port() { # a free TCP port on 127.0.0.1 (there is a small race; start retri
 
 pid_alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
-stop_pidfile() { # pidfile name
+stop_pidfile() { # pidfile name  (no `return` here: it is also called from an EXIT trap)
   local pf=$1 name=$2
-  if ! pid_alive "$pf"; then rm -f "$pf"; return; fi
-  local pid; pid=$(cat "$pf")
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null; then log "$name (pid $pid) did not stop; killing"; kill -KILL "$pid" 2>/dev/null || true; sleep 0.2; fi
+  if pid_alive "$pf"; then
+    local pid; pid=$(cat "$pf")
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then log "$name (pid $pid) did not stop; killing"; kill -KILL "$pid" 2>/dev/null || true; sleep 0.2; fi
+    log "$name stopped"
+  fi
   rm -f "$pf"
-  log "$name stopped"
 }
 
 load_state() {
@@ -217,6 +218,8 @@ start_apiserver() { # [extra flags...]; with no flags, reuse the remembered ones
 cmd_start() {
   cmd_build
   mkdir -p "$CLUSTER_DIR"
+  # A failed start leaves nothing running behind it.
+  trap 'rc=$?; if [[ $rc -ne 0 ]]; then log "start failed; stopping what was started"; cmd_stop; fi' EXIT
   if [[ -f "$CLUSTER_DIR/cluster.env" ]] && { pid_alive "$CLUSTER_DIR/etcd.pid" || pid_alive "$CLUSTER_DIR/apiserver.pid"; }; then
     log "a cluster is already running in $CLUSTER_DIR; stopping it first"
     cmd_stop
@@ -246,12 +249,14 @@ EOF
   : > "$CLUSTER_DIR/apiserver.extra-args"
   start_etcd
   start_apiserver "$@"
+  trap - EXIT
 }
 
 cmd_stop() {
-  [[ -d "$CLUSTER_DIR" ]] || return 0
-  stop_pidfile "$CLUSTER_DIR/apiserver.pid" kube-apiserver
-  stop_pidfile "$CLUSTER_DIR/etcd.pid" etcd
+  if [[ -d "$CLUSTER_DIR" ]]; then
+    stop_pidfile "$CLUSTER_DIR/apiserver.pid" kube-apiserver
+    stop_pidfile "$CLUSTER_DIR/etcd.pid" etcd
+  fi
 }
 
 cmd_env() {
