@@ -4,6 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { settle } from '../../../src/engine/clock';
+import { DeletedFinalStateUnknown } from '../../../src/engine/objects';
 import { findProfile } from '../../../src/engine/profiles';
 import { SharedIndexInformer } from '../../../src/engine/sharedInformer';
 import { HttpListerWatcher, KubeConnection, type HttpRequestInfo } from '../../../src/kube';
@@ -14,6 +15,8 @@ interface Run {
   identicalUpdates: number;
   updates: number;
   adds: number;
+  /** Keys of deletes that arrived as DeletedFinalStateUnknown. */
+  tombstones: string[];
   stop(): Promise<void>;
 }
 
@@ -32,12 +35,15 @@ function runInformer(t: TestSandbox, profileName: string): Run {
   let seed = 7;
   const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
   const informer = new SharedIndexInformer({ listerWatcher: lw, profile, clock: t.clock, rand, name: 'sandbox-test' });
-  const run: Run = { requests, identicalUpdates: 0, updates: 0, adds: 0, stop: async () => undefined };
+  const run: Run = { requests, identicalUpdates: 0, updates: 0, adds: 0, tombstones: [], stop: async () => undefined };
   informer.addEventHandler('main', {
     onAdd: () => void run.adds++,
     onUpdate: (oldObj, newObj) => {
       run.updates++;
       if (oldObj.metadata?.resourceVersion === newObj.metadata?.resourceVersion) run.identicalUpdates++;
+    },
+    onDelete: (obj) => {
+      if (obj instanceof DeletedFinalStateUnknown) run.tombstones.push(obj.key);
     },
   });
   const stop = new AbortController();
@@ -81,6 +87,31 @@ describe('sandbox: the project informer against the sandbox (restart story)', fu
           assert.ok(after.length > 0 && after.every((r) => r.startsWith('watch ')), `only re-watches: ${after.join(', ')}`);
           assert.equal(run.identicalUpdates, 0);
         }
+      } finally {
+        await run.stop();
+      }
+    });
+  }
+
+  for (const profile of ['v1.15', 'v1.36']) {
+    it(`${profile}: a delete lost by etcd stays in the cache until the 410 relist turns it into a tombstone`, async () => {
+      t = await testSandbox();
+      t.sb.storage.create('configmaps', { metadata: { namespace: 'team-a', name: 'doomed' } });
+      const run = runInformer(t, profile);
+      try {
+        await drive(t, 1000);
+        assert.equal(run.adds, 13);
+        t.sb.storage.delete('configmaps', 'team-a/doomed', { lost: true });
+        await drive(t, 3000);
+        assert.deepEqual(run.tombstones, [], 'no DELETED event: the informer does not know yet');
+        const watchesBefore = run.requests.length;
+        t.sb.reinitialiseWatchCache();
+        await drive(t, 5000);
+        const after = run.requests.slice(watchesBefore);
+        assert.ok(after.some((r) => r.startsWith(profile === 'v1.15' ? 'list ' : 'watch-list ')), `a relist: ${after.join(', ')}`);
+        // The churn's delete of team-a/web-config landed while the watch cache reinitialised, so
+        // the relist is the only way the informer learns of it too.
+        assert.deepEqual(run.tombstones.sort(), ['team-a/doomed', 'team-a/web-config']);
       } finally {
         await run.stop();
       }
