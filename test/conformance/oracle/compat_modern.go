@@ -34,3 +34,11 @@ func configureKlog(verbosity int) {
 	}
 	setKlogFlags(verbosity)
 }
+
+// watchTransportFailure: how the REST client (v0.33+, same in v0.32 for these cases)
+// ends a watch request that fails below HTTP with a probable-EOF or timeout error:
+// it retries ~10 × 1 s, then hands the reflector an empty, already-closed watcher and
+// no error (spec §1.9/§1.10 row 8).
+func watchTransportFailure(network string) (emptyWatcher bool, defaultDelayMs int64) {
+	return true, 10000
+}

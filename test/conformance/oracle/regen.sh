@@ -7,7 +7,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 conf=$(dirname "$here")
-ALL_PROFILES=(v1.36 v1.34 v1.32)
+ALL_PROFILES=(v1.36 v1.34 v1.32 v1.15)
 profiles=("$@")
 if [ ${#profiles[@]} -eq 0 ]; then profiles=("${ALL_PROFILES[@]}"); fi
 

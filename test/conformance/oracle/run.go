@@ -34,10 +34,7 @@ var Profile = "dev"
 
 var errStopped = errors.New("oracle: run ended")
 
-const (
-	defaultStreamDurationMs  = 1500
-	defaultNetworkDurationMs = 10000
-)
+const defaultStreamDurationMs = 1500
 
 // prepareBubble fixes client-go globals made at init, outside the bubble, that
 // would break virtual time (see the compat_*.go files).
@@ -290,11 +287,12 @@ func (r *runner) answer(st *Step, c call) answer {
 				Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}}
 		default: // connection-reset, timeout
 			if c.verb == "watch" {
-				d := int64(defaultNetworkDurationMs)
-				if st.DurationMs != nil {
-					d = *st.DurationMs
+				if empty, d := watchTransportFailure(st.Network); empty {
+					if st.DurationMs != nil {
+						d = *st.DurationMs
+					}
+					return answer{w: closedWatcher(), delay: ms(d)}
 				}
-				return answer{w: closedWatcher(), delay: ms(d)}
 			}
 			if st.Network == "timeout" {
 				return answer{err: &url.Error{Op: "Get", URL: u, Err: context.DeadlineExceeded}}
