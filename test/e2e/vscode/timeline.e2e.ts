@@ -6,7 +6,7 @@
  * editor and shows the same numbers. Screenshots in light, dark and high-contrast themes go to
  * test-results/screenshots/. Run: npx tsx test/e2e/vscode/timeline.e2e.ts
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type FrameLocator, type Page } from 'playwright-core';
 import { importTrace } from '../../../src/trace/traceFile';
@@ -29,6 +29,18 @@ async function step(name: string, fn: () => Promise<void>): Promise<void> {
   }
 }
 
+function findFile(dir: string, name: string): string | undefined {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isFile() && entry.name === name) return p;
+    if (entry.isDirectory()) {
+      const found = findFile(p, name);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
 function check(cond: boolean, message: string): void {
   if (!cond) throw new Error(message);
 }
@@ -39,8 +51,8 @@ async function runCommand(page: Page, title: string): Promise<void> {
   const input = page.locator('.quick-input-widget .quick-input-box input');
   await input.waitFor({ state: 'visible' });
   await input.fill(`>${title}`);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor();
-  await page.keyboard.press('Enter');
+  // Click the command's own row: the top row (what Enter picks) can be a near match.
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().click();
 }
 
 /** Waits for the quick input whose placeholder (or prompt) contains `hint`, types `text`, accepts. */
@@ -174,6 +186,8 @@ async function main(): Promise<void> {
     });
 
     const tracePath = join(cs.workspace, 'sandbox.informer-trace.json');
+    // code-server's simple file dialog may resolve the typed path under the workspace: find it.
+    let savedPath = tracePath;
     await step('export the trace; importTrace accepts it', async () => {
       await runCommand(page, 'Informer Inspector: Export trace');
       const input = page.locator('.quick-input-widget .quick-input-box input');
@@ -184,10 +198,12 @@ async function main(): Promise<void> {
       const deadline = Date.now() + 15_000;
       let text = '';
       while (Date.now() < deadline) {
-        try {
-          text = readFileSync(tracePath, 'utf8');
+        const found = findFile(cs.workspace, 'sandbox.informer-trace.json');
+        if (found) {
+          savedPath = found;
+          text = readFileSync(found, 'utf8');
           break;
-        } catch {
+        } else {
           await page.waitForTimeout(1000);
           // The simple file dialog may first complete the path; a second Enter accepts it.
           if (await input.isVisible()) await page.keyboard.press('Enter');
@@ -201,7 +217,7 @@ async function main(): Promise<void> {
     });
 
     await step('open the exported trace again: the trace editor shows the same timeline', async () => {
-      const trace = importTrace(readFileSync(tracePath, 'utf8'));
+      const trace = importTrace(readFileSync(savedPath, 'utf8'));
       const relists = trace.events.filter((e) => e.type === 'relist').length;
       const lists = trace.events.filter((e) => e.type === 'list.done').length;
       await runCommand(page, 'Informer Inspector: Open trace');
