@@ -406,7 +406,7 @@ func (r *runner) newStream(st *Step) watch.Interface {
 		}
 		last = at
 		var obj runtime.Object
-		if e.Type == "ERROR" {
+		if e.Type == "ERROR" && isStatusJSON(e.Object) {
 			obj = statusFromJSON(e.Object)
 		} else {
 			obj = r.object(e.Object)
@@ -463,11 +463,25 @@ func (r *runner) newStream(st *Step) watch.Interface {
 	return w
 }
 
+// isStatusJSON: an ERROR event's object is a Status when its kind is "Status", or
+// when it has no kind and no metadata.name. Otherwise it is delivered as an object of
+// the scenario's resource (spec §1.10 row 20, "unexpected object").
+func isStatusJSON(o map[string]interface{}) bool {
+	if k, ok := o["kind"]; ok {
+		return k == "Status"
+	}
+	if md, ok := o["metadata"].(map[string]interface{}); ok {
+		if n, _ := md["name"].(string); n != "" {
+			return false
+		}
+	}
+	return true
+}
+
 func statusFromJSON(o map[string]interface{}) runtime.Object {
 	b, _ := json.Marshal(o)
 	st := &metav1.Status{}
 	if err := json.Unmarshal(b, st); err != nil {
-		// not a Status: deliver it as an unstructured object (spec §1.10 row 20)
 		return &unstructured.Unstructured{Object: runtime.DeepCopyJSON(o)}
 	}
 	if st.Kind == "" {
