@@ -27,6 +27,8 @@ export interface PagedResult {
  * the options carry none. Pages after the first clear resourceVersion(Match), which the server
  * refuses together with a continue token. The merged list keeps the first page's RV.
  * Stops (rejecting with the signal's reason) between pages once `signal` aborts.
+ * `legacy` (client-go ≤ v12): continue pages keep the requested RV, and an Expired first page also
+ * falls back to one full list.
  */
 export async function listPaged(
   fetch: (options: ListOptions) => Promise<ObjectList>,
@@ -35,6 +37,7 @@ export async function listPaged(
   signal: AbortSignal,
   hooks: PagerHooks = {},
   fullListIfExpired = true,
+  legacy = false,
 ): Promise<PagedResult> {
   const options: ListOptions = { ...requested };
   if (!options.limit && pageSize > 0) options.limit = pageSize;
@@ -47,7 +50,8 @@ export async function listPaged(
     try {
       result = await fetch({ ...options });
     } catch (err) {
-      if (!isExpired(err) || !fullListIfExpired || !options.continue) throw err;
+      // The legacy pager (client-go ≤ v12) fell back to a full list on an Expired first page too.
+      if (!isExpired(err) || !fullListIfExpired || (!options.continue && !legacy)) throw err;
       hooks.onExpiredContinue?.();
       const full: ListOptions = { ...options, limit: undefined, continue: undefined };
       full.resourceVersion = requested.resourceVersion;
@@ -66,8 +70,10 @@ export async function listPaged(
       return { list: merged, paginated };
     }
     options.continue = token;
-    options.resourceVersion = '';
-    delete options.resourceVersionMatch;
+    if (!legacy) {
+      options.resourceVersion = '';
+      delete options.resourceVersionMatch;
+    }
     paginated = true;
   }
 }

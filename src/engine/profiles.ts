@@ -34,6 +34,12 @@ export interface Profile {
   tooManyRequestsRewatches: boolean;
   /** Every list uses RV "0" (≤1.16); otherwise relistResourceVersion() (§1.5). */
   relistAtZero: boolean;
+  /**
+   * The ≤ v12 pager: continue pages keep the requested RV, and an Expired first page falls back to
+   * one unpaginated list (seen against real client-go v12). Later pagers clear the RV on continue
+   * pages and only fall back when a continue token expired (§1.5).
+   */
+  legacyPager: boolean;
   /** TooLarge RV detection on LIST (v0.19+). */
   detectsTooLarge: boolean;
   /** DeltaFIFO.Replace emits Replaced (v0.18+ informers) rather than Sync. */
@@ -69,6 +75,7 @@ const base = {
   refusedWatchRelists: false,
   tooManyRequestsRewatches: true,
   relistAtZero: false,
+  legacyPager: false,
   detectsTooLarge: true,
   replaceEmitsReplaced: true,
   syncRule: 'rv-equal',
@@ -104,12 +111,15 @@ export const PROFILES: readonly Profile[] = [
     refusedWatchRelists: true,
     tooManyRequestsRewatches: false,
     relistAtZero: true,
+    legacyPager: true,
     detectsTooLarge: false,
     replaceEmitsReplaced: false,
     syncRule: 'delta-type',
     dropsSyncAfterDelete: true,
     replaceTombstonesQueuedKeys: false,
     hasInitialListFlag: false,
+    // client-go v12 sends no allowWatchBookmarks (seen against the real v12 oracle).
+    watchBookmarks: false,
     logStyle: 'printf',
   },
   {

@@ -37,6 +37,8 @@ async function pagedList(r: Reflector, rv: string, pageSize: number, signal: Abo
       },
       onExpiredContinue: () => r.emit({ t: r.now(), type: 'list.expiredContinue' }),
     },
+    true,
+    r.profile.legacyPager,
   );
   return { ...result, pages: Math.max(pages, 1) };
 }
