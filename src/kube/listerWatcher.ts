@@ -5,6 +5,7 @@
  * with Retry-After; its query parameters; and its error values.
  */
 import { Clock, RealClock } from '../engine/clock';
+import { goDuration } from '../engine/reflectorLogs';
 import {
   ListOptions,
   ListerWatcher,
@@ -170,7 +171,7 @@ function watchQuery(o: WatchOptions): Record<string, string> {
   if (o.timeoutSeconds && o.timeoutSeconds > 0) {
     q.timeoutSeconds = String(o.timeoutSeconds);
     // The generated client also calls Request.Timeout(timeoutSeconds), which adds ?timeout=<duration>.
-    q.timeout = goDuration(o.timeoutSeconds);
+    q.timeout = goDuration(o.timeoutSeconds * 1000);
   }
   return q;
 }
@@ -181,17 +182,6 @@ function encodeQuery(q: Record<string, string>): string {
     .sort()
     .map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(q[k])}`)
     .join('&');
-}
-
-/** time.Duration.String() for whole seconds: 5s, 1m0s, 5m23s, 1h0m0s. */
-export function goDuration(seconds: number): string {
-  const s = Math.floor(seconds);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = s % 60;
-  if (h > 0) return `${h}h${m}m${sec}s`;
-  if (m > 0) return `${m}m${sec}s`;
-  return `${sec}s`;
 }
 
 function decodeList(body: Buffer): ObjectList {
