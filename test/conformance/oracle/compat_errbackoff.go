@@ -1,4 +1,4 @@
-//go:build v034 || v036
+//go:build !v032 && !k115
 
 package oracle
 

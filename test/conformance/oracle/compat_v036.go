@@ -1,4 +1,4 @@
-//go:build v036
+//go:build !v034 && !v032 && !k115
 
 package oracle
 

@@ -20,7 +20,6 @@ import (
 	"math/rand"
 	"os"
 	"runtime"
-	"sort"
 	"strconv"
 	"testing"
 	"testing/synctest"
@@ -55,15 +54,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("ORACLE_ONLY_MEANT_FOR_PROFILE") == "1" && !sc.MeantFor(Profile) {
 		os.Exit(4)
 	}
-	// Feature gates: client-go reads KUBE_FEATURE_<Gate> once, on first use.
-	names := make([]string, 0, len(sc.Gates))
-	for g := range sc.Gates {
-		names = append(names, g)
-	}
-	sort.Strings(names)
-	for _, g := range names {
-		os.Setenv("KUBE_FEATURE_"+g, strconv.FormatBool(sc.Gates[g]))
-	}
+	names := ApplyGates(sc)
 	v, _ := strconv.Atoi(os.Getenv("ORACLE_VERBOSITY"))
 	configureKlog(v)
 	if os.Getenv("ORACLE_SEED") != "random" {

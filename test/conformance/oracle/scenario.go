@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -283,4 +285,19 @@ func (sc *Scenario) MeantFor(profile string) bool {
 		}
 	}
 	return false
+}
+
+// ApplyGates sets KUBE_FEATURE_<Gate> for the scenario's gate overrides. client-go
+// reads these variables once, on first use of a gate, so this must run before the
+// informer is created. It returns the gate names, sorted.
+func ApplyGates(sc *Scenario) []string {
+	names := make([]string, 0, len(sc.Gates))
+	for g := range sc.Gates {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	for _, g := range names {
+		os.Setenv("KUBE_FEATURE_"+g, strconv.FormatBool(sc.Gates[g]))
+	}
+	return names
 }
