@@ -1,0 +1,103 @@
+/**
+ * One informer as the benchmarks run it: the real Reflector, FIFO, Indexer and listeners of the
+ * chosen profile over a MemoryListerWatcher, on a FakeClock (backoff and resync cost no wall
+ * time), with handlers that only count. The sink is either the null sink or a TraceRecorder.
+ */
+import { FakeClock } from '../src/engine/clock';
+import { nullSink, type EventSink } from '../src/engine/events';
+import { findProfile, type Profile } from '../src/engine/profiles';
+import { SharedIndexInformer } from '../src/engine/sharedInformer';
+import { TraceRecorder, type TraceHeader } from '../src/trace/recorder';
+import { MemoryListerWatcher } from './memoryListerWatcher';
+
+export const BENCH_PROFILES = ['v1.15', 'v1.32', 'v1.34', 'v1.36'] as const;
+export type BenchProfile = (typeof BENCH_PROFILES)[number];
+
+export function profile(name: BenchProfile): Profile {
+  const p = findProfile(name);
+  if (!p) throw new Error(`no profile ${name}`);
+  return p;
+}
+
+/** The header a recorder needs; the fields only label the trace. */
+export function benchHeader(profileName: string, cap?: number): Omit<TraceHeader, 'dropped'> {
+  const p = profile(profileName as BenchProfile);
+  return {
+    format: 'informer-trace/v1',
+    tool: { name: 'informer-inspector', version: '0.1.0' },
+    profile: p.name,
+    gates: { ...p.gates },
+    resource: { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true },
+    source: 'scenario',
+    startedAt: '2026-01-01T00:00:00.000Z',
+    cap: cap ?? 200_000,
+    redacted: true,
+  };
+}
+
+export interface RigOptions {
+  profile: BenchProfile;
+  objects: number;
+  handlers: number;
+  sink: 'null' | 'recorder';
+  recorderCap?: number;
+}
+
+export class EngineRig {
+  readonly clock = new FakeClock();
+  readonly lw: MemoryListerWatcher;
+  readonly informer: SharedIndexInformer;
+  readonly recorder?: TraceRecorder;
+  /** Update notifications per handler. */
+  readonly updates: number[];
+  private readonly abort = new AbortController();
+  private running?: Promise<void>;
+  private waiter?: { count: number; resolve: () => void };
+
+  constructor(o: RigOptions) {
+    this.lw = new MemoryListerWatcher(o.objects);
+    this.recorder = o.sink === 'recorder' ? new TraceRecorder(benchHeader(o.profile, o.recorderCap), o.recorderCap) : undefined;
+    const sink: EventSink = this.recorder ?? nullSink;
+    this.informer = new SharedIndexInformer({ listerWatcher: this.lw, profile: profile(o.profile), clock: this.clock, sink, rand: () => 0.5, name: 'bench' });
+    this.updates = new Array<number>(o.handlers).fill(0);
+    for (let h = 0; h < o.handlers; h++) {
+      this.informer.addEventHandler(`handler-${h}`, {
+        onUpdate: () => {
+          this.updates[h]++;
+          this.checkWaiter();
+        },
+      });
+    }
+  }
+
+  start(): void {
+    this.running = this.informer.run(this.abort.signal);
+  }
+
+  /** Runs virtual time until the initial list has been handed to every handler and a watch is open. */
+  async untilSyncedAndWatching(): Promise<void> {
+    const r = await this.clock.runUntilIdle(() => this.informer.hasSynced() && this.lw.watches > 0 && this.informer.isIdle(), 3_600_000);
+    if (r !== 'done') throw new Error(`the informer did not sync (${r})`);
+  }
+
+  /** Resolves once every handler has seen `count` updates in total. */
+  updatesReached(count: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.waiter = { count, resolve };
+      this.checkWaiter();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.running;
+  }
+
+  private checkWaiter(): void {
+    const w = this.waiter;
+    if (w && this.updates.every((n) => n >= w.count)) {
+      this.waiter = undefined;
+      w.resolve();
+    }
+  }
+}
