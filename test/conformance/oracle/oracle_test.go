@@ -105,6 +105,12 @@ func TestOracle(t *testing.T) {
 	if oracleScenario == nil {
 		t.Skip("no scenario given")
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			oracleResult = Result{Err: fmt.Errorf("panic: %v", p)}
+			oracleRan = true
+		}
+	}()
 	synctest.Test(t, func(t *testing.T) {
 		oracleResult = Run(oracleScenario, oracleLog)
 	})

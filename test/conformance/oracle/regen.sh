@@ -17,6 +17,9 @@ status=0
 shopt -s nullglob
 for p in "${profiles[@]}"; do
   mkdir -p "$conf/expected/$p"
+  for old in "$conf/expected/$p"/*.ndjson; do # scenario removed
+    [ -f "$conf/scenarios/$(basename "$old" .ndjson).json" ] || rm -f "$old"
+  done
   for sc in "$conf"/scenarios/*.json; do
     name=$(basename "$sc" .json)
     out="$conf/expected/$p/$name.ndjson"

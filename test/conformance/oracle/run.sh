@@ -28,4 +28,11 @@ if [ $rc -ne 0 ]; then
   cat "$build_err" >&2
   exit 3
 fi
-exec "$here/bin/$profile/oracle" "$scenario"
+err=$(mktemp)
+trap 'rm -f "$build_err" "$err"' EXIT
+"$here/bin/$profile/oracle" "$scenario" 2>"$err"
+rc=$?
+cat "$err" >&2
+# A Go panic also exits with 2; that is an internal error, not bad input.
+if [ $rc -eq 2 ] && grep -q -E '^(panic: |fatal error: )' "$err"; then rc=3; fi
+exit $rc
