@@ -226,10 +226,12 @@ async function main(): Promise<void> {
       await input.fill(tracePath);
       await page.waitForTimeout(300);
       await page.keyboard.press('Enter');
-      await page.waitForFunction(`document.querySelectorAll('iframe.webview').length >= 2`, undefined, { timeout: 30_000 });
+      // The live panel's tab is now hidden (its iframe is gone): the editor's is the one showing.
+      await page.waitForTimeout(3000);
       const frames = page.frameLocator('iframe.webview');
       let found = false;
-      for (let i = 0; i < 4 && !found; i++) {
+      const count = await page.locator('iframe.webview').count();
+      for (let i = 0; i < count && !found; i++) {
         const f = frames.nth(i).frameLocator('#active-frame');
         const state = await f.locator('.chip[data-k="state"] .chip-value').textContent({ timeout: 5000 }).catch(() => '');
         if (!state?.includes('(ended)')) continue;
