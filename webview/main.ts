@@ -156,6 +156,11 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
       vscode.postMessage(ReadyCommand.create({}));
       return;
     }
+    if (p.events.some((e) => e.type === 'trace.dropped')) {
+      // The recorder dropped its oldest events: re-sync so this view holds no more than the recorder's cap.
+      vscode.postMessage(ReadyCommand.create({}));
+      return;
+    }
     data.append(p.events);
     for (const e of p.events) summary.add(e);
     if (p.findings) {
