@@ -45,18 +45,24 @@ export function intOption(parsed: Parsed, name: string): number | undefined {
   return Number(v);
 }
 
-/** Go-style durations as `record --duration` takes them: 90s, 2m, 1h30m, 500ms, or plain seconds. */
-export function durationMs(text: string): number {
+/** A Go-style duration that may be 0 (times into a recording): 0, 1.5s, 300ms, 2m, 1h30m; a plain number is seconds. */
+export function offsetMs(text: string): number | undefined {
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
   const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const parts = text.match(/\d+(?:\.\d+)?(?:ms|s|m|h)/g);
+  if (!parts || parts.join('') !== text) return undefined;
   let total = 0;
-  let rest = text;
-  while (rest) {
-    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)/.exec(rest);
-    if (!m) throw new UsageError(`invalid duration "${text}" (examples: 60s, 2m, 1h30m)`);
+  for (const part of parts) {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(part)!;
     total += Number(m[1]) * units[m[2]];
-    rest = rest.slice(m[0].length);
   }
+  return total;
+}
+
+/** Go-style durations as `record --duration` takes them: 90s, 2m, 1h30m, 500ms, or plain seconds. */
+export function durationMs(text: string): number {
+  const total = offsetMs(text);
+  if (total === undefined) throw new UsageError(`invalid duration "${text}" (examples: 60s, 2m, 1h30m)`);
   if (total <= 0) throw new UsageError(`invalid duration "${text}": must be more than 0`);
   return total;
 }

@@ -3,6 +3,7 @@
  * failure ends as one line on stderr: bad input exits 2, a failed run 1; no stack traces
  * (set INFORMER_INSPECTOR_DEBUG=1 to see one for an unexpected error).
  */
+import { checkConsistencyCommand } from './checkConsistencyCommand';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type CliIo } from './io';
 import { profilesCommand } from './profilesCommand';
 import { recordCommand } from './recordCommand';
@@ -15,6 +16,7 @@ type Command = (args: string[], io: CliIo) => number | Promise<number>;
 const COMMANDS: Record<string, Command> = {
   replay: replayCommand,
   record: recordCommand,
+  'check-consistency': checkConsistencyCommand,
   sandbox: sandboxCommand,
   summarize: summarizeCommand,
   profiles: profilesCommand,
@@ -24,7 +26,10 @@ export const USAGE = `usage: informer-inspector <command> [options]
 
   replay SCENARIO.json [--profile P] [--log OUT.ndjson] [--trace OUT.json] [--seed N]
   record --resource PLURAL[.GROUP] [--kubeconfig F] [--context C] [--namespace N] [--selector S]
-         [--profile P] [--duration 60s] [--log OUT.ndjson] [--trace OUT.json]
+         [--profile P] [--duration 60s] [--log OUT.ndjson] [--trace OUT.json] [--quiet]
+         [--fault NAME[=VALUE][@AT]]... [--check-consistency AT]... [--consistency-every D]
+  check-consistency --resource PLURAL[.GROUP] [--kubeconfig F] [--context C] [--namespace N]
+         [--selector S] [--profile P] [--wait D] [--timeout D] [--trace OUT.json]
   sandbox [--scenario NAME] [--port N]
   summarize TRACE.json
   profiles

@@ -1,26 +1,36 @@
 /**
  * `informer-inspector record --resource PLURAL[.GROUP] [--kubeconfig F] [--context C]
- * [--namespace N] [--selector S] [--profile P] [--duration 60s] [--log OUT.ndjson] [--trace OUT.json]`
- * Runs the engine against a real cluster (GET only) for the duration, then writes the
- * notification log (stdout by default) and the trace.
+ * [--namespace N] [--selector S] [--profile P] [--duration 60s] [--log OUT.ndjson] [--trace OUT.json]
+ * [--fault SPEC]… [--check-consistency AT]… [--consistency-every D] [--quiet]`
+ * Runs the engine against a real cluster (GET only) for the duration, optionally injecting
+ * faults and checking the cache against the server on a schedule, then writes the notification
+ * log (stdout by default) and the trace, and prints the findings on stderr.
  */
-import { RealClock } from '../engine/clock';
-import type { ListerWatcher, ListOptions, WatchOptions } from '../engine/listWatch';
 import { DEFAULT_PROFILE } from '../engine/profiles';
-import { SharedIndexInformer } from '../engine/sharedInformer';
-import { discoverResources, HttpListerWatcher, KubeConfigError, KubeConnection, resolveResource } from '../kube';
-import { formatLog, requestLine, type LogLine } from '../scenario/notificationLog';
+import { formatLog, type LogLine } from '../scenario/notificationLog';
 import { loggingHandler } from '../scenario/replay';
-import { TraceRecorder } from '../trace/recorder';
+import { computeFindings } from '../trace/findings';
 import { exportTrace } from '../trace/traceFile';
 import { durationMs, parseCommandArgs, profileNamed, stringOption } from './args';
+import { describeConsistency } from './checkConsistencyCommand';
+import { consistencySchedule, ONE_SHOT, parseFaultSpec, scheduleFaults } from './faultSpecs';
+import { formatFindings } from './findingsText';
 import { EXIT_OK, UsageError, writeOutput, type CliIo } from './io';
-import { TOOL_VERSION } from './version';
+import { connect, createLiveInformer, findResource, resourceLabel, type LiveInformer } from './liveInformer';
+
+function strings(v: string | boolean | string[] | boolean[] | undefined): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : [];
+}
+
+function secondsLabel(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
 
 export async function recordCommand(args: string[], io: CliIo): Promise<number> {
   const parsed = parseCommandArgs(
     'record',
-    args,
+    // `--check-consistency@30s` reads like the --fault specs; parseArgs wants `--check-consistency=@30s`.
+    args.map((a) => a.replace(/^--check-consistency@/, '--check-consistency=@')),
     {
       resource: { type: 'string' },
       kubeconfig: { type: 'string' },
@@ -31,6 +41,10 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
       duration: { type: 'string' },
       log: { type: 'string' },
       trace: { type: 'string' },
+      fault: { type: 'string', multiple: true },
+      'check-consistency': { type: 'string', multiple: true },
+      'consistency-every': { type: 'string' },
+      quiet: { type: 'boolean' },
     },
     0,
   );
@@ -38,81 +52,78 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
   if (!resourceName) throw new UsageError('record: --resource PLURAL[.GROUP] is required');
   const profile = profileNamed(stringOption(parsed, 'profile') ?? DEFAULT_PROFILE);
   const runMs = durationMs(stringOption(parsed, 'duration') ?? '60s');
-  let conn: KubeConnection;
-  try {
-    conn = KubeConnection.load({ kubeconfigPath: stringOption(parsed, 'kubeconfig'), context: stringOption(parsed, 'context') });
-  } catch (e) {
-    if (e instanceof KubeConfigError) throw new UsageError(e.message);
-    throw e;
-  }
-  const discovery = await discoverResources(conn);
-  let resource;
-  try {
-    resource = resolveResource(discovery.resources, resourceName);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (!resource) throw new UsageError(`unknown resource "${resourceName}" in context ${conn.context.name} (it must support list and watch)`);
-  const namespace = stringOption(parsed, 'namespace') ?? '';
-  const selector = stringOption(parsed, 'selector');
+  const faultSpecs = strings(parsed.values.fault).map((f) => parseFaultSpec(f, runMs));
+  const checkTimes = consistencySchedule(strings(parsed.values['check-consistency']), stringOption(parsed, 'consistency-every'), runMs);
+  const quiet = parsed.values.quiet === true;
+  const note = (text: string): void => {
+    if (!quiet) io.stderr(text + '\n');
+  };
 
-  const clock = new RealClock();
+  const conn = connect(stringOption(parsed, 'kubeconfig'), stringOption(parsed, 'context'));
+  const resource = await findResource(conn, resourceName);
   const log: LogLine[] = [];
-  const recorder = new TraceRecorder({
-    format: 'informer-trace/v1',
-    tool: { name: 'informer-inspector', version: TOOL_VERSION },
-    profile: profile.name,
-    gates: { ...profile.gates },
-    resource: { group: resource.group, version: resource.version, resource: resource.resource, kind: resource.kind, namespaced: resource.namespaced },
-    ...(namespace ? { namespace } : {}),
-    ...(selector ? { labelSelector: selector } : {}),
-    context: conn.context.name,
-    source: 'cluster',
-    startedAt: new Date().toISOString(),
-    cap: 200_000,
-    redacted: true,
-  });
-  const http = new HttpListerWatcher(conn, resource, { namespace, clock });
-  const informer = new SharedIndexInformer({
-    listerWatcher: loggedWithSelector(http, selector, log),
+  const live = createLiveInformer({
+    conn,
+    resource,
     profile,
-    clock,
-    sink: recorder,
-    typeDescription: `${resource.group ? resource.group + '/' : ''}${resource.version}, Kind=${resource.kind}`,
-    name: 'informer-inspector record',
+    namespace: stringOption(parsed, 'namespace') ?? '',
+    labelSelector: stringOption(parsed, 'selector'),
+    log,
   });
-  informer.addEventHandler('main', loggingHandler('main', profile, (l) => log.push(l)));
-  const stop = new AbortController();
-  const running = informer.run(stop.signal);
-  io.stderr(`recording ${resource.resource}${resource.group ? '.' + resource.group : ''} from ${conn.context.name} for ${runMs / 1000}s (Ctrl-C stops early)\n`);
-  let timer;
+  live.informer.addEventHandler('main', loggingHandler('main', profile, (l) => log.push(l)));
+  const { clock } = live;
+  const startedAt = clock.now();
+  const cancelFaults = scheduleFaults(faultSpecs, { clock, faults: live.faults, addSlowHandler: (ms) => live.addSlowHandler(ms) });
+  const checks = scheduleChecks(live, checkTimes, (t, lines) => note([`consistency check at ${secondsLabel(t - startedAt)}: ${lines[0]}`, ...lines.slice(1)].join('\n')));
+
+  live.start();
+  note(`recording ${resourceLabel(resource)} from ${conn.context.name} for ${runMs / 1000}s (Ctrl-C stops early)`);
+  let timer: { cancel(): void } | undefined;
   await Promise.race([io.interrupted(), new Promise<void>((r) => (timer = clock.setTimer(runMs, r)))]);
-  (timer as { cancel(): void } | undefined)?.cancel();
-  stop.abort();
-  await running;
+  timer?.cancel();
+  cancelFaults();
+  checks.cancel();
+  await live.stop();
+  await checks.done();
   log.push({ kind: 'end' });
 
   const logPath = stringOption(parsed, 'log');
   if (logPath !== undefined) writeOutput(io, logPath, formatLog(log), 'log');
   else io.stdout(formatLog(log));
   const tracePath = stringOption(parsed, 'trace');
-  if (tracePath !== undefined) writeOutput(io, tracePath, exportTrace(recorder), 'trace');
+  if (tracePath !== undefined) writeOutput(io, tracePath, exportTrace(live.recorder), 'trace');
+
+  const pending = new Set(live.faults.pendingFaults());
+  for (const spec of faultSpecs) {
+    const name = ONE_SHOT[spec.kind];
+    if (name && pending.has(name)) note(`fault ${spec.text} was armed but never took effect (no matching request or event came)`);
+  }
+  if (!quiet) io.stderr(formatFindings(computeFindings(live.recorder.header(), live.recorder.events())).join('\n') + '\n');
   return EXIT_OK;
 }
 
-/** Adds the label selector to every request and logs it as a request line. */
-function loggedWithSelector(lw: ListerWatcher, selector: string | undefined, log: LogLine[]): ListerWatcher {
-  const sel = <T extends ListOptions | WatchOptions>(o: T): T => (selector ? { ...o, labelSelector: selector } : o);
+/**
+ * Runs a consistency check at each time (ms into the recording), one after another; a check
+ * still running when the recording ends is aborted with the informer and reported as such.
+ */
+function scheduleChecks(live: LiveInformer, times: readonly number[], report: (t: number, lines: string[]) => void) {
+  const { clock } = live;
+  let chain: Promise<void> = Promise.resolve();
+  const run = async () => {
+    const t = clock.now();
+    try {
+      report(t, describeConsistency(await live.checkConsistency()));
+    } catch (e) {
+      report(t, [live.stopSignal.aborted ? 'not finished: the recording ended first' : `failed: ${(e as Error).message}`]);
+    }
+  };
+  const timers = times.map((at) =>
+    clock.setTimer(at, () => {
+      chain = chain.then(run);
+    }),
+  );
   return {
-    url: lw.url,
-    watchListSupported: lw.watchListSupported,
-    list(o, signal) {
-      log.push(requestLine('list', o));
-      return lw.list(sel(o), signal);
-    },
-    watch(o, signal) {
-      log.push(requestLine('watch', o));
-      return lw.watch(sel(o), signal);
-    },
+    cancel: () => timers.forEach((t) => t.cancel()),
+    done: () => chain,
   };
 }

@@ -6,6 +6,7 @@
 import { computeFindings } from '../trace/findings';
 import { importTrace, TraceFileError } from '../trace/traceFile';
 import { parseCommandArgs } from './args';
+import { formatFindings } from './findingsText';
 import { EXIT_OK, fileLabel, readInput, UsageError, type CliIo } from './io';
 
 export function summarizeCommand(args: string[], io: CliIo): number {
@@ -26,13 +27,7 @@ export function summarizeCommand(args: string[], io: CliIo): number {
     `trace ${fileLabel(path)}: ${h.source}, profile ${h.profile}, resource ${res}${h.namespace ? ` in ${h.namespace}` : ''}${h.context ? `, context ${h.context}` : ''}`,
     `started ${h.startedAt}; ${trace.events.length} events${h.dropped ? ` (${h.dropped} dropped, cap ${h.cap})` : ''}; span ${spanMs(trace.events)} ms`,
   ];
-  const findings = computeFindings(h, trace.events);
-  out.push(findings.length ? `findings (${findings.length}):` : 'findings: none');
-  for (const f of findings) {
-    out.push(`  [${f.severity}] ${f.title}`, `      ${f.detail}`, `      advice: ${f.advice}`);
-    if (f.evidence.length) out.push(`      evidence: seq ${f.evidence.slice(0, 10).join(', ')}${f.evidence.length > 10 ? ` … (${f.evidence.length})` : ''}`);
-    if (f.link) out.push(`      see ${f.link}`);
-  }
+  out.push(...formatFindings(computeFindings(h, trace.events)));
   out.push('events by type:');
   const counts = new Map<string, number>();
   for (const e of trace.events) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
