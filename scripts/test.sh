@@ -48,8 +48,10 @@ if [ -f scripts/cluster.sh ] && compgen -G 'test/e2e/*.test.ts' >/dev/null; then
   stage e2e-cluster bash -c 'bash scripts/cluster.sh build && TEST_SUITE_NAME=e2e-cluster npx mocha --config .mocharc.json --timeout 300000 "test/e2e/*.test.ts"'
 fi
 
-if [ -f scripts/code-server.sh ] && compgen -G 'test/e2e/vscode/*.test.ts' >/dev/null; then
-  stage e2e-vscode bash -c 'bash scripts/code-server.sh && TEST_SUITE_NAME=e2e-vscode npx mocha --config .mocharc.json --timeout 300000 "test/e2e/vscode/*.test.ts"'
+if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/timeline.e2e.ts ]; then
+  vsc_log=$(mktemp)
+  stage e2e-vscode bash -c "bash scripts/code-server.sh && npx tsx test/e2e/vscode/timeline.e2e.ts 2>&1 | tee '$vsc_log'; exit \${PIPESTATUS[0]}"
+  count_line e2e-vscode "$vsc_log"
 fi
 
 echo
