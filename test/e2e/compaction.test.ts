@@ -7,30 +7,19 @@
  */
 import { strict as assert } from 'node:assert';
 import { useCluster } from './cluster';
-import { FaultProxy } from './faultProxy';
 import { assertEngineOnlyGot, cmBody, createConfigMaps, createNamespace, sleep } from './helpers';
-import { startInformer, watchEnds, type RunningInformer } from './informerHarness';
+import { startInformer, useInformers, watchEnds } from './informerHarness';
 
 describe('e2e: etcd compaction → 410 → relist', function () {
   this.timeout(180_000);
   const cluster = useCluster({ apiserverFlags: ['--watch-cache-sizes=configmaps#0', '--etcd-compaction-interval=2s'] });
-  let proxy: FaultProxy;
-  const running: RunningInformer[] = [];
-  beforeEach(async () => {
-    proxy = new FaultProxy({ host: '127.0.0.1', port: cluster().port });
-    await proxy.listen();
-  });
-  afterEach(async () => {
-    for (const r of running.splice(0)) await r.stop();
-    await proxy.close();
-  });
+  const { start, proxy } = useInformers(cluster);
 
   it('v1.32: with the watch cache off, the initial LIST at RV 0 is paginated (3 pages of ≤500 for 1100 objects) and stays paginated', async () => {
     const c = cluster();
     await createNamespace(c, 'pages');
     await createConfigMaps(c, 'pages', 'cm', 1100);
-    const r = startInformer(c, { profile: 'v1.32', namespace: 'pages', server: proxy.url });
-    running.push(r);
+    const r = start(c, { profile: 'v1.32', namespace: 'pages', server: proxy().url });
     await r.waitConsistent(c);
     const lists = r.of('request').filter((q) => q.verb === 'list');
     assert.deepEqual(lists.map((q) => [q.rv, q.limit, !!q.continue]), [['0', 500, false], ['', 500, true], ['', 500, true]]);
@@ -47,20 +36,19 @@ describe('e2e: etcd compaction → 410 → relist', function () {
       const ns = `compact-${profile.replace('.', '')}`;
       await createNamespace(c, ns);
       await createConfigMaps(c, ns, 'cm', 30);
-      const r = startInformer(c, { profile, namespace: ns, server: proxy.url });
-      running.push(r);
+      const r = start(c, { profile, namespace: ns, server: proxy().url });
       await r.waitConsistent(c);
       await sleep(1_500); // so the cut does not end a "very short" watch (row 5), which relists by itself
       const lastRV = r.informer.lastSyncResourceVersion();
       const since = r.events.length;
 
       // Cut the engine off; meanwhile change things and let etcd compact past its RV.
-      await proxy.stopListening();
-      proxy.cutAll('reset');
+      await proxy().stopListening();
+      proxy().cutAll('reset');
       for (let i = 0; i < 10; i++) await c.adminOk('DELETE', `/api/v1/namespaces/${ns}/configmaps/cm-${i}`);
       for (let i = 0; i < 5; i++) await c.adminOk('POST', `/api/v1/namespaces/${ns}/configmaps`, cmBody(ns, `new-${i}`));
       await sleep(5_000); // > 2 compaction intervals
-      await proxy.listen();
+      await proxy().listen();
 
       await r.waitConsistent(c, 60_000);
       const ends = r.of('watch.end', since);

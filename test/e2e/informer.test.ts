@@ -7,9 +7,8 @@
  */
 import { strict as assert } from 'node:assert';
 import { useCluster } from './cluster';
-import { FaultProxy } from './faultProxy';
 import { assertEngineOnlyGot, cmBody, createConfigMaps, createNamespace, sleep, waitFor } from './helpers';
-import { startInformer, watchEnds, type RunningInformer } from './informerHarness';
+import { useInformers, watchEnds } from './informerHarness';
 
 /**
  * kube-apiserver writes to etcd in the background (its identity lease every 10 s, the endpoint
@@ -23,21 +22,7 @@ const QUIET = ['--feature-gates=APIServerIdentity=false,UnknownVersionInteropera
 describe('e2e: informer against kube-apiserver', function () {
   this.timeout(180_000);
   const cluster = useCluster({ apiserverFlags: [...QUIET, '--min-request-timeout=4'] });
-  const running: RunningInformer[] = [];
-  let proxy: FaultProxy;
-  beforeEach(async () => {
-    proxy = new FaultProxy({ host: '127.0.0.1', port: cluster().port });
-    await proxy.listen();
-  });
-  afterEach(async () => {
-    for (const r of running.splice(0)) await r.stop();
-    await proxy.close();
-  });
-  const start = (...a: Parameters<typeof startInformer>) => {
-    const r = startInformer(...a);
-    running.push(r);
-    return r;
-  };
+  const { start, proxy } = useInformers(cluster);
 
   it('initial sync of 1100 ConfigMaps: v1.36 by watch-list, v1.32 by LIST at RV 0; store == fresh LIST', async () => {
     const c = cluster();
@@ -160,13 +145,13 @@ describe('e2e: informer against kube-apiserver', function () {
     const c = cluster();
     await createNamespace(c, 'faults');
     await createConfigMaps(c, 'faults', 'cm', 10);
-    const r = start(c, { profile: 'v1.36', namespace: 'faults', server: proxy.url });
+    const r = start(c, { profile: 'v1.36', namespace: 'faults', server: proxy().url });
     await r.waitConsistent(c);
     await sleep(1_200); // so the watch is not "very short"
     const since = r.events.length;
     await c.adminOk('POST', '/api/v1/namespaces/faults/configmaps', cmBody('faults', 'before-cut'));
     await waitFor('the event', () => r.informer.getIndexer().list().length === 11);
-    await proxy.refuseFor(3_000, { cut: 'reset' });
+    await proxy().refuseFor(3_000, { cut: 'reset' });
     await c.adminOk('POST', '/api/v1/namespaces/faults/configmaps', cmBody('faults', 'after-cut'));
     await r.waitConsistent(c, 30_000);
     const ends = watchEnds(r, since);
@@ -180,7 +165,7 @@ describe('e2e: informer against kube-apiserver', function () {
     const c = cluster();
     await createNamespace(c, 'stall');
     await createConfigMaps(c, 'stall', 'cm', 5);
-    const r = start(c, { profile: 'v1.36', namespace: 'stall', server: proxy.url, requestTimeoutMs: 4_000 });
+    const r = start(c, { profile: 'v1.36', namespace: 'stall', server: proxy().url, requestTimeoutMs: 4_000 });
     await r.waitConsistent(c);
     // Every watch ends after 4 s by the client timeout (row 4): re-watch at once, never relist.
     await waitFor('two client-timeout watch endings', () => r.of('watch.end').length >= 2, 20_000, 200);
@@ -188,9 +173,9 @@ describe('e2e: informer against kube-apiserver', function () {
       assert.deepEqual([end.row, end.how, end.outcome], [4, 'timeout', 'rewatch'], JSON.stringify(end));
     }
     const since = r.events.length;
-    proxy.stall();
+    proxy().stall();
     await sleep(5_000);
-    proxy.resume();
+    proxy().resume();
     await c.adminOk('POST', '/api/v1/namespaces/stall/configmaps', cmBody('stall', 'after-stall'));
     await r.waitConsistent(c, 30_000);
     assert.ok(r.of('watch.end', since).some((e) => e.how === 'timeout'), watchEnds(r, since).join(' '));

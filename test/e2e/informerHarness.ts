@@ -12,6 +12,7 @@ import { SharedIndexInformer } from '../../src/engine/sharedInformer';
 import { KubeConnection } from '../../src/kube/kubeconfig';
 import { HttpListerWatcher, type HttpRequestInfo } from '../../src/kube/listerWatcher';
 import type { E2ECluster } from './cluster';
+import { FaultProxy } from './faultProxy';
 import { CONFIGMAPS, rvMap, waitFor } from './helpers';
 
 export interface RunningInformer {
@@ -112,4 +113,32 @@ function diffMaps(store: Map<string, string>, fresh: Map<string, string>): strin
 /** The engine's outcome sequence of watch endings, e.g. "1:rewatch 6:rewatch-after-backoff". */
 export function watchEnds(r: RunningInformer, since = 0): string[] {
   return r.of('watch.end', since).map((e) => `${e.row}:${e.outcome}`);
+}
+
+/**
+ * Per-test plumbing for a describe(): a fresh fault proxy in front of the cluster before each
+ * test, and after it every informer started with `start` is stopped and the proxy closed.
+ */
+export function useInformers(cluster: () => E2ECluster): { start: typeof startInformer; proxy: () => FaultProxy } {
+  const running: RunningInformer[] = [];
+  let proxy: FaultProxy | undefined;
+  beforeEach(async () => {
+    proxy = new FaultProxy({ host: '127.0.0.1', port: cluster().port });
+    await proxy.listen();
+  });
+  afterEach(async () => {
+    for (const r of running.splice(0)) await r.stop();
+    await proxy?.close();
+  });
+  return {
+    start: (c, o) => {
+      const r = startInformer(c, o);
+      running.push(r);
+      return r;
+    },
+    proxy: () => {
+      if (!proxy) throw new Error('no fault proxy outside a test');
+      return proxy;
+    },
+  };
 }
