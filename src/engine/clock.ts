@@ -43,11 +43,17 @@ export function isAbortError(e: unknown): boolean {
   return e instanceof Error && e.name === 'AbortError';
 }
 
-/** Wall-clock time through the host's timers. */
+/**
+ * Wall-clock time through the host's timers. now() counts from the clock's creation, so a trace
+ * whose header records the wall time of that moment reads t as "ms since start" everywhere.
+ */
 export class RealClock implements Clock {
-  private readonly origin = Date.now() - (globalThis.performance?.now() ?? 0);
+  private readonly origin = RealClock.read();
+  private static read(): number {
+    return globalThis.performance ? globalThis.performance.now() : Date.now();
+  }
   now(): number {
-    return globalThis.performance ? globalThis.performance.now() : Date.now() - this.origin;
+    return RealClock.read() - this.origin;
   }
   setTimer(ms: number, fn: () => void): TimerHandle {
     const h = setTimeout(fn, Math.max(0, ms));
