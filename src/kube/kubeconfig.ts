@@ -49,7 +49,8 @@ export class KubeConnection {
       else if (opts.kubeconfigPath) loadPaths(kc, opts.kubeconfigPath);
       else kc.loadFromDefault();
     } catch (e) {
-      throw new KubeConfigError(`cannot load kubeconfig: ${(e as Error).message}`);
+      // Only the first line: YAML parse errors go on with a snippet of the file, which may hold credentials.
+      throw new KubeConfigError(`cannot load kubeconfig: ${String((e as Error).message).split('\n')[0]}`);
     }
     return KubeConnection.select(kc, opts.context);
   }
