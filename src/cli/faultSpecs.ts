@@ -40,7 +40,10 @@ const KINDS: Record<FaultKind, KindRule> = {
   'slow-handler': { value: 'required', usage: 'slow-handler=DURATION' },
 };
 
-export const FAULT_USAGE = Object.values(KINDS).map((k) => k.usage + '[@AT]').join(', ');
+// Listed in this order on purpose: an object would put the integer-like '429' first.
+const ORDER: readonly FaultKind[] = ['refuse', 'reset-watch', 'expire-watch', 'toolarge-list', 'internal-error', '429', 'drop-delete', 'slow-handler'];
+
+export const FAULT_USAGE = ORDER.map((k) => KINDS[k].usage + '[@AT]').join(', ');
 
 function isFaultKind(name: string): name is FaultKind {
   return Object.prototype.hasOwnProperty.call(KINDS, name);
