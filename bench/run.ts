@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     print(`Recorded a ${trace.events.length.toLocaleString('en-US')}-event engine trace for (c) and (d) in ${Math.round(performance.now() - t0)} ms.`);
   }
   if (trace && plan.sections.has('c')) print(await traceLayer({ header: trace.header, events: trace.events.slice(0, q ? 20_000 : 200_000) }, q ? 1 : 3));
-  if (trace && plan.sections.has('d')) print(await webviewModel(trace, q ? 1 : 5));
+  if (trace && plan.sections.has('d')) print(await webviewModel(trace, q ? 1 : 7));
   print(`Total wall time ${(Math.round(performance.now() - started) / 1000).toFixed(1)} s.`);
 }
 

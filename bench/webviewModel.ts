@@ -60,7 +60,8 @@ function zoomWindows(t0: number, t1: number, steps: number): [number, number][] 
   return out;
 }
 
-type Measure = 'ingest' | 'full view' | 'zoom re-bin' | 'pan re-bin (zoomed ×8)';
+type FrameMeasure = 'full view' | 'zoom re-bin' | 'pan re-bin (zoomed ×8)';
+const WARM_FRAMES = 3;
 
 interface FrameStats {
   /** Median over the repetitions of each window, then the median and the worst of those. */
@@ -83,7 +84,7 @@ export async function webviewModel(trace: GeneratedTrace, repeats: number, frame
   const t0 = data.firstT;
   const t1 = data.endT;
   const span8 = (t1 - t0) / 8;
-  const windows: Record<Exclude<Measure, 'ingest'>, [number, number][]> = {
+  const windows: Record<FrameMeasure, [number, number][]> = {
     'full view': Array.from({ length: framesPerRun }, (): [number, number] => [t0, t1]),
     'zoom re-bin': zoomWindows(t0, t1, framesPerRun),
     'pan re-bin (zoomed ×8)': Array.from({ length: framesPerRun }, (_, i): [number, number] => {
@@ -93,18 +94,19 @@ export async function webviewModel(trace: GeneratedTrace, repeats: number, frame
   };
   // Warm-up, so that the first timed frames are not JIT compilation.
   for (const list of Object.values(windows)) for (const [a, b] of list) binFrame(data, a, b);
-  const measures: Measure[] = ['ingest', 'full view', 'zoom re-bin', 'pan re-bin (zoomed ×8)'];
-  const samples = await interleaved(measures, repeats, async (m): Promise<Timing[]> => {
-    if (m === 'ingest') return [timeSync(() => void ingest(trace))];
-    // interleaved() collects garbage before each run; V8 sweeps lazily afterwards, which would
-    // land on the first timed frame. One untimed frame takes that cost.
-    binFrame(data, t0, t1);
+  // Ingest runs first and apart: each one leaves a 500k-event model of garbage behind, whose
+  // sweeping would otherwise land on the frames timed after it.
+  const ingestRuns = (await interleaved(['ingest'] as const, repeats, async () => timeSync(() => void ingest(trace)))).get('ingest') ?? [];
+  const frameMeasures = ['full view', 'zoom re-bin', 'pan re-bin (zoomed ×8)'] as const;
+  const samples = await interleaved(frameMeasures, repeats, async (m): Promise<Timing[]> => {
+    // interleaved() collects garbage before each run and V8 sweeps lazily afterwards, which
+    // would land on the first timed frames. Untimed frames take that cost.
+    for (let i = 0; i < WARM_FRAMES; i++) binFrame(data, t0, t1);
     return windows[m].map(([a, b]) => timeSync(() => void binFrame(data, a, b)));
   });
-  const ingestRuns = (samples.get('ingest') ?? []).flat();
   const rows = [
     ['ingest (all events)', String(ingestRuns.length), fmt(summarize(ingestRuns.map((x) => x.cpuMs)), 1), fmt(summarize(ingestRuns.map((x) => x.wallMs)), 1), '—'],
-    ...measures.slice(1).map((m) => {
+    ...frameMeasures.map((m) => {
       const runs = samples.get(m) ?? [];
       const cpu = frameStats(runs, 'cpuMs');
       const wall = frameStats(runs, 'wallMs');
