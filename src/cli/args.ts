@@ -9,7 +9,8 @@ import { UsageError } from './io';
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 export interface Parsed {
-  values: Record<string, string | boolean | undefined>;
+  /** Options declared `multiple: true` come as arrays. */
+  values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
 }
 
@@ -35,6 +36,12 @@ export function profileNamed(name: string): Profile {
 export function stringOption(parsed: Parsed, name: string): string | undefined {
   const v = parsed.values[name];
   return typeof v === 'string' ? v : undefined;
+}
+
+/** A repeatable string option (declared `multiple: true`): every value, in order. */
+export function stringListOption(parsed: Parsed, name: string): string[] {
+  const v = parsed.values[name];
+  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
 }
 
 /** A non-negative integer option (ports, seeds). */

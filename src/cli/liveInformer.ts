@@ -68,7 +68,7 @@ export async function findResource(conn: KubeConnection, name: string): Promise<
 function unreachable(conn: KubeConnection, e: unknown): Error {
   const where = `the API server ${conn.server} (context ${conn.context.name})`;
   if (e instanceof TransportError) return new LiveRunError(`cannot reach ${where}: ${e.message}`);
-  if (e instanceof StatusError) return new LiveRunError(`discovery at ${where} failed: ${e.status.code ?? ''} ${e.message}`.replace(/ {2}/, ' '));
+  if (e instanceof StatusError) return new LiveRunError(`discovery at ${where} failed: ${e.status.code ? `${e.status.code} ` : ''}${e.message}`);
   return e instanceof Error ? e : new Error(String(e));
 }
 

@@ -11,16 +11,12 @@ import { formatLog, type LogLine } from '../scenario/notificationLog';
 import { loggingHandler } from '../scenario/replay';
 import { computeFindings } from '../trace/findings';
 import { exportTrace } from '../trace/traceFile';
-import { durationMs, parseCommandArgs, profileNamed, stringOption } from './args';
+import { durationMs, parseCommandArgs, profileNamed, stringListOption, stringOption } from './args';
 import { describeConsistency } from './checkConsistencyCommand';
 import { consistencySchedule, ONE_SHOT, parseFaultSpec, scheduleFaults } from './faultSpecs';
 import { formatFindings } from './findingsText';
 import { EXIT_OK, UsageError, writeOutput, type CliIo } from './io';
 import { connect, createLiveInformer, findResource, resourceLabel, type LiveInformer } from './liveInformer';
-
-function strings(v: string | boolean | string[] | boolean[] | undefined): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : [];
-}
 
 function secondsLabel(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
@@ -52,8 +48,8 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
   if (!resourceName) throw new UsageError('record: --resource PLURAL[.GROUP] is required');
   const profile = profileNamed(stringOption(parsed, 'profile') ?? DEFAULT_PROFILE);
   const runMs = durationMs(stringOption(parsed, 'duration') ?? '60s');
-  const faultSpecs = strings(parsed.values.fault).map((f) => parseFaultSpec(f, runMs));
-  const checkTimes = consistencySchedule(strings(parsed.values['check-consistency']), stringOption(parsed, 'consistency-every'), runMs);
+  const faultSpecs = stringListOption(parsed, 'fault').map((f) => parseFaultSpec(f, runMs));
+  const checkTimes = consistencySchedule(stringListOption(parsed, 'check-consistency'), stringOption(parsed, 'consistency-every'), runMs);
   const quiet = parsed.values.quiet === true;
   const note = (text: string): void => {
     if (!quiet) io.stderr(text + '\n');

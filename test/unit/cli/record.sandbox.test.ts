@@ -4,6 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,6 +117,37 @@ describe('cli record against the sandbox (live, real loopback HTTP)', function (
     assert.deepEqual(deletes, [], 'the handler never heard of the delete');
   });
 
+  it('every one-shot and immediate fault kind takes effect and shows as a fault.injected event', async () => {
+    sb = await sandbox();
+    const m = memoryIo();
+    const faults = ['reset-watch@0.5s', 'internal-error@1s', '429=1s@1.5s', 'expire-watch@1.5s', 'toolarge-list@1.5s'];
+    const code = await runCli(
+      ['record', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps', '--duration', '6s', '--trace', 'out.json', '--log', 'out.ndjson',
+        ...faults.flatMap((f) => ['--fault', f])],
+      m.io,
+    );
+    assert.equal(code, 0, m.err());
+    const injected = importTrace(m.files['out.json']).events.flatMap((e) => (e.type === 'fault.injected' ? [e.fault] : []));
+    assert.deepEqual(new Set(injected), new Set(['resetWatch', 'internalErrorOnWatch', 'tooManyRequests', 'expireNextWatch', 'tooLargeNextList']), injected.join(', '));
+    assert.doesNotMatch(m.err(), /armed but never took effect/);
+    assert.match(m.err(), /\[info\] apiserver answered 429 Too Many Requests/);
+  });
+
+  it('--quiet prints nothing on stderr; --consistency-every runs a check each period', async () => {
+    sb = await sandbox();
+    const m = memoryIo();
+    const code = await runCli(
+      ['record', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'pods', '--duration', '1.5s', '--consistency-every', '500ms', '--quiet', '--trace', 'out.json', '--log', 'out.ndjson'],
+      m.io,
+    );
+    assert.equal(code, 0);
+    assert.equal(m.err(), '');
+    assert.equal(m.out(), '');
+    const checks = importTrace(m.files['out.json']).events.filter((e) => e.type === 'consistency.check');
+    assert.equal(checks.length, 2);
+    for (const c of checks) assert.ok(c.type === 'consistency.check' && c.extra.length + c.missing.length + c.rvMismatch.length === 0);
+  });
+
   it('check-consistency: exit 0 on a fresh informer, exit 1 with the key after a delete etcd lost', async () => {
     sb = await sandbox();
     const fresh = memoryIo();
@@ -171,6 +203,25 @@ describe('cli record against the sandbox (live, real loopback HTTP)', function (
         `informer-inspector record: cannot reach the API server http://127.0.0.1:${port} (context informer-inspector-sandbox): ` +
           `Get "http://127.0.0.1:${port}/api": dial tcp 127.0.0.1:${port}: connect: connection refused\n`,
       );
+    });
+
+    it('a server that refuses discovery: one line with the status, exit 1', async () => {
+      const srv = createHttpServer((_req, res) => {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 }));
+      });
+      await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+      try {
+        const port = (srv.address() as { port: number }).port;
+        const kc = join(dir, 'unauthorized');
+        await writeFile(kc, sandboxKubeconfig(`http://127.0.0.1:${port}`));
+        const m = memoryIo();
+        assert.equal(await runCli(['check-consistency', '--resource', 'pods', '--kubeconfig', kc], m.io), 1);
+        assert.equal(m.err(), `informer-inspector check-consistency: discovery at the API server http://127.0.0.1:${port} (context informer-inspector-sandbox) failed: 401 Unauthorized\n`);
+      } finally {
+        srv.closeAllConnections();
+        await new Promise<void>((r) => srv.close(() => r()));
+      }
     });
   });
 });
