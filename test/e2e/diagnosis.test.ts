@@ -22,6 +22,7 @@ import { FaultInjectingListerWatcher } from '../../src/scenario/faults';
 import { checkConsistency } from '../../src/trace/consistency';
 import { computeFindings, type Finding } from '../../src/trace/findings';
 import { TraceRecorder, type RecordedEvent } from '../../src/trace/recorder';
+import { exportTrace, importTrace } from '../../src/trace/traceFile';
 import { useCluster, type E2ECluster } from './cluster';
 import { assertEngineOnlyGot, CONFIGMAPS, createConfigMaps, createNamespace, sleep, waitFor } from './helpers';
 
@@ -139,6 +140,9 @@ describe('e2e: diagnosis against kube-apiserver (lost delete, refused connection
     assert.match(stale[0].detail, /dropped on purpose by fault injection/);
     const evidenceTypes = stale[0].evidence.map((s) => d.recorder.events().find((e) => e.seq === s)?.type);
     assert.deepEqual(evidenceTypes, ['fault.injected', 'consistency.check']);
+    // The exported trace carries the diagnosis: imported again, it gives the same findings.
+    const reread = importTrace(exportTrace(d.recorder));
+    assert.deepEqual(computeFindings(reread.header, reread.events), d.findings());
     if (process.env.E2E_PRINT_FINDINGS === '1') console.log(`      findings (lost delete, v1.36): ${d.findings().map((f) => f.id).join(', ')}`);
   });
 
