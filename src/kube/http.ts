@@ -96,6 +96,10 @@ export async function httpGet(conn: KubeConnection, url: string, opts: GetOption
         const gunzip = zlib.createGunzip();
         res.pipe(gunzip);
         res.on('error', (e) => gunzip.destroy(e));
+        // A body cut short never ends the gunzip stream: end it with the failure instead.
+        res.on('close', () => {
+          if (!res.complete && !gunzip.destroyed) gunzip.destroy(new Error('response body cut short'));
+        });
         body = gunzip;
       }
       const onBodyError = (e: NodeJS.ErrnoException) => {
@@ -108,10 +112,6 @@ export async function httpGet(conn: KubeConnection, url: string, opts: GetOption
       };
       res.on('error', onBodyError);
       req.on('error', onBodyError);
-      // A premature close (FIN mid-body) surfaces as 'aborted' without an errno.
-      res.on('aborted', () => {
-        if (!failure && socketError) failure = transportError(socketError, url);
-      });
       resolve({
         status: res.statusCode ?? 0,
         headers: res.headers,

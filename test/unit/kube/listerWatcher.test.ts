@@ -102,6 +102,23 @@ describe('kube/HttpListerWatcher against a fake server', () => {
     assert.deepEqual(l.items.map((o) => [o.apiVersion, o.kind, o.metadata?.name]), [['v1', 'ConfigMap', 'a'], ['v1', 'ConfigMap', 'b']]);
   });
 
+  it('decodes a gzip list; a gzip body cut short is a transport error, not a hang', async () => {
+    const zlib = await import('node:zlib');
+    const big = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '9' }, items: Array.from({ length: 300 }, (_, i) => cm(`c${i}`, String(i))) };
+    const gz = zlib.gzipSync(Buffer.from(JSON.stringify(big)));
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gz);
+    };
+    assert.equal((await lw().list({ resourceVersion: '' }, signal())).items.length, 300);
+    handler = (req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.write(gz.subarray(0, gz.length >> 1));
+      setTimeout(() => req.socket.end(), 20);
+    };
+    await assert.rejects(lw({ maxRetries: 0 }).list({ resourceVersion: '' }, signal()), (e: unknown) => e instanceof TransportError && /unexpected error when reading response body/.test(e.message));
+  });
+
   it('watches with timeoutSeconds, timeout, allowWatchBookmarks, sendInitialEvents', async () => {
     handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
