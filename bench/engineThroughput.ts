@@ -5,7 +5,10 @@
  * is done and the watch is open before the gate opens.
  */
 import { BENCH_PROFILES, EngineRig, type BenchProfile } from './engineRig';
-import { fmtRate, interleaved, startTiming, summarize, table, type Timing } from './stats';
+import { fmtRate, interleaved, startTiming, summarize, table, within, type Timing } from './stats';
+
+/** One run streams 10k events in well under a second; anything near this is a stuck engine. */
+const RUN_LIMIT_MS = 30_000;
 
 export interface ThroughputOptions {
   events: number;
@@ -25,7 +28,7 @@ async function streamOnce(profileName: BenchProfile, sink: Sink, o: ThroughputOp
   const delivered = rig.updatesReached(o.events);
   const stop = startTiming();
   rig.lw.release();
-  await delivered;
+  await within(delivered, RUN_LIMIT_MS, `streaming ${o.events} events under ${profileName}`);
   const timing = stop();
   await rig.stop();
   return timing;
