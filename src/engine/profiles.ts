@@ -22,6 +22,13 @@ export interface Profile {
   /** Feature gate defaults of that release (§6). Scenarios and users may override them. */
   gates: Gates;
   /**
+   * The gates this release's client-go knows. client-go ignores an override of a gate it does not
+   * know (v0.32 has only WatchListClient; v0.34 adds InOrderInformers), so withGates does too.
+   */
+  knownGates: readonly GateName[];
+  /** Gates locked to their default in this release: client-go refuses to change them. */
+  lockedGates: Partial<Gates>;
+  /**
    * Backoff between ListAndWatch runs (§1.2, §6):
    * - 'fixed-1s': wait.Until with a 1 s period (≤1.17);
    * - 'quiet-reset': ExponentialBackoffManager, resets only after > 2 min without a delay (1.18–v0.35);
@@ -107,6 +114,8 @@ export const PROFILES: readonly Profile[] = [
     summary:
       'Kubernetes 1.15: DeltaFIFO; a refused watch start relists (the ECONNREFUSED check missed the wrapped os.SyscallError, fixed by PR #81634 in 1.16); Replace emits Sync; fixed 1 s loop; every list at RV "0".',
     gates: { ...noGates },
+    knownGates: [],
+    lockedGates: {},
     backoff: 'fixed-1s',
     refusedWatchRelists: true,
     tooManyRequestsRewatches: false,
@@ -129,6 +138,8 @@ export const PROFILES: readonly Profile[] = [
     kubernetes: '1.32',
     summary: 'client-go v0.32: DeltaFIFO, LIST-based initial sync, backoff that resets after 2 quiet minutes.',
     gates: { ...noGates },
+    knownGates: ['WatchListClient'],
+    lockedGates: {},
     logStyle: 'printf',
   },
   {
@@ -138,6 +149,8 @@ export const PROFILES: readonly Profile[] = [
     kubernetes: '1.34',
     summary: 'client-go v0.34: RealFIFO (InOrderInformers, non-atomic), LIST-based initial sync.',
     gates: { ...noGates, InOrderInformers: true },
+    knownGates: ['WatchListClient', 'InOrderInformers'],
+    lockedGates: {},
   },
   {
     ...base,
@@ -153,6 +166,9 @@ export const PROFILES: readonly Profile[] = [
       InOrderInformersBatchProcess: true,
       UnlockWhileProcessingFIFO: true,
     },
+    knownGates: ['WatchListClient', 'InOrderInformers', 'AtomicFIFO', 'InOrderInformersBatchProcess', 'UnlockWhileProcessingFIFO'],
+    // InOrderInformers went GA in v0.36.
+    lockedGates: { InOrderInformers: true },
     backoff: 'delay-with-reset',
     rvOrderingGuard: true,
     bookmarksToStore: true,
@@ -166,8 +182,16 @@ export function findProfile(name: string): Profile | undefined {
   return PROFILES.find((p) => p.name === name);
 }
 
-/** The profile with gate overrides applied. InOrderInformers is GA-locked in v0.36. */
+/**
+ * The profile with gate overrides applied the way client-go applies KUBE_FEATURE_<Gate>: an
+ * override of a gate the release does not know, or of a gate locked there, is ignored.
+ */
 export function withGates(profile: Profile, overrides: Partial<Gates> | undefined): Profile {
   if (!overrides) return profile;
-  return { ...profile, gates: { ...profile.gates, ...overrides } };
+  const gates = { ...profile.gates };
+  for (const name of profile.knownGates) {
+    const wanted = overrides[name];
+    if (wanted !== undefined && !(name in profile.lockedGates)) gates[name] = wanted;
+  }
+  return { ...profile, gates };
 }
