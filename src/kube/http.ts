@@ -8,7 +8,7 @@ import * as https from 'node:https';
 import * as zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { abortError } from '../engine/clock';
-import { Status, StatusError, TransportError, TransportErrorKind, transportErrorText } from '../engine/listWatch';
+import { Status, StatusCause, StatusError, TransportError, TransportErrorKind, transportErrorText } from '../engine/listWatch';
 import type { KubeConnection } from './kubeconfig';
 
 export const USER_AGENT = 'informer-inspector/0.1.0 (client-go-informer-port)';
@@ -214,7 +214,7 @@ export function statusErrorFrom(
       const parsed = JSON.parse(body.toString('utf8')) as Status;
       // client-go defaults a missing apiVersion to v1 and needs kind Status with status Failure.
       if (parsed && typeof parsed === 'object' && parsed.kind === 'Status' && parsed.status === 'Failure') {
-        return new StatusError(parsed);
+        return new StatusError(statusFromWire(parsed));
       }
     } catch {
       // not a Status: fall through to the generic error
@@ -223,6 +223,22 @@ export function statusErrorFrom(
   const isText = contentType === '' || /^text\//i.test(contentType);
   const message = isText ? body.subarray(0, 2048).toString('utf8').trim() : 'unknown';
   return new StatusError(genericServerResponse(code, message, retryAfterSeconds(headers) ?? 0, groupResource));
+}
+
+/**
+ * A metav1.Status as decoded from JSON. On the wire a cause's type is the field `reason`
+ * (`Type CauseType json:"reason"`); the engine reads `type`, as Go code reads the struct field.
+ * Both are kept, so the object still reads like the server's.
+ */
+export function statusFromWire(s: Status): Status {
+  const causes = s.details?.causes;
+  if (!Array.isArray(causes)) return s;
+  return { ...s, details: { ...s.details, causes: causes.map(causeOf) } };
+}
+
+function causeOf(c: StatusCause): StatusCause {
+  const type = c.type ?? c.reason;
+  return type === undefined ? c : { ...c, type, reason: type };
 }
 
 /** apierrors.NewGenericServerResponse(code, "GET", gr, "", serverMessage, retryAfter, true). */
@@ -270,7 +286,7 @@ export function genericServerResponse(
     message,
     details: {
       ...(gr ? { kind: gr.resource } : {}),
-      causes: [{ type: 'UnexpectedServerResponse', message: serverMessage }],
+      causes: [causeOf({ type: 'UnexpectedServerResponse', message: serverMessage })],
       ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
     },
   };

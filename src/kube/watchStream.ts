@@ -10,7 +10,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { KubeObject } from '../engine/objects';
 import type { Status, StreamEnd, WatchEvent, Watcher } from '../engine/listWatch';
 import type { GetResponse } from './http';
-import { genericServerResponse } from './http';
+import { genericServerResponse, statusFromWire } from './http';
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 /** Events decoded ahead of the consumer before the socket is paused (Go's channel is unbuffered; a little slack is harmless). */
@@ -103,6 +103,7 @@ export function decodeFrame(frame: string): WatchEvent {
   if (typeof o.kind !== 'string' || o.kind === '') {
     throw new DecodeError(`unable to decode watch event: Object 'Kind' is missing in '${truncate(JSON.stringify(o), 300)}'`);
   }
+  if (type === 'ERROR' && o.kind === 'Status') return { type, object: statusFromWire(o as Status) as KubeObject };
   return { type, object: o };
 }
 
@@ -120,7 +121,7 @@ function truncate(s: string, n: number): string {
 export function decodeErrorEvent(err: string): WatchEvent {
   const msg = `unable to decode an event from the watch stream: ${err}`;
   const status: Status = genericServerResponse(500, msg, 0);
-  status.details!.causes!.push({ type: 'ClientWatchDecoding', message: msg });
+  status.details!.causes!.push({ type: 'ClientWatchDecoding', reason: 'ClientWatchDecoding', message: msg });
   return { type: 'ERROR', object: status as KubeObject };
 }
 

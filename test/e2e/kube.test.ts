@@ -113,6 +113,25 @@ describe('e2e: kube layer against kube-apiserver', function () {
     await assert.rejects(lw.watch({ resourceVersion: '' }, signal()), (e: unknown) => e instanceof StatusError && e.status.code === 404);
   });
 
+  it('a LIST at a future resourceVersion: 504 "Too large resource version" with Retry-After, retried by the REST client', async () => {
+    const c = cluster();
+    const requests: HttpRequestInfo[] = [];
+    const lw = new HttpListerWatcher(KubeConnection.load({ kubeconfigPath: c.kubeconfigPath }), CONFIGMAPS, { maxRetries: 1, onRequest: (r) => requests.push(r) });
+    const rv = Number((await lw.list({ resourceVersion: '' }, signal())).metadata.resourceVersion);
+    requests.length = 0;
+    await assert.rejects(lw.list({ resourceVersion: String(rv + 1000) }, signal()), (e: unknown) => {
+      assert.ok(e instanceof StatusError, String(e));
+      assert.equal(e.status.code, 504);
+      assert.equal(e.status.reason, 'Timeout');
+      assert.match(e.message, /Too large resource version/);
+      assert.deepEqual(e.status.details?.causes?.map((x) => x.type), ['ResourceVersionTooLarge']);
+      assert.equal(e.status.details?.retryAfterSeconds, 1);
+      return true;
+    });
+    // The first answer carried Retry-After: 1, so the REST client asked once more (maxRetries 1).
+    assert.deepEqual(requests.map((r) => r.attempt), [0, 1]);
+  });
+
   it('maps proxy faults: cut → reset, refused → connection refused, stall + client timeout → timeout', async () => {
     const c = cluster();
     const proxy = new FaultProxy({ host: '127.0.0.1', port: c.port });

@@ -194,7 +194,7 @@ describe('kube/HttpListerWatcher against a fake server', () => {
     assert.match((evs[0].object as any).message, /unable to decode an event from the watch stream: got invalid watch event type: FOO/);
   });
 
-  it('passes ERROR events with a Status through unchanged', async () => {
+  it('passes ERROR events with a Status through unchanged (no causes)', async () => {
     const status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Expired', message: 'too old resource version: 5 (10)' };
     handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -204,15 +204,29 @@ describe('kube/HttpListerWatcher against a fake server', () => {
     assert.deepEqual(evs, [{ type: 'ERROR', object: status }]);
   });
 
+  it('reads a Status cause type from its wire name "reason" in ERROR events too', async () => {
+    const status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 504, reason: 'Timeout', message: 'Too large resource version', details: { causes: [{ reason: 'ResourceVersionTooLarge' }] } };
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
+    };
+    const evs = await drain(await lw().watch({ resourceVersion: '5' }, signal()));
+    assert.deepEqual((evs[0].object as any).details.causes, [{ type: 'ResourceVersionTooLarge', reason: 'ResourceVersionTooLarge' }]);
+  });
+
   it('maps an HTTP status with a Status body to StatusError, keeping reason, causes and retryAfterSeconds', async () => {
     const status = {
       kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 504, reason: 'Timeout', message: 'Timeout: Too large resource version: 99, current: 10',
-      details: { causes: [{ type: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+      // On the wire a cause's type is the JSON field "reason".
+      details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
     };
     handler = (_req, res) => json(res, 504, status); // no Retry-After header: not retried
     await assert.rejects(lw().list({ resourceVersion: '99' }, signal()), (e: unknown) => {
       assert.ok(e instanceof StatusError);
-      assert.deepEqual(e.status, status);
+      assert.deepEqual(e.status, {
+        ...status,
+        details: { ...status.details, causes: [{ type: 'ResourceVersionTooLarge', reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] },
+      });
       assert.equal(e.message, status.message);
       return true;
     });
@@ -227,7 +241,7 @@ describe('kube/HttpListerWatcher against a fake server', () => {
       assert.ok(e instanceof StatusError);
       assert.equal(e.status.reason, 'ServiceUnavailable');
       assert.equal(e.message, 'the server is currently unable to handle the request (get configmaps)');
-      assert.deepEqual(e.status.details?.causes, [{ type: 'UnexpectedServerResponse', message: 'upstream down' }]);
+      assert.deepEqual(e.status.details?.causes, [{ type: 'UnexpectedServerResponse', reason: 'UnexpectedServerResponse', message: 'upstream down' }]);
       return true;
     });
     handler = (_req, res) => {
