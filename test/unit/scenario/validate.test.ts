@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { PROFILES } from '../../../src/engine/profiles';
 import { parseScenarioText, ScenarioValidationError, validateScenario } from '../../../src/scenario/validate';
 
 function base(steps: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -101,6 +102,21 @@ describe('scenario validation', () => {
       'scenario x.json: steps[1].events[0].object.metadata.resourceVersion is required for a BOOKMARK',
       'scenario x.json: steps[2].addHandler.name "main" is used by another handler',
     ]);
+  });
+
+  it('takes locked gates from the profiles table: every locked gate of every profile is refused, unknown gates are allowed', () => {
+    let checked = 0;
+    for (const profile of PROFILES) {
+      for (const [gate, locked] of Object.entries(profile.lockedGates)) {
+        const p = problems(base([], { profiles: [profile.name], gates: { [gate]: !locked } }));
+        assert.deepEqual(p, [`scenario x.json: gates.${gate} cannot be ${!locked} for profile ${profile.name} (locked to ${locked} there); limit "profiles"`]);
+        assert.deepEqual(problems(base([], { profiles: [profile.name], gates: { [gate]: locked } })), []);
+        checked++;
+      }
+    }
+    assert.ok(checked > 0, 'some profile locks a gate');
+    // v1.32 does not know InOrderInformers: client-go ignores the override, so the scenario may set it.
+    assert.deepEqual(problems(base([], { profiles: ['v1.32'], gates: { InOrderInformers: false } })), []);
   });
 
   it('parseScenarioText throws one line for bad JSON', () => {
