@@ -19,9 +19,9 @@ import type { HandlerSpec, Scenario } from './types';
 
 /** The part of ResourceEventHandler (sharedInformer.ts) that replay registers. */
 export interface ReplayHandler {
-  onAdd(obj: KubeObject, isInInitialList: boolean): void;
-  onUpdate(oldObj: KubeObject, newObj: KubeObject): void;
-  onDelete(obj: StoreObject): void;
+  onAdd(obj: KubeObject, isInInitialList: boolean): void | Promise<void>;
+  onUpdate(oldObj: KubeObject, newObj: KubeObject): void | Promise<void>;
+  onDelete(obj: StoreObject): void | Promise<void>;
 }
 
 /** The part of SharedIndexInformer that replay uses. */
@@ -109,7 +109,8 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
   const waitIdle = async () => {
     for (let i = 0; informer && !informer.isIdle() && i < IDLE_POLL_LIMIT; i++) await settle(1);
   };
-  const addHandler = (h: HandlerSpec) => informer?.addEventHandler(h.name, loggingHandler(h.name, profile, notify), h.resyncPeriodMs);
+  const addHandler = (h: HandlerSpec) =>
+    informer?.addEventHandler(h.name, slowedBy(loggingHandler(h.name, profile, notify), h.delayMs ?? 0, clock), h.resyncPeriodMs);
 
   const server = new ScriptedServer(scenario, clock, {
     onRequest(line) {
@@ -216,6 +217,24 @@ export function loggingHandler(name: string, profile: Profile, notify: (line: No
       });
     },
   };
+}
+
+/**
+ * delayMs (docs/scenario-format.md): each call logs first, then takes `delayMs` of virtual time.
+ * The listener awaits the call, so the handler falls behind while the informer goes on.
+ */
+export function slowedBy(h: ReplayHandler, delayMs: number, clock: Clock): ReplayHandler {
+  if (delayMs <= 0) return h;
+  return {
+    onAdd: (obj, isInInitialList) => after(h.onAdd(obj, isInInitialList), delayMs, clock),
+    onUpdate: (oldObj, newObj) => after(h.onUpdate(oldObj, newObj), delayMs, clock),
+    onDelete: (obj) => after(h.onDelete(obj), delayMs, clock),
+  };
+}
+
+async function after(call: void | Promise<void>, delayMs: number, clock: Clock): Promise<void> {
+  await call;
+  await clock.sleep(delayMs);
 }
 
 /** The informer indexer's key (tombstones give their own key); "" when the object has no meta. */

@@ -22,6 +22,11 @@ export interface HandlerSpec {
   name: string;
   /** Absent: the informer default (informer.resyncPeriodMs). 0: never. */
   resyncPeriodMs?: number;
+  /**
+   * Extension: every call of this handler takes this many virtual ms (it awaits the clock; in
+   * client-go it sleeps in its listener's goroutine). Absent or 0: returns at once.
+   */
+  delayMs?: number;
 }
 
 export interface ErrorSpec {

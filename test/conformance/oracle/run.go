@@ -21,7 +21,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -124,8 +123,23 @@ type runner struct {
 	log   *Log
 	srv   *server
 	inf   cache.SharedIndexInformer
+	busy  busyHandlers
 	idx   int
 	limit time.Duration
+}
+
+// waitIdle returns once every goroutine of the informer is blocked and no handler call is in
+// progress: queues drained, every handler has returned (docs/scenario-format.md, "idle").
+// Virtual time moves on while a slow handler sleeps.
+func (r *runner) waitIdle() {
+	for {
+		synctest.Wait()
+		ch := r.busy.idleCh()
+		if ch == nil {
+			return
+		}
+		<-ch
+	}
 }
 
 // Run replays the scenario. It must be called inside a synctest bubble.
@@ -179,7 +193,7 @@ func Run(sc *Scenario, log *Log) Result {
 	res := r.serve(runDone)
 
 	// End of run: wait until the informer is idle, stop it, wait for its tasks.
-	synctest.Wait()
+	r.waitIdle()
 	if r.inf.HasSynced() {
 		log.Synced()
 	}
@@ -214,7 +228,7 @@ func (r *runner) serve(runDone <-chan struct{}) Result {
 			if st.kind == "advance" {
 				time.Sleep(ms(*st.AdvanceMs))
 			} else if st.kind == "addHandler" {
-				synctest.Wait()
+				r.waitIdle()
 				if err := r.addHandler(st.AddHandler); err != nil {
 					return Result{Err: err}
 				}
@@ -241,8 +255,12 @@ func (r *runner) addHandler(h *HandlerSpec) error {
 	if h.ResyncPeriodMs != nil {
 		resync = ms(*h.ResyncPeriodMs)
 	}
+	var delay time.Duration
+	if h.DelayMs != nil {
+		delay = ms(*h.DelayMs)
+	}
 	r.log.Handler(h.Name)
-	return addHandler(r.inf, &logHandler{name: h.Name, log: r.log}, resync)
+	return addHandler(r.inf, &logHandler{name: h.Name, log: r.log, delay: delay, busy: &r.busy}, resync)
 }
 
 // ---- answers ----
@@ -489,43 +507,4 @@ func statusFromJSON(o map[string]interface{}) runtime.Object {
 		st.APIVersion = "v1"
 	}
 	return st
-}
-
-// ---- handlers ----
-
-type logHandler struct {
-	name string
-	log  *Log
-}
-
-func objKeyRV(obj interface{}) (key, rv string, tombstone bool) {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		if d.Obj != nil {
-			if m, err := meta.Accessor(d.Obj); err == nil {
-				rv = m.GetResourceVersion()
-			}
-		}
-		return d.Key, rv, true
-	}
-	key, _ = cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
-	if m, err := meta.Accessor(obj); err == nil {
-		rv = m.GetResourceVersion()
-	}
-	return key, rv, false
-}
-
-func (h *logHandler) add(obj interface{}, initial *bool) {
-	key, rv, _ := objKeyRV(obj)
-	h.log.Notify(notify{handler: h.name, op: "add", key: key, rv: rv, initialList: initial})
-}
-
-func (h *logHandler) OnUpdate(oldObj, newObj interface{}) {
-	_, oldRv, _ := objKeyRV(oldObj)
-	key, rv, _ := objKeyRV(newObj)
-	h.log.Notify(notify{handler: h.name, op: "update", key: key, rv: rv, oldRv: &oldRv})
-}
-
-func (h *logHandler) OnDelete(obj interface{}) {
-	key, rv, ts := objKeyRV(obj)
-	h.log.Notify(notify{handler: h.name, op: "delete", key: key, rv: rv, tombstone: ts})
 }

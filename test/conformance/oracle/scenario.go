@@ -30,6 +30,7 @@ type Resource struct {
 type HandlerSpec struct {
 	Name           string `json:"name"`
 	ResyncPeriodMs *int64 `json:"resyncPeriodMs"`
+	DelayMs        *int64 `json:"delayMs"` // extension: each call of the handler takes this long
 }
 
 type InformerSpec struct {
@@ -126,6 +127,9 @@ func ParseScenario(data []byte, path string) (*Scenario, error) {
 		names[h.Name] = true
 		if h.ResyncPeriodMs != nil && *h.ResyncPeriodMs < 0 {
 			return bad("%s: %s: resyncPeriodMs must be >= 0", path, where)
+		}
+		if h.DelayMs != nil && *h.DelayMs < 0 {
+			return bad("%s: %s: delayMs must be >= 0", path, where)
 		}
 		return nil
 	}
