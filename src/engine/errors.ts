@@ -93,7 +93,8 @@ export function isTimeoutStatus(err: unknown): boolean {
 }
 
 export function hasStatusCause(err: unknown, type: string): boolean {
-  return (statusOf(err)?.details?.causes ?? []).some((c: StatusCause) => c.type === type);
+  // On the wire the cause type travels as "reason" (Go: Type CauseType `json:"reason"`).
+  return (statusOf(err)?.details?.causes ?? []).some((c: StatusCause) => (c.reason ?? c.type) === type);
 }
 
 /**

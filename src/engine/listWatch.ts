@@ -84,7 +84,9 @@ export interface ListerWatcher {
 // ---- Errors the reflector sees -------------------------------------------------------------
 
 export interface StatusCause {
+  /** Older spelling some sources use; the JSON field is `reason`. */
   type?: string;
+  /** The cause type (metav1.CauseType), e.g. ResourceVersionTooLarge. */
   reason?: string;
   message?: string;
   field?: string;
