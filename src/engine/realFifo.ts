@@ -146,9 +146,13 @@ export class RealFIFO implements Queue {
   }
 
   async pop(process: ProcessFunc): Promise<void> {
-    while (this.items.length === 0) {
-      if (this.closed) throw new FIFOClosedError();
-      await this.wakeup.wait();
+    if (this.items.length === 0) {
+      while (this.items.length === 0) {
+        if (this.closed) throw new FIFOClosedError();
+        await this.wakeup.wait();
+      }
+      // As in DeltaFIFO: a woken Pop runs after the producer's burst at this instant.
+      await this.o.clock.sleep(0);
     }
     const isInInitialList = !this.state.synced();
     const entry = this.items.shift() as Entry;

@@ -124,6 +124,9 @@ export class ScriptedServer implements ListerWatcher {
   private async take(verb: Verb, options: ListOptions | WatchOptions, signal: AbortSignal): Promise<Step> {
     if (signal.aborted) throw abortError();
     this.hooks.onRequest(requestLine(verb, options));
+    // A call is a round trip: the reflector blocks on it, so whatever else the informer has to do
+    // at this instant (a woken Pop) runs before the answer arrives, as with the oracle's server goroutine.
+    await this.clock.sleep(0, signal);
     const steps = this.scenario.steps;
     while (!this.over && this.next < steps.length) {
       const step = steps[this.next];

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { FakeClock, settle } from '../../../src/engine/clock';
+import { FakeClock } from '../../../src/engine/clock';
 import { DeltaFIFO, dedupDeltas, type DeltaFIFOOptions } from '../../../src/engine/deltaFifo';
 import { FIFOClosedError, type Delta } from '../../../src/engine/fifo';
 import { DeletedFinalStateUnknown } from '../../../src/engine/objects';
@@ -10,7 +10,7 @@ function fifo(extra: Partial<DeltaFIFOOptions> = {}) {
   const sink = new CaptureSink();
   const clock = new FakeClock();
   const f = new DeltaFIFO({ clock, sink, emitDeltaTypeReplaced: true, ...extra });
-  return { f, sink };
+  return { f, sink, clock };
 }
 
 function known(...objs: ReturnType<typeof cm>[]): Indexer {
@@ -247,17 +247,38 @@ describe('DeltaFIFO', () => {
 
   describe('Pop and Close', () => {
     it('waits for an item, and a waiting Pop rejects with FIFOClosedError on close', async () => {
-      const { f } = fifo();
+      const { f, clock } = fifo();
       const seen: string[] = [];
       const p = f.pop((ds) => void seen.push(deltaText(ds[0])));
-      await settle();
+      await clock.advance(0);
       assert.deepEqual(seen, []);
       f.add(cm('a', '1'));
+      await clock.advance(0);
       await p;
       assert.deepEqual(seen, ['Added:default/a@1']);
       const waiting = f.pop(() => undefined);
       f.close();
       await assert.rejects(waiting, (e: unknown) => e instanceof FIFOClosedError && e.message === 'DeltaFIFO: manipulating with closed queue');
+    });
+
+    it('a woken Pop runs after the burst: deltas queued at the same instant for one key come out together (fifo-same-instant-regroup)', async () => {
+      const { f, clock } = fifo({ knownObjects: known(cm('a', '5'), cm('b', '6')) });
+      const seen: string[][] = [];
+      const pop = () => f.pop((ds) => void seen.push(ds.map(deltaText)));
+      const first = pop();
+      await clock.advance(0);
+      // Three watch events at one instant, as the reflector hands them over without blocking.
+      f.update(cm('a', '11'));
+      f.update(cm('b', '12'));
+      f.update(cm('a', '13'));
+      await clock.advance(0);
+      await first;
+      await pop();
+      assert.deepEqual(seen, [['Updated:default/a@11', 'Updated:default/a@13'], ['Updated:default/b@12']]);
+      // A Pop that finds items queued does not yield first.
+      f.add(cm('c', '14'));
+      await pop(); // would never settle if it waited on the clock
+      assert.deepEqual(seen[2], ['Added:default/c@14']);
     });
 
     it('still hands out queued items after close, then rejects', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { FakeClock, settle } from '../../../src/engine/clock';
+import { FakeClock } from '../../../src/engine/clock';
 import type { ReflectorConfig } from '../../../src/engine/controller';
 import type { ListerWatcher } from '../../../src/engine/listWatch';
 import { isTombstone, type KubeObject } from '../../../src/engine/objects';
@@ -44,6 +44,8 @@ function harness(profileName: string, resyncPeriodMs = 0) {
     clock,
     sink,
     informer,
+    /** Runs everything due now: promise chains and zero-delay timers (a woken Pop yields through one). */
+    flush: () => clock.advance(0),
     start(): ReflectorConfig {
       running = informer.run(ac.signal);
       assert.ok(config);
@@ -82,7 +84,7 @@ describe('sharedIndexInformer', () => {
         const { store } = h.start();
         assert.equal(h.informer.hasSynced(), false);
         store.replace([cm('a', '1'), cm('b', '2')], '10');
-        await settle();
+        await h.flush();
         const flag = p === 'v1.15' ? '' : ' initial';
         assert.deepEqual(r.lines, [`add a@1${flag}`, `add b@2${flag}`]);
         assert.equal(h.informer.hasSynced(), true);
@@ -120,10 +122,10 @@ describe('sharedIndexInformer', () => {
         h.informer.addEventHandler('periodic', periodic.handler);
         const { store, shouldResync } = h.start();
         store.replace([cm('a', '1'), cm('b', '1')], '10');
-        await settle();
+        await h.flush();
         assert.equal(shouldResync?.(), false, 'nobody is due at t=0');
         store.replace([cm('a', '2')], '20');
-        await settle();
+        await h.flush();
         // DeltaFIFO queues the list items before the tombstones; RealFIFO (and ReplacedAll) the other way round.
         const expected = p === 'v1.32' ? ['update a@1->2', 'delete tombstone default/b@1'] : ['delete tombstone default/b@1', 'update a@1->2'];
         for (const r of [main, periodic]) assert.deepEqual(r.lines.slice(2), expected);
@@ -140,15 +142,15 @@ describe('sharedIndexInformer', () => {
         h.informer.addEventHandler('periodic', periodic.handler);
         const { store, shouldResync } = h.start();
         store.replace([cm('a', '1')], '10');
-        await settle();
+        await h.flush();
         assert.equal(shouldResync?.(), false);
         store.replace([cm('a', '1')], '11');
-        await settle();
+        await h.flush();
         assert.deepEqual([main.lines.length, periodic.lines.length], [1, 1], 'a sync reaches no listener that is not syncing');
         await h.clock.advance(1000);
         assert.equal(shouldResync?.(), true);
         store.replace([cm('a', '1')], '12');
-        await settle();
+        await h.flush();
         assert.deepEqual(periodic.lines.slice(1), ['update a@1->1']);
         assert.deepEqual(main.lines.slice(1), []);
         const last = h.sink.of('distribute').at(-1);
@@ -165,10 +167,10 @@ describe('sharedIndexInformer', () => {
         h.informer.addEventHandler('main', main.handler, 0);
         const { store, shouldResync } = h.start();
         store.replace([cm('a', '1')], '10');
-        await settle();
+        await h.flush();
         shouldResync?.();
         store.replace([cm('a', '2'), cm('b', '1')], '20');
-        await settle();
+        await h.flush();
         results[p] = main.lines.slice(1);
         await h.stop();
       }
@@ -185,7 +187,7 @@ describe('sharedIndexInformer', () => {
         const { store } = h.start();
         store.replace([], '10');
         store.delete(cm('ghost', '11'));
-        await settle();
+        await h.flush();
         out[p] = r.lines;
         await h.stop();
       }
@@ -197,7 +199,7 @@ describe('sharedIndexInformer', () => {
       const { store } = h.start();
       store.replace([cm('a', '1')], '10');
       store.bookmark?.('15');
-      await settle();
+      await h.flush();
       assert.equal(h.informer.getIndexer().lastStoreSyncResourceVersion(), '15');
       await h.stop();
     });
@@ -211,9 +213,9 @@ describe('sharedIndexInformer', () => {
         h.informer.addEventHandler('main', r.handler, 0);
         const { store } = h.start();
         store.replace([cm('a', '1')], '10');
-        await settle();
+        await h.flush();
         store.resync();
-        await settle();
+        await h.flush();
         assert.deepEqual(r.lines, ['add a@1 initial', 'update a@1->1'], p);
         await h.stop();
       }
@@ -237,13 +239,13 @@ describe('sharedIndexInformer', () => {
           ['mid', 5000, 5000],
         ]);
         config.store.replace([cm('a', '1')], '10');
-        await settle();
+        await h.flush();
         config.shouldResync?.();
         const due: string[] = [];
         for (let t = 2000; t <= 10_000; t += 2000) {
           await h.clock.advance(2000);
           if (config.shouldResync?.()) config.store.resync();
-          await settle();
+          await h.flush();
           due.push(h.sink.of('resync.check').filter((e) => e.t === t && e.due).map((e) => e.handler).join('+'));
         }
         assert.deepEqual(due, ['fast', 'fast', 'fast+mid', 'fast', 'default+fast']);
@@ -294,7 +296,7 @@ describe('sharedIndexInformer', () => {
       h.informer.addEventHandler('first', {});
       const { store } = h.start();
       store.replace([cm('a', '1'), cm('b', '1')], '10');
-      await settle();
+      await h.flush();
       let release: () => void = () => undefined;
       const gate = new Promise<void>((r) => (release = r));
       const seen: string[] = [];
@@ -305,11 +307,11 @@ describe('sharedIndexInformer', () => {
         },
       });
       assert.deepEqual(h.sink.of('handler.added')[1], { t: 0, type: 'handler.added', handler: 'late', requestedResyncMs: 0, effectiveResyncMs: 0, afterStart: true, syntheticAdds: 2 });
-      await settle();
+      await h.flush();
       assert.equal(reg.hasSynced(), false);
       assert.equal(h.informer.isIdle(), false);
       release();
-      await settle();
+      await h.flush();
       assert.deepEqual(seen, ['a true', 'b true']);
       assert.equal(reg.hasSynced(), true);
       assert.equal(h.informer.isIdle(), true);
@@ -323,7 +325,7 @@ describe('sharedIndexInformer', () => {
       h.informer.addEventHandler('fast', fast.handler);
       const { store } = h.start();
       store.replace([cm('a', '1'), cm('b', '1'), cm('c', '1')], '10');
-      await settle();
+      await h.flush();
       assert.equal(fast.lines.length, 3);
       assert.equal(h.informer.isIdle(), false);
       await h.clock.advance(1500);
@@ -338,10 +340,10 @@ describe('sharedIndexInformer', () => {
       const reg = h.informer.addEventHandler('main', r.handler);
       const { store } = h.start();
       store.replace([cm('a', '1')], '10');
-      await settle();
+      await h.flush();
       h.informer.removeEventHandler(reg);
       store.update(cm('a', '2'));
-      await settle();
+      await h.flush();
       assert.deepEqual(r.lines, ['add a@1 initial']);
       await h.stop();
     });
@@ -352,12 +354,12 @@ describe('sharedIndexInformer', () => {
       h.informer.addEventHandler('main', r.handler);
       const { store } = h.start();
       store.replace([cm('a', '1', undefined, 'n1'), cm('b', '1', undefined, 'n2')], '10');
-      await settle();
+      await h.flush();
       assert.deepEqual(h.informer.getIndexer().indexKeys('namespace', 'n1'), ['n1/a']);
       h.informer.getIndexer().addIndexers({ picky: (o) => { if ('metadata' in o && o.metadata?.name === 'bad') throw new Error('boom'); return ['x']; } });
       store.add(cm('bad', '2'));
       store.add(cm('good', '3'));
-      await settle();
+      await h.flush();
       assert.deepEqual(r.lines.slice(2), ['add good@3']);
       assert.deepEqual(h.sink.of('log').map((e) => [e.level, e.msg, e.kv?.err]), [
         ['error', 'Observed a panic', 'unable to calculate an index entry for key "default/bad" on index "picky": boom'],

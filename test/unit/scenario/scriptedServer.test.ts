@@ -32,6 +32,21 @@ function harness(steps: Step[]) {
   return { clock, server, requests, added, ends, signal: new AbortController().signal };
 }
 
+/**
+ * Awaits a call's answer while running what is due now: every call makes a zero-delay round trip
+ * through the clock before it is answered.
+ */
+async function answered<T>(clock: FakeClock, call: Promise<T>): Promise<T> {
+  const settled = call.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  await clock.advance(0);
+  const r = await settled;
+  if ('error' in r) throw r.error;
+  return r.value;
+}
+
 /** Reads a watcher to its end, recording the virtual time of each event. */
 async function drain(clock: FakeClock, w: Watcher): Promise<{ at: number; e: WatchEvent }[]> {
   const out: { at: number; e: WatchEvent }[] = [];
@@ -48,7 +63,7 @@ async function drain(clock: FakeClock, w: Watcher): Promise<{ at: number; e: Wat
 describe('ScriptedServer', () => {
   it('answers a list page, logs the request first and defaults apiVersion/kind', async () => {
     const h = harness([{ on: 'list', resourceVersion: '10', continue: 'c1', items: [obj('a', '5')] }]);
-    const list = await h.server.list({ resourceVersion: '0', limit: 500 }, h.signal);
+    const list = await answered(h.clock, h.server.list({ resourceVersion: '0', limit: 500 }, h.signal));
     assert.deepEqual(h.requests, [{ kind: 'request', verb: 'list', rv: '0', limit: 500 }]);
     assert.equal(list.metadata.resourceVersion, '10');
     assert.equal(list.metadata.continue, 'c1');
@@ -72,7 +87,7 @@ describe('ScriptedServer', () => {
       { on: 'watch', network: 'connection-refused' },
       { on: 'list', network: 'timeout' },
     ]);
-    await assert.rejects(h.server.list({ resourceVersion: '0' }, h.signal), (e: unknown) => {
+    await assert.rejects(answered(h.clock, h.server.list({ resourceVersion: '0' }, h.signal)), (e: unknown) => {
       assert.ok(e instanceof StatusError);
       assert.equal(e.message, 'gone');
       assert.equal(e.status.code, 410);
@@ -80,13 +95,13 @@ describe('ScriptedServer', () => {
       assert.equal(e.status.details?.causes?.[0].type, 'ResourceVersionTooLarge');
       return true;
     });
-    await assert.rejects(h.server.watch({ resourceVersion: '5' }, h.signal), (e: unknown) => {
+    await assert.rejects(answered(h.clock, h.server.watch({ resourceVersion: '5' }, h.signal)), (e: unknown) => {
       assert.ok(e instanceof TransportError);
       assert.equal(e.kind, 'connection-refused');
       assert.match(e.message, /^Get "https:\/\/127\.0\.0\.1:6443\/api\/v1\/configmaps": dial tcp 127\.0\.0\.1:6443: connect: connection refused$/);
       return true;
     });
-    await assert.rejects(h.server.list({ resourceVersion: '5' }, h.signal), (e: unknown) => e instanceof TransportError && e.kind === 'timeout');
+    await assert.rejects(answered(h.clock, h.server.list({ resourceVersion: '5' }, h.signal)), (e: unknown) => e instanceof TransportError && e.kind === 'timeout');
   });
 
   it('delivers watch events at their atMs offsets and closes at durationMs', async () => {
@@ -104,7 +119,7 @@ describe('ScriptedServer', () => {
     ]);
     h.clock.setTimer(100, () => undefined); // the open happens at t=100
     await h.clock.advance(100);
-    const w = await h.server.watch({ resourceVersion: '10', allowWatchBookmarks: true, timeoutSeconds: 400 }, h.signal);
+    const w = await answered(h.clock, h.server.watch({ resourceVersion: '10', allowWatchBookmarks: true, timeoutSeconds: 400 }, h.signal));
     const got = await drain(h.clock, w);
     assert.deepEqual(got.map((g) => [g.at, g.e.type, g.e.object.metadata?.resourceVersion]), [
       [100, 'ADDED', '11'],
@@ -121,12 +136,12 @@ describe('ScriptedServer', () => {
       { on: 'watch', events: [], close: 'error', error: { code: 410, reason: 'Expired', message: 'too old resource version: 11 (20)' } },
       { on: 'watch', events: [], close: 'decode-error', error: { message: 'got short buffer' }, durationMs: 10 },
     ]);
-    const first = await drain(h.clock, await h.server.watch({ resourceVersion: '10' }, h.signal));
+    const first = await drain(h.clock, await answered(h.clock, h.server.watch({ resourceVersion: '10' }, h.signal)));
     assert.equal(first.length, 1);
     assert.equal(first[0].at, 1500);
     assert.equal(first[0].e.type, 'ERROR');
     assert.deepEqual({ ...first[0].e.object }, { apiVersion: 'v1', kind: 'Status', status: 'Failure', message: 'too old resource version: 11 (20)', reason: 'Expired', code: 410 });
-    const second = await drain(h.clock, await h.server.watch({ resourceVersion: '10' }, h.signal));
+    const second = await drain(h.clock, await answered(h.clock, h.server.watch({ resourceVersion: '10' }, h.signal)));
     const status = second[0].e.object as { code?: number; reason?: string; message?: string; details?: { causes?: { type?: string }[] } };
     assert.equal(status.code, 500);
     assert.equal(status.reason, 'InternalError');
@@ -150,7 +165,7 @@ describe('ScriptedServer', () => {
 
   it('stops a stream when the watcher is stopped', async () => {
     const h = harness([{ on: 'watch', events: [{ type: 'ADDED', object: obj('a', '2'), atMs: 1000 }], close: 'eof' }]);
-    const w = await h.server.watch({ resourceVersion: '1' }, h.signal);
+    const w = await answered(h.clock, h.server.watch({ resourceVersion: '1' }, h.signal));
     const pending = w.next();
     w.stop();
     assert.equal(await pending, null);
@@ -170,7 +185,7 @@ describe('ScriptedServer', () => {
 
   it('ends the run once when the steps run out', async () => {
     const h = harness([{ on: 'list', resourceVersion: '1', items: [] }, { advanceMs: 50 }]);
-    await h.server.list({ resourceVersion: '0' }, h.signal);
+    await answered(h.clock, h.server.list({ resourceVersion: '0' }, h.signal));
     const abort = new AbortController();
     const p = h.server.watch({ resourceVersion: '1' }, abort.signal);
     await h.clock.runUntilIdle(() => h.ends.length > 0);
