@@ -237,6 +237,8 @@ export function statusFromWire(s: Status): Status {
 }
 
 function causeOf(c: StatusCause): StatusCause {
+  // A null (or otherwise non-object) cause from the wire is passed on as it is, not a TypeError.
+  if (c === null || typeof c !== 'object') return c;
   const type = c.type ?? c.reason;
   return type === undefined ? c : { ...c, type, reason: type };
 }
