@@ -19,6 +19,14 @@ const HIGH_WATER = 256;
 export class DecodeError extends Error {}
 
 /**
+ * The streaming decoder's limit on one frame (apimachinery streaming.NewDecoder maxBytes, 16 MiB).
+ * Counted in UTF-16 units, which equals bytes for the ASCII JSON the apiserver writes.
+ */
+export const MAX_FRAME_LENGTH = 16 * 1024 * 1024;
+/** apimachinery's streaming.ErrObjectTooLarge. */
+const OBJECT_TOO_LARGE = 'object to decode was longer than maximum allowed size';
+
+/**
  * Splits a stream of concatenated JSON objects (the apiserver writes one per line) into frames,
  * without assuming line boundaries.
  */
@@ -29,9 +37,15 @@ export class JsonFramer {
   private inString = false;
   private escaped = false;
   private start = -1;
+  private failure: string | undefined;
 
-  /** Appends text and returns the complete frames; throws DecodeError on a stray top-level character. */
+  /**
+   * Appends text and returns the complete frames. A stray top-level character or a frame over
+   * MAX_FRAME_LENGTH sets `error` instead: the frames before it are still returned (they were
+   * complete before the bad byte arrived), and nothing is framed after it.
+   */
   push(text: string): string[] {
+    if (this.failure !== undefined) return [];
     this.buf += text;
     const frames: string[] = [];
     const b = this.buf;
@@ -39,7 +53,7 @@ export class JsonFramer {
       const c = b[i];
       if (this.start < 0) {
         if (c === ' ' || c === '\n' || c === '\r' || c === '\t') continue;
-        if (c !== '{') throw new DecodeError(`invalid character ${goRune(c)} looking for beginning of value`);
+        if (c !== '{') return this.fail(frames, `invalid character ${goRune(c)} looking for beginning of value`);
         this.start = i;
         this.depth = 1;
         continue;
@@ -55,11 +69,14 @@ export class JsonFramer {
       else if (c === '}' || c === ']') {
         this.depth--;
         if (this.depth === 0) {
+          if (i + 1 - this.start > MAX_FRAME_LENGTH) return this.fail(frames, OBJECT_TOO_LARGE);
           frames.push(b.slice(this.start, i + 1));
           this.start = -1;
         }
       }
     }
+    // A value still open past the limit can only end as too large: stop buffering it now.
+    if (this.start >= 0 && b.length - this.start > MAX_FRAME_LENGTH) return this.fail(frames, OBJECT_TOO_LARGE);
     if (this.start < 0) {
       this.buf = '';
       this.scan = 0;
@@ -73,7 +90,19 @@ export class JsonFramer {
 
   /** True when the input ended inside a JSON value (Go's decoder: io.ErrUnexpectedEOF). */
   get partial(): boolean {
-    return this.start >= 0;
+    return this.failure === undefined && this.start >= 0;
+  }
+
+  /** The framing error (Go's decoder text), once the input could not be framed any further. */
+  get error(): string | undefined {
+    return this.failure;
+  }
+
+  private fail(frames: string[], message: string): string[] {
+    this.failure = message;
+    this.buf = '';
+    this.start = -1;
+    return frames;
   }
 }
 
@@ -169,14 +198,8 @@ export class StreamWatcher implements Watcher {
 
   private onData(chunk: Buffer): void {
     if (this.finished) return;
-    let frames: string[];
+    const frames = this.framer.push(this.text.write(chunk));
     let decodeFailure: string | undefined;
-    try {
-      frames = this.framer.push(this.text.write(chunk));
-    } catch (e) {
-      frames = [];
-      decodeFailure = (e as Error).message;
-    }
     for (const f of frames) {
       try {
         this.deliver(decodeFrame(f));
@@ -185,6 +208,8 @@ export class StreamWatcher implements Watcher {
         break;
       }
     }
+    // Frames complete before a framing error are decoded first, as Go's decoder reads them first.
+    decodeFailure ??= this.framer.error;
     if (decodeFailure !== undefined) {
       this.deliver(decodeErrorEvent(decodeFailure));
       this.finish({ kind: 'eof' });
