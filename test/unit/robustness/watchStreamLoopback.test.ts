@@ -1,0 +1,128 @@
+/**
+ * The watch decoder through the real transport: HttpListerWatcher against a node:http server on
+ * 127.0.0.1 that writes generated streams chunk by chunk (chunked encoding, optionally gzip),
+ * or breaks the connection in the middle of a frame.
+ */
+import { strict as assert } from 'node:assert';
+import * as http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import * as zlib from 'node:zlib';
+import fc from 'fast-check';
+import type { Clock } from '../../../src/engine/clock';
+import { KubeConnection } from '../../../src/kube/kubeconfig';
+import { HttpListerWatcher } from '../../../src/kube/listerWatcher';
+import { check } from './support';
+import { assertEndsLikeStreamWatcher, chunked, drain, isDecodeError, streamText } from './watchStreamSupport';
+
+interface Script {
+  chunks: Uint8Array[];
+  gzip?: boolean;
+  /** Destroy the socket after the chunks instead of ending the response. */
+  breakAfter?: boolean;
+}
+
+const noSleepClock: Clock = {
+  now: () => 0,
+  setTimer: (_ms, fn) => {
+    const h = setImmediate(fn);
+    return { cancel: () => clearImmediate(h) };
+  },
+  sleep: async () => undefined,
+};
+
+function write(res: http.ServerResponse | zlib.Gzip, chunk: Uint8Array): Promise<void> {
+  return new Promise((r) => res.write(chunk, () => setImmediate(r)));
+}
+
+describe('robustness: watch stream over loopback HTTP', () => {
+  let server: http.Server;
+  let lw: HttpListerWatcher;
+  let script: Script = { chunks: [] };
+  const sockets = new Set<Socket>();
+  const methods: string[] = [];
+
+  before(async () => {
+    server = http.createServer((req, res) => {
+      methods.push(req.method ?? '');
+      void (async () => {
+        const s = script;
+        res.writeHead(200, { 'content-type': 'application/json', ...(s.gzip ? { 'content-encoding': 'gzip' } : {}) });
+        res.flushHeaders();
+        const gz = s.gzip ? zlib.createGzip({ flush: zlib.constants.Z_SYNC_FLUSH }) : undefined;
+        gz?.pipe(res);
+        for (const c of s.chunks) {
+          if (res.destroyed) return;
+          await write(gz ?? res, c);
+        }
+        if (s.breakAfter) req.socket.destroy();
+        else if (gz) gz.end();
+        else res.end();
+      })();
+    });
+    server.on('connection', (s) => {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const yaml = [
+      'apiVersion: v1',
+      'kind: Config',
+      `clusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}"}}]`,
+      'users: [{name: u, user: {token: loopback-token}}]',
+      'contexts: [{name: x, context: {cluster: c, user: u}}]',
+      'current-context: x',
+    ].join('\n');
+    lw = new HttpListerWatcher(KubeConnection.load({ kubeconfigYaml: yaml }), { group: '', version: 'v1', resource: 'configmaps', namespaced: true }, { clock: noSleepClock, maxRetries: 0 });
+  });
+
+  after(() => {
+    for (const s of sockets) s.destroy();
+    server.close();
+  });
+
+  async function watch(s: Script) {
+    script = s;
+    const w = await lw.watch({ resourceVersion: '1' }, new AbortController().signal);
+    return drain(w);
+  }
+
+  it('valid streams in arbitrary chunks (plain and gzip) arrive whole over the real transport', async () => {
+    await check(
+      fc.asyncProperty(streamText, fc.array(fc.nat(), { maxLength: 6 }), fc.boolean(), async ({ events, text }, cuts, gzip) => {
+        const d = await watch({ chunks: chunked(Buffer.from(text), cuts), gzip });
+        assert.deepEqual(d.events, JSON.parse(JSON.stringify(events)));
+        assert.equal(d.end, 'eof');
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('garbage after valid events: the events, then one decode ERROR, and the connection is closed', async () => {
+    await check(
+      fc.asyncProperty(streamText, fc.constantFrom('x', ']', '\uFEFF{}', '{"type":"NOPE","object":{"kind":"A"}}', '"str"'), fc.boolean(), async ({ events, text }, garbage, gzip) => {
+        const d = await watch({ chunks: [Buffer.from(text), Buffer.from(garbage)], gzip });
+        assert.deepEqual(d.events.slice(0, -1), JSON.parse(JSON.stringify(events)));
+        assert.ok(isDecodeError(d.events[d.events.length - 1]));
+        assertEndsLikeStreamWatcher(d);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('a connection broken in the middle of a frame ends the watch quietly (unexpected EOF or reset), without an ERROR', async () => {
+    await check(
+      fc.asyncProperty(streamText, fc.boolean(), async ({ events, text }, gzip) => {
+        const d = await watch({ chunks: [Buffer.from(text), Buffer.from('{"type":"ADDED","obj')], gzip, breakAfter: true });
+        assert.deepEqual(d.events, JSON.parse(JSON.stringify(events)));
+        assert.ok(d.end === 'unexpected-eof' || d.end === 'reset', `end ${d.end}`);
+      }),
+      { numRuns: 10 },
+    );
+  });
+
+  it('sent nothing but GET', () => {
+    assert.ok(methods.length > 0);
+    assert.deepEqual([...new Set(methods)], ['GET']);
+  });
+});
