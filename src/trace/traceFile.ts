@@ -88,15 +88,50 @@ function validate(doc: unknown): ErrorObject[] {
   return validator(doc) ? [] : (validator.errors ?? []);
 }
 
+/**
+ * Text taken from the file, made safe for a one-line message: line breaks escaped (as in JSON),
+ * long values cut, so a hostile file cannot make the error span lines or pages.
+ */
+function inLine(text: string, max = 200): string {
+  const flat = text.replace(/[\r\n\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+/** A non-string value named by its kind (stringifying a deeply nested one could overflow the stack). */
+function describeValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : String(v);
+}
+
 /** One readable line for the most specific schema error (if/then wrappers are skipped). */
 function describe(errors: ErrorObject[]): string {
   const err = errors.find((e) => e.keyword !== 'if') ?? errors[0];
   if (!err) return 'schema violation';
-  const where = err.instancePath === '' ? 'the top level' : err.instancePath;
+  const where = err.instancePath === '' ? 'the top level' : inLine(err.instancePath);
   let what = err.message ?? 'is invalid';
   if (err.keyword === 'enum') what += `: ${(err.params as { allowedValues: unknown[] }).allowedValues.map((x) => JSON.stringify(x)).join(', ')}`;
   if (err.keyword === 'const') what += ` ${JSON.stringify((err.params as { allowedValue: unknown }).allowedValue)}`;
-  return `schema violation at ${where}: ${what}`;
+  return `schema violation at ${where}: ${inLine(what)}`;
+}
+
+/**
+ * Nesting a trace may have. Free-form values (an update's diff) are otherwise unchecked, and
+ * export, redaction and the webview walk them recursively: a hostile depth would overflow the
+ * stack there. Real objects stay far below this.
+ */
+const MAX_NESTING = 1000;
+
+/** The JSON pointer of a value nested deeper than `limit`, found without recursion; undefined if none. */
+function pathDeeperThan(doc: unknown, limit: number): string | undefined {
+  const stack: [value: unknown, path: string, depth: number][] = [[doc, '', 0]];
+  while (stack.length > 0) {
+    const [v, path, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= limit) return path || '/';
+    for (const [k, child] of Object.entries(v)) stack.push([child, `${path}/${k}`, depth + 1]);
+  }
+  return undefined;
 }
 
 /** Parses and checks a trace file; any problem is one TraceFileError with one clear message. */
@@ -106,7 +141,7 @@ export function importTrace(text: string): { header: TraceHeader; events: Record
     // Editors on Windows may save a byte-order mark; it is not part of the JSON.
     doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (e) {
-    throw new TraceFileError(`not a trace file: the text is not JSON (${(e as Error).message})`);
+    throw new TraceFileError(`not a trace file: the text is not JSON (${inLine((e as Error).message)})`);
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
     throw new TraceFileError('not a trace file: expected a JSON object with "format": "informer-trace/v1"');
@@ -116,12 +151,16 @@ export function importTrace(text: string): { header: TraceHeader; events: Record
     throw new TraceFileError('not an informer trace: it has no "format" field (expected "informer-trace/v1")');
   }
   if (format !== TRACE_FORMAT) {
-    const shown = typeof format === 'string' ? `"${format}"` : JSON.stringify(format);
+    const shown = typeof format === 'string' ? inLine(`"${format}"`, 80) : describeValue(format);
     throw new TraceFileError(
       typeof format === 'string' && format.startsWith('informer-trace/')
         ? `unsupported trace version ${shown}: this version of the tool reads "informer-trace/v1"`
         : `not an informer trace: format is ${shown} (expected "informer-trace/v1")`,
     );
+  }
+  const tooDeep = pathDeeperThan(doc, MAX_NESTING);
+  if (tooDeep !== undefined) {
+    throw new TraceFileError(`invalid trace file: values nested deeper than ${MAX_NESTING} levels (at ${inLine(tooDeep)})`);
   }
   const errors = validate(doc);
   if (errors.length > 0) throw new TraceFileError(`invalid trace file: ${describe(errors)}`);
