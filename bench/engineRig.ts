@@ -55,7 +55,7 @@ export class EngineRig {
   private waiter?: { count: number; resolve: () => void };
 
   constructor(o: RigOptions) {
-    this.lw = new MemoryListerWatcher(o.objects);
+    this.lw = new MemoryListerWatcher(o.objects, this.clock);
     this.recorder = o.sink === 'recorder' ? new TraceRecorder(benchHeader(o.profile, o.recorderCap), o.recorderCap) : undefined;
     const sink: EventSink = this.recorder ?? nullSink;
     this.informer = new SharedIndexInformer({ listerWatcher: this.lw, profile: profile(o.profile), clock: this.clock, sink, rand: () => 0.5, name: 'bench' });
@@ -88,9 +88,13 @@ export class EngineRig {
     });
   }
 
+  /** Stops the informer; virtual time keeps running until it has (a paced watch may be mid-sleep). */
   async stop(): Promise<void> {
     this.abort.abort();
-    await this.running;
+    let finished = false;
+    const done = this.running?.then(() => void (finished = true));
+    await this.clock.runUntilIdle(() => finished, 3_600_000);
+    await done;
   }
 
   private checkWaiter(): void {

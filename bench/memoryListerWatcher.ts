@@ -5,16 +5,21 @@
  * and a relist returns objects equal to the cached ones unless a watch event changed them.
  *
  * Watches follow a script queued with scheduleWatch(): N MODIFIED events, then either an ERROR
- * 410 Expired (the reflector relists) or a stream that stays open until stop(). A watch with
+ * 410 Expired (the reflector relists) or a stream that stays open until stop(). Events come at
+ * once, or `intervalMs` apart on the clock (so a recorded trace spreads over time as a busy
+ * cluster's does, instead of piling onto a few instants of the FakeClock). A watch with
  * no script entry stays open and silent. Events of a watch are built before it is handed over,
  * so the engine's timing never includes building them; a gate holds delivery until release().
  */
+import type { Clock } from '../src/engine/clock';
 import type { ListerWatcher, ListOptions, ObjectList, StreamEnd, WatchEvent, Watcher } from '../src/engine/listWatch';
 import type { KubeObject } from '../src/engine/objects';
 
 export interface WatchScript {
   events: number;
   end: 'hold' | 'expire';
+  /** Clock time between two events of this watch (needs the clock given to the constructor). */
+  intervalMs?: number;
 }
 
 const NAMESPACES = ['default', 'team-a', 'team-b', 'team-c'];
@@ -42,15 +47,20 @@ class ScriptedWatcher implements Watcher {
   end?: StreamEnd;
   private next_ = 0;
   private wake?: () => void;
+  /** Ends a pacing sleep when the watch is stopped (nobody advances the clock after that). */
+  private readonly stopped = new AbortController();
 
   constructor(
     private readonly events: WatchEvent[],
     private readonly hold: boolean,
     private readonly gate: Promise<void>,
+    private readonly pace?: { clock: Clock; ms: number },
   ) {}
 
   async next(): Promise<WatchEvent | null> {
     await this.gate;
+    if (this.end) return null;
+    if (this.pace && this.next_ < this.events.length) await this.pace.clock.sleep(this.pace.ms, this.stopped.signal).catch(() => undefined);
     if (this.end) return null;
     if (this.next_ < this.events.length) return this.events[this.next_++];
     if (!this.hold) {
@@ -63,6 +73,7 @@ class ScriptedWatcher implements Watcher {
 
   stop(): void {
     this.end ??= { kind: 'stopped' };
+    this.stopped.abort();
     this.wake?.();
   }
 }
@@ -80,7 +91,10 @@ export class MemoryListerWatcher implements ListerWatcher {
   /** Watches opened so far. */
   watches = 0;
 
-  constructor(readonly objects: number) {
+  constructor(
+    readonly objects: number,
+    private readonly clock?: Clock,
+  ) {
     this.rvs = new Float64Array(objects);
     this.revisions = new Uint32Array(objects);
     for (let i = 0; i < objects; i++) this.rvs[i] = ++this.rv;
@@ -120,6 +134,7 @@ export class MemoryListerWatcher implements ListerWatcher {
       const message = `too old resource version: ${this.rv} (${this.rv + 1})`;
       events.push({ type: 'ERROR', object: { apiVersion: 'v1', kind: 'Status', status: 'Failure', code: 410, reason: 'Expired', message } as unknown as KubeObject });
     }
-    return new ScriptedWatcher(events, script.end === 'hold', this.gate);
+    const pace = script.intervalMs && this.clock ? { clock: this.clock, ms: script.intervalMs } : undefined;
+    return new ScriptedWatcher(events, script.end === 'hold', this.gate, pace);
   }
 }

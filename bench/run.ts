@@ -3,7 +3,9 @@
  * side by side under the same machine load. Prints markdown (the tables of docs/BENCHMARKS.md).
  *
  *   npm run bench                 all sections (about a minute and a half on 2 shared cores)
- *   npm run bench -- --only a,c   some sections: a engine, b initial list, c trace layer, d webview model
+ *   npm run bench -- --only a,c   some sections: a engine, b initial list, c trace layer, d webview model,
+ *                                 e webview rendering in headless chromium
+ *   npm run bench -- --only e --baseline REV   (e) also runs the webview bundle built from git REV
  *   npm run bench -- --quick      fewer events and repetitions (a smoke run, numbers not for the doc)
  */
 import * as os from 'node:os';
@@ -15,13 +17,18 @@ import { hasGc } from './stats';
 import { traceLayer } from './traceLayer';
 import { recordEngineTrace, type GeneratedTrace } from './traceSource';
 import { webviewModel } from './webviewModel';
+import { webviewRender } from './webviewRender';
 
-type Section = 'a' | 'b' | 'c' | 'd';
-const SECTIONS: readonly Section[] = ['a', 'b', 'c', 'd'];
+type Section = 'a' | 'b' | 'c' | 'd' | 'e';
+const SECTIONS: readonly Section[] = ['a', 'b', 'c', 'd', 'e'];
 
 interface Plan {
   sections: Set<Section>;
   quick: boolean;
+  /** (e): a git revision whose webview bundle runs beside the working tree's. */
+  baseline?: string;
+  /** (e): where to save the screenshot of the largest timeline (default bench/results/timeline-<size>.png). */
+  screenshot?: string;
 }
 
 function parseArgs(argv: readonly string[]): Plan {
@@ -33,7 +40,9 @@ function parseArgs(argv: readonly string[]): Plan {
       const bad = list.filter((s) => !SECTIONS.includes(s as Section));
       if (bad.length > 0 || list.length === 0) throw new Error(`--only takes a comma list of ${SECTIONS.join(', ')}; got "${list.join(',')}"`);
       plan.sections = new Set(list as Section[]);
-    } else throw new Error(`unknown argument ${argv[i]} (use --only a,b,c,d and/or --quick)`);
+    } else if (argv[i] === '--baseline') plan.baseline = argv[++i];
+    else if (argv[i] === '--screenshot') plan.screenshot = argv[++i];
+    else throw new Error(`unknown argument ${argv[i]} (use --only a,b,c,d,e, --quick, --baseline REV, --screenshot FILE)`);
   }
   return plan;
 }
@@ -55,13 +64,23 @@ async function main(): Promise<void> {
   if (plan.sections.has('a')) print(await engineThroughput({ events: q ? 2000 : 10_000, objects: 1000, repeats: q ? 1 : 5 }));
   if (plan.sections.has('b')) print(await initialList({ sizes: q ? [10_000] : [10_000, 50_000], profiles: BENCH_PROFILES, repeats: q ? 1 : 3 }));
   let trace: GeneratedTrace | undefined;
-  if (plan.sections.has('c') || plan.sections.has('d')) {
+  const large = q ? 50_000 : 500_000;
+  const render = { sizes: q ? [20_000, 50_000] : [100_000, 500_000], batches: q ? 15 : 60, batchSize: 500 };
+  if (plan.sections.has('c') || plan.sections.has('d') || plan.sections.has('e')) {
     const t0 = performance.now();
-    trace = await recordEngineTrace(q ? 50_000 : 500_000);
-    print(`Recorded a ${trace.events.length.toLocaleString('en-US')}-event engine trace for (c) and (d) in ${Math.round(performance.now() - t0)} ms.`);
+    // (e) streams the events that follow its largest snapshot as follow-live deltas.
+    trace = await recordEngineTrace(large + (plan.sections.has('e') ? render.batches * render.batchSize : 0));
+    print(`Recorded a ${trace.events.length.toLocaleString('en-US')}-event engine trace for (c), (d) and (e) in ${Math.round(performance.now() - t0)} ms.`);
   }
   if (trace && plan.sections.has('c')) print(await traceLayer({ header: trace.header, events: trace.events.slice(0, q ? 20_000 : 200_000) }, q ? 1 : 3));
-  if (trace && plan.sections.has('d')) print(await webviewModel(trace, q ? 1 : 7));
+  if (trace && plan.sections.has('d')) print(await webviewModel({ header: trace.header, events: trace.events.slice(0, large) }, q ? 1 : 7));
+  if (trace && plan.sections.has('e')) {
+    const largest = Math.max(...render.sizes);
+    const screenshot = plan.screenshot ?? `bench/results/timeline-${largest / 1000}k.png`;
+    const o = { ...render, repeats: q ? 1 : 3, zoomSteps: 20, panSteps: 20, baseline: plan.baseline, screenshot };
+    print(await webviewRender(trace, o));
+    print(`Screenshot of the ${largest.toLocaleString('en-US')}-event timeline: ${screenshot}`);
+  }
   print(`Total wall time ${(Math.round(performance.now() - started) / 1000).toFixed(1)} s.`);
 }
 

@@ -1,7 +1,7 @@
 /**
  * Realistic large traces for the trace-layer and webview benchmarks, recorded from the real
- * engine: profile v1.15 over 2 000 objects, watches of 3 000 MODIFIED events that each end in
- * 410 Expired, so the trace has the full mix (relists at RV "0", Replace/Sync deltas, identical
+ * engine: profile v1.15 over 2 000 objects, watches of 3 000 MODIFIED events 4 ms apart (250
+ * updates/s, a busy namespace) that each end in 410 Expired after 12 s, so the trace has the full mix (relists at RV "0", Replace/Sync deltas, identical
  * updates after every relist, backoff, logs) and the findings rules have real work to do.
  */
 import { EngineRig } from './engineRig';
@@ -9,6 +9,7 @@ import type { RecordedEvent, TraceHeader } from '../src/trace/recorder';
 
 const OBJECTS = 2000;
 const EVENTS_PER_WATCH = 3000;
+const EVENT_INTERVAL_MS = 4;
 
 export interface GeneratedTrace {
   header: TraceHeader;
@@ -21,7 +22,7 @@ export async function recordEngineTrace(count: number): Promise<GeneratedTrace> 
   const recorder = rig.recorder;
   if (!recorder) throw new Error('no recorder');
   const watchesNeeded = Math.ceil(count / EVENTS_PER_WATCH) + 1;
-  for (let i = 0; i < watchesNeeded; i++) rig.lw.scheduleWatch({ events: EVENTS_PER_WATCH, end: 'expire' });
+  for (let i = 0; i < watchesNeeded; i++) rig.lw.scheduleWatch({ events: EVENTS_PER_WATCH, end: 'expire', intervalMs: EVENT_INTERVAL_MS });
   rig.start();
   const r = await rig.clock.runUntilIdle(() => recorder.events().length >= count, 365 * 24 * 3600_000);
   await rig.stop();
