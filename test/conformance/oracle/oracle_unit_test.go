@@ -34,6 +34,7 @@ func TestParseScenarioRejectsBadInput(t *testing.T) {
 		"network":     `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"steps":[{"on":"list","network":"dns"}]}`,
 		"no name":     `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"steps":[{"on":"list","items":[{"metadata":{}}]}]}`,
 		"dup handler": `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"informer":{"handlers":[{"name":"a"},{"name":"a"}]},"steps":[]}`,
+		"delayMs":     `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"informer":{"handlers":[{"name":"a","delayMs":-1}]},"steps":[]}`,
 	}
 	for name, js := range cases {
 		_, err := ParseScenario([]byte(js), name)

@@ -43,6 +43,25 @@ describe('RealFIFO', () => {
     assert.equal(sink.of('fifo.drop').length, 0);
   });
 
+  it('a woken Pop runs after the burst: every entry queued at that instant is behind it, in arrival order', async () => {
+    const clock = new FakeClock();
+    const f = new RealFIFO({ clock, sink: new CaptureSink() });
+    const seen: string[] = [];
+    const pop = () => f.pop((ds) => void seen.push(deltaText(ds[0])));
+    const first = pop();
+    await clock.advance(0);
+    f.update(cm('a', '11'));
+    f.update(cm('b', '12'));
+    f.update(cm('a', '13'));
+    assert.equal(f.depthDeltas(), 3, 'nothing popped before the clock hop');
+    await clock.advance(0);
+    await first;
+    assert.equal(f.depthDeltas(), 2);
+    await pop();
+    await pop(); // an item is queued: no hop, so this settles without the clock
+    assert.deepEqual(seen, ['Updated:default/a@11', 'Updated:default/b@12', 'Updated:default/a@13']);
+  });
+
   describe('non-atomic Replace', () => {
     it('appends tombstones first — queued keys, then known keys absent from the log — and then Replaced in list order', async () => {
       const ix = known(cm('k1', '1'), cm('k2', '1'), cm('stay', '1'));
