@@ -61,21 +61,48 @@ export function isSecretResource(ctx: RedactionContext): boolean {
   return (r.group === '' || r.group === 'core') && (r.resource === 'secrets' || r.kind === 'Secret');
 }
 
-const SECRET_PAYLOAD_PATH = /^(data|stringData)(\.|\[|$)|^metadata\.annotations\.kubectl\.kubernetes\.io\/last-applied-configuration$/;
+/** Where a Secret's payload lives, as path segments: everything at or below them is payload. */
+const SECRET_PAYLOAD_LOCATIONS: readonly (readonly string[])[] = [
+  ['data'],
+  ['stringData'],
+  ['metadata', 'annotations', 'kubectl.kubernetes.io/last-applied-configuration'],
+];
 
-/** Removes a Secret's payload from a (partial) object value found in a diff. */
-function redactSecretObject(v: unknown): unknown {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-  const out: Record<string, unknown> = { ...(v as Record<string, unknown>) };
-  for (const k of ['data', 'stringData']) if (k in out) out[k] = REDACTED;
-  const meta = out.metadata as { annotations?: Record<string, unknown> } | undefined;
-  const annotations = meta?.annotations;
-  if (annotations && 'kubectl.kubernetes.io/last-applied-configuration' in annotations) {
-    out.metadata = {
-      ...meta,
-      annotations: { ...annotations, 'kubectl.kubernetes.io/last-applied-configuration': REDACTED },
-    };
+/**
+ * The segments of a diff path in diff.ts's notation (`metadata.annotations["a.b/c"]`, `x[0]`);
+ * undefined when the path is not in that notation (an imported trace), which callers treat as payload.
+ */
+function pathSegments(path: string): string[] | undefined {
+  const segment = /\.?([A-Za-z_$][A-Za-z0-9_$-]*)|\[(\d+|"(?:[^"\\]|\\.)*")\]/y;
+  const out: string[] = [];
+  while (segment.lastIndex < path.length) {
+    const m = segment.exec(path);
+    if (!m) return undefined;
+    out.push(m[1] ?? (m[2].startsWith('"') ? (JSON.parse(m[2]) as string) : m[2]));
   }
+  return out;
+}
+
+const startsWith = (a: readonly string[], prefix: readonly string[]): boolean => prefix.length <= a.length && prefix.every((s, i) => a[i] === s);
+
+/** v with the value at `rest` (below it) replaced by REDACTED, if present. */
+function blankAt(v: unknown, rest: readonly string[]): unknown {
+  if (rest.length === 0) return REDACTED;
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || !(rest[0] in v)) return v;
+  const o = v as Record<string, unknown>;
+  return { ...o, [rest[0]]: blankAt(o[rest[0]], rest.slice(1)) };
+}
+
+/**
+ * A Secret's change with its payload removed: blank when the path is at or below a payload
+ * location (or unreadable); when it is above one (the whole annotations map was added, say),
+ * the payload inside the value is blanked.
+ */
+function redactSecretChange(path: string, v: unknown): unknown {
+  const segs = pathSegments(path);
+  if (!segs || SECRET_PAYLOAD_LOCATIONS.some((loc) => startsWith(segs, loc))) return REDACTED;
+  let out = v;
+  for (const loc of SECRET_PAYLOAD_LOCATIONS) if (startsWith(loc, segs)) out = blankAt(out, loc.slice(segs.length));
   return out;
 }
 
@@ -85,12 +112,12 @@ function pathHasCredential(path: string): boolean {
 
 function redactChange(c: FieldChange, ctx: RedactionContext): FieldChange {
   const secret = isSecretResource(ctx);
-  const blank = pathHasCredential(c.path) || (secret && SECRET_PAYLOAD_PATH.test(c.path));
+  const blank = pathHasCredential(c.path);
   const out: FieldChange = { path: c.path };
   for (const side of ['old', 'new'] as const) {
     if (!(side in c)) continue;
     if (blank) out[side] = REDACTED;
-    else out[side] = redactValue(secret ? redactSecretObject(c[side]) : c[side]);
+    else out[side] = redactValue(secret ? redactSecretChange(c.path, c[side]) : c[side]);
   }
   return out;
 }
