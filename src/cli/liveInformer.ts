@@ -12,7 +12,7 @@ import { RealClock, type Clock } from '../engine/clock';
 import { StatusError, TransportError, type ListerWatcher, type ListOptions, type WatchOptions } from '../engine/listWatch';
 import type { Profile } from '../engine/profiles';
 import { SharedIndexInformer } from '../engine/sharedInformer';
-import { discoverResources, HttpListerWatcher, KubeConfigError, KubeConnection, resolveResource, type ApiResource } from '../kube';
+import { discoverResources, HttpListerWatcher, KubeConfigError, KubeConnection, redactedUrl, resolveResource, type ApiResource } from '../kube';
 import { requestLine, type LogLine } from '../scenario/notificationLog';
 import { FaultInjectingListerWatcher } from '../scenario/faults';
 import { SANDBOX_CONTEXT } from '../scenario/sandbox';
@@ -66,7 +66,7 @@ export async function findResource(conn: KubeConnection, name: string): Promise<
 }
 
 function unreachable(conn: KubeConnection, e: unknown): Error {
-  const where = `the API server ${conn.server} (context ${conn.context.name})`;
+  const where = `the API server ${redactedUrl(conn.server)} (context ${conn.context.name})`;
   if (e instanceof TransportError) return new LiveRunError(`cannot reach ${where}: ${e.message}`);
   if (e instanceof StatusError) return new LiveRunError(`discovery at ${where} failed: ${e.status.code ? `${e.status.code} ` : ''}${e.message}`);
   return e instanceof Error ? e : new Error(String(e));

@@ -145,6 +145,7 @@ export function transportErrorText(kind: TransportErrorKind, url: string, host =
 }
 
 function hostOf(url: string): string {
-  const m = /^[a-z]+:\/\/([^/]+)/i.exec(url);
+  // dial errors name host:port only, never the URL's user info
+  const m = /^[a-z]+:\/\/(?:[^/@]*@)?([^/]+)/i.exec(url);
   return m ? m[1] : url;
 }

@@ -108,7 +108,7 @@ export async function httpGet(conn: KubeConnection, url: string, opts: GetOption
         else if (e instanceof ClientTimeout) failure = bodyTimeout(url);
         else if (socketError || e.syscall) failure = transportError(socketError ?? e, url);
         // Node's "aborted" without a socket errno: the peer closed (FIN) mid-body → Go's io.ErrUnexpectedEOF.
-        else failure = new TransportError('eof', `Get "${url}": unexpected EOF`);
+        else failure = new TransportError('eof', `Get "${redactedUrl(url)}": unexpected EOF`);
       };
       res.on('error', onBodyError);
       req.on('error', onBodyError);
@@ -130,12 +130,21 @@ export async function httpGet(conn: KubeConnection, url: string, opts: GetOption
 function bodyTimeout(url: string): TransportError {
   return new TransportError(
     'timeout',
-    `Get "${url}": net/http: request canceled (Client.Timeout exceeded while reading body)`,
+    `Get "${redactedUrl(url)}": net/http: request canceled (Client.Timeout exceeded while reading body)`,
   );
 }
 
+/**
+ * The URL as net/http puts it into a *url.Error (stripPassword): a password in the user info
+ * reads "***". Every error text, and so every trace, log and message, gets this form.
+ */
+export function redactedUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^/@]*@/i, '$1:***@');
+}
+
 /** Maps a Node socket/HTTP failure to the error client-go's transport would have returned. */
-export function transportError(err: NodeJS.ErrnoException, url: string): TransportError {
+export function transportError(err: NodeJS.ErrnoException, rawUrl: string): TransportError {
+  const url = redactedUrl(rawUrl);
   if (err instanceof ClientTimeout) {
     return err.phase === 'headers'
       ? new TransportError('timeout', transportErrorText('timeout', url))

@@ -4,4 +4,5 @@ export type { ContextInfo, LoadOptions } from './kubeconfig';
 export { discoverResources, resolveResource } from './discovery';
 export type { ApiResource, DiscoveryResult } from './discovery';
 export { HttpListerWatcher, collectionPath } from './listerWatcher';
+export { redactedUrl } from './http';
 export type { HttpListerWatcherOptions, HttpRequestInfo } from './listerWatcher';

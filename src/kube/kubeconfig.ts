@@ -6,6 +6,7 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import type * as https from 'node:https';
+import { redactedUrl } from './http';
 
 export interface ContextInfo {
   name: string;
@@ -80,14 +81,14 @@ export class KubeConnection {
     return KubeConnection.select(kc, name);
   }
 
-  /** Every context of the kubeconfig (names and servers only). */
+  /** Every context of the kubeconfig (names and servers only), for display: a password in a server URL reads "***". */
   contexts(): ContextInfo[] {
     return this.kc.getContexts().map((c) => ({
       name: c.name,
       cluster: c.cluster,
       user: c.user,
       namespace: c.namespace,
-      server: this.kc.getCluster(c.cluster)?.server ?? '',
+      server: redactedUrl(this.kc.getCluster(c.cluster)?.server ?? ''),
     }));
   }
 

@@ -15,7 +15,7 @@ import {
   WatchOptions,
   Watcher,
 } from '../engine/listWatch';
-import { GetResponse, httpGet, readBody, retryAfterSeconds, statusErrorFrom } from './http';
+import { GetResponse, httpGet, readBody, redactedUrl, retryAfterSeconds, statusErrorFrom } from './http';
 import type { KubeConnection } from './kubeconfig';
 import type { ApiResource } from './discovery';
 import { EmptyWatcher, StreamWatcher } from './watchStream';
@@ -45,7 +45,10 @@ export interface HttpListerWatcherOptions {
 type ResourceRef = Pick<ApiResource, 'group' | 'version' | 'resource' | 'namespaced'>;
 
 export class HttpListerWatcher implements ListerWatcher {
+  /** For error texts: the collection URL with a password in its user info as "***". */
   readonly url: string;
+  /** Where requests go (user info intact: Node sends it as basic auth, as Go's client does). */
+  private readonly base: string;
   private readonly clock: Clock;
   private readonly maxRetries: number;
 
@@ -54,13 +57,14 @@ export class HttpListerWatcher implements ListerWatcher {
     private readonly res: ResourceRef,
     private readonly opts: HttpListerWatcherOptions = {},
   ) {
-    this.url = conn.server + collectionPath(res, opts.namespace);
+    this.base = conn.server + collectionPath(res, opts.namespace);
+    this.url = redactedUrl(this.base);
     this.clock = opts.clock ?? new RealClock();
     this.maxRetries = opts.maxRetries ?? 10;
   }
 
   async list(options: ListOptions, signal: AbortSignal): Promise<ObjectList> {
-    const url = `${this.url}?${encodeQuery(listQuery(options))}`;
+    const url = `${this.base}?${encodeQuery(listQuery(options))}`;
     for (let attempt = 0; ; attempt++) {
       let res: GetResponse;
       try {
@@ -95,7 +99,7 @@ export class HttpListerWatcher implements ListerWatcher {
   }
 
   async watch(options: WatchOptions, signal: AbortSignal): Promise<Watcher> {
-    const url = `${this.url}?${encodeQuery(watchQuery(options))}`;
+    const url = `${this.base}?${encodeQuery(watchQuery(options))}`;
     for (let attempt = 0; ; attempt++) {
       let res: GetResponse;
       try {
@@ -123,7 +127,7 @@ export class HttpListerWatcher implements ListerWatcher {
         continue;
       }
       if (res.status >= 200 && res.status <= 206) {
-        throw new TransportError('other', `for request ${url}, got status: ${res.status}`);
+        throw new TransportError('other', `for request ${redactedUrl(url)}, got status: ${res.status}`);
       }
       throw statusErrorFrom(res.status, res.headers, body, this.res);
     }
