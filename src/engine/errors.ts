@@ -92,9 +92,18 @@ export function isTimeoutStatus(err: unknown): boolean {
   return reasonOrCode(err, 'Timeout', 504);
 }
 
+/**
+ * The Status's causes that are objects. A Status from a ListerWatcher is untyped JSON: causes
+ * that are not an array, or entries that are not objects, would not decode in Go and count as none.
+ */
+function causesOf(s: Status | undefined): StatusCause[] {
+  const causes: unknown = s?.details?.causes;
+  return Array.isArray(causes) ? causes.filter((c): c is StatusCause => c !== null && typeof c === 'object') : [];
+}
+
 export function hasStatusCause(err: unknown, type: string): boolean {
   // On the wire the cause type travels as "reason" (Go: Type CauseType `json:"reason"`).
-  return (statusOf(err)?.details?.causes ?? []).some((c: StatusCause) => (c.reason ?? c.type) === type);
+  return causesOf(statusOf(err)).some((c) => (c.reason ?? c.type) === type);
 }
 
 /**
@@ -107,8 +116,8 @@ export function isTooLargeResourceVersion(err: unknown): boolean {
   if (!isTimeoutStatus(err)) return false;
   const s = statusOf(err);
   if (!s?.details) return false;
-  if ((s.details.causes ?? []).some((c) => c.message === 'Too large resource version')) return true;
-  return (s.message ?? '').includes('Too large resource version');
+  if (causesOf(s).some((c) => c.message === 'Too large resource version')) return true;
+  return typeof s.message === 'string' && s.message.includes('Too large resource version');
 }
 
 /** Whether a watch ERROR event is a client-side decode failure turned into a 500 by StreamWatcher (§1.9). */

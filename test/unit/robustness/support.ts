@@ -7,6 +7,8 @@
 import fc from 'fast-check';
 
 const SEED = Number(process.env.ROBUSTNESS_SEED ?? 20240611);
+/** ROBUSTNESS_RUNS=10 runs every property ten times as long (local exploration, not CI). */
+const SCALE = Number(process.env.ROBUSTNESS_RUNS ?? 1);
 
 /** Runs a property with the suite's seed; stops early (without failing) after `timeMs`. */
 export async function check<T>(
@@ -15,8 +17,8 @@ export async function check<T>(
 ): Promise<void> {
   await fc.assert(prop, {
     seed: SEED,
-    numRuns: opts.numRuns ?? 100,
-    interruptAfterTimeLimit: opts.timeMs ?? 2000,
+    numRuns: (opts.numRuns ?? 100) * SCALE,
+    interruptAfterTimeLimit: (opts.timeMs ?? 2000) * SCALE,
     markInterruptAsFailure: false,
     endOnFailure: false,
   });
