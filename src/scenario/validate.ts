@@ -31,7 +31,7 @@ export function parseScenarioText(text: string, label: string): Scenario {
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new ScenarioValidationError([`scenario ${label}: not valid JSON: ${(e as Error).message}`]);
+    throw new ScenarioValidationError([oneLine(`scenario ${label}: not valid JSON: ${(e as Error).message}`)]);
   }
   const result = validateScenario(data, label);
   if (!result.scenario) throw new ScenarioValidationError(result.problems);
@@ -41,11 +41,16 @@ export function parseScenarioText(text: string, label: string): Scenario {
 export function validateScenario(data: unknown, label: string): ValidationResult {
   const prefix = `scenario ${label}: `;
   if (!checkSchema(data)) {
-    return { problems: (checkSchema.errors ?? []).map((e) => prefix + describeSchemaError(e)) };
+    return { problems: (checkSchema.errors ?? []).map((e) => oneLine(prefix + describeSchemaError(e))) };
   }
   const scenario = normalise(data as unknown as Scenario);
-  const problems = semanticProblems(scenario).map((p) => prefix + p);
+  const problems = semanticProblems(scenario).map((p) => oneLine(prefix + p));
   return problems.length ? { problems } : { scenario, problems };
+}
+
+/** A problem quotes names and texts from the file: their line breaks are escaped so it stays one line. */
+function oneLine(problem: string): string {
+  return problem.replace(/[\r\n\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** `/steps/2/close` → `steps[2].close`. */

@@ -46,3 +46,48 @@ export const jsonValue: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) 
     fc.dictionary(awkwardString, tie('v'), { maxKeys: 4 }),
   ),
 })).v;
+
+export type Mutation = { path: number[]; op: 'delete' | 'rename' | 'replace'; value: unknown; name: string };
+
+/** Applies a mutation at a path chosen by indexes into the keys met along the way. */
+export function mutate(doc: unknown, m: Mutation): void {
+  let node = doc as Record<string, unknown>;
+  for (let depth = 0; depth < m.path.length; depth++) {
+    const keys = Object.keys(node);
+    if (keys.length === 0) return;
+    const key = keys[m.path[depth] % keys.length];
+    const child = node[key];
+    const last = depth === m.path.length - 1 || child === null || typeof child !== 'object';
+    if (!last) {
+      node = child as Record<string, unknown>;
+      continue;
+    }
+    if (m.op === 'delete') {
+      if (Array.isArray(node)) node.splice(Number(key), 1);
+      else delete node[key];
+    } else if (m.op === 'rename' && !Array.isArray(node)) {
+      delete node[key];
+      node[m.name] = child;
+    } else node[key] = m.value;
+    return;
+  }
+}
+
+export function nested(depth: number, leaf: unknown): unknown {
+  let v = leaf;
+  for (let i = 0; i < depth; i++) v = i % 2 ? [v] : { x: v };
+  return v;
+}
+
+export const hostileValue = fc.oneof(
+  jsonValue,
+  fc.constantFrom(1e308, -1e308, 2 ** 53 + 1, -0, 1.5, 0, -1, '', 'informer-trace/v2', 'informer-trace/v1', [], {}, null, true),
+  fc.integer({ min: 1, max: 3000 }).map((d) => nested(d, 1)),
+);
+
+export const mutation: fc.Arbitrary<Mutation> = fc.record({
+  path: fc.array(fc.nat(), { minLength: 1, maxLength: 5 }),
+  op: fc.constantFrom('delete', 'rename', 'replace'),
+  value: hostileValue,
+  name: awkwardString,
+});

@@ -12,7 +12,7 @@ import { computeFindings } from '../../../src/trace/findings';
 import type { RecordedEvent, TraceHeader } from '../../../src/trace/recorder';
 import { exportTrace, importTrace, TraceFileError } from '../../../src/trace/traceFile';
 import { SAMPLE_EVENTS, header, numbered } from '../trace/fixtures';
-import { awkwardString, check, isOneLine, jsonValue } from './support';
+import { awkwardString, check, isOneLine, jsonValue, mutate, mutation } from './support';
 
 /** Imports `text`; returns the trace or the TraceFileError message, and fails on anything else. */
 function tryImport(text: string): { trace?: { header: TraceHeader; events: RecordedEvent[] }; error?: string } {
@@ -59,51 +59,6 @@ const validTrace = fc
     });
     return { header: header({ redacted, ...(namespace !== undefined ? { namespace } : {}) }), events };
   });
-
-type Mutation = { path: number[]; op: 'delete' | 'rename' | 'replace'; value: unknown; name: string };
-
-/** Applies a mutation at a path chosen by indexes into the keys met along the way. */
-function mutate(doc: unknown, m: Mutation): void {
-  let node = doc as Record<string, unknown>;
-  for (let depth = 0; depth < m.path.length; depth++) {
-    const keys = Object.keys(node);
-    if (keys.length === 0) return;
-    const key = keys[m.path[depth] % keys.length];
-    const child = node[key];
-    const last = depth === m.path.length - 1 || child === null || typeof child !== 'object';
-    if (!last) {
-      node = child as Record<string, unknown>;
-      continue;
-    }
-    if (m.op === 'delete') {
-      if (Array.isArray(node)) node.splice(Number(key), 1);
-      else delete node[key];
-    } else if (m.op === 'rename' && !Array.isArray(node)) {
-      delete node[key];
-      node[m.name] = child;
-    } else node[key] = m.value;
-    return;
-  }
-}
-
-function nested(depth: number, leaf: unknown): unknown {
-  let v = leaf;
-  for (let i = 0; i < depth; i++) v = i % 2 ? [v] : { x: v };
-  return v;
-}
-
-const hostileValue = fc.oneof(
-  jsonValue,
-  fc.constantFrom(1e308, -1e308, 2 ** 53 + 1, -0, 1.5, 0, -1, '', 'informer-trace/v2', 'informer-trace/v1', [], {}, null, true),
-  fc.integer({ min: 1, max: 3000 }).map((d) => nested(d, 1)),
-);
-
-const mutation: fc.Arbitrary<Mutation> = fc.record({
-  path: fc.array(fc.nat(), { minLength: 1, maxLength: 5 }),
-  op: fc.constantFrom('delete', 'rename', 'replace'),
-  value: hostileValue,
-  name: awkwardString,
-});
 
 describe('robustness: importTrace', () => {
   it('traces the tool writes round-trip byte for byte, and import accepts them', async () => {
