@@ -56,7 +56,7 @@ describe('security: the webview renders cluster data as text only', () => {
     await GlobalRegistrator.unregister();
   });
 
-  function assertInert(host: HTMLElement, mustShow: readonly string[]): void {
+  function assertInert(host: Parameters<Panels['renderDetails']>[0], mustShow: readonly string[]): void {
     assert.equal(host.querySelectorAll(INJECTED).length, 0, host.innerHTML);
     for (const s of mustShow) assert.ok(host.textContent?.includes(s), `shown verbatim as text: ${s}\n${host.textContent}`);
     assert.equal((globalThis as { __pwned?: number }).__pwned, undefined);
