@@ -10,6 +10,7 @@ import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { GlobalRegistrator } from '@happy-dom/global-registrator';
+import type { Window } from 'happy-dom';
 import type { SessionInfo } from '../../../src/protocol/timeline';
 import type { WireFinding } from '../../../src/protocol/trace';
 import { eventDetails } from '../../../webview/model/details';
@@ -17,6 +18,9 @@ import { TimelineData } from '../../../webview/model/timelineData';
 import { numbered } from '../webview/fixture';
 
 type Panels = typeof import('../../../webview/render/panels');
+
+/** The registered DOM's document (the root tsconfig has no DOM lib, by design: engine code must not use it). */
+const dom = (): Window['document'] => (globalThis as unknown as { document: Window['document'] }).document;
 
 const XSS = '<img src=x onerror="globalThis.__pwned=1">';
 const SCRIPT = '</pre><script>globalThis.__pwned=2</script>';
@@ -67,12 +71,12 @@ describe('security: the webview renders cluster data as text only', () => {
     const events = hostileTrace();
     data.append(events);
     for (const e of events) {
-      const host = document.createElement('section');
-      document.body.append(host);
+      const host = dom().createElement('section');
+      dom().body.append(host);
       panels.renderDetails(host, eventDetails(data, e));
       assertInert(host, []);
     }
-    const host = document.createElement('section');
+    const host = dom().createElement('section');
     panels.renderDetails(host, eventDetails(data, events[5]));
     assertInert(host, [`prod/${XSS}`, XSS, SCRIPT, SVG]);
     // The payloads really reached the renderer (else "no element" would prove nothing).
@@ -83,7 +87,7 @@ describe('security: the webview renders cluster data as text only', () => {
     const findings: WireFinding[] = [
       { id: 'x', severity: 'warning', title: XSS, detail: SCRIPT, advice: SVG, evidence: [1], link: `javascript:alert(1)//${XSS}` },
     ];
-    const f = document.createElement('section');
+    const f = dom().createElement('section');
     panels.renderFindings(f, findings, () => undefined, () => undefined);
     assertInert(f, [XSS, SCRIPT, SVG]);
     assert.equal(f.querySelectorAll('a[href]').length, 0, 'links are buttons handled by the host, never hrefs');
@@ -91,7 +95,7 @@ describe('security: the webview renders cluster data as text only', () => {
     // (The session picker is a vscode-single-select, which happy-dom cannot construct: it needs
     // ElementInternals. Its option texts are set with textContent, which the source check guards.)
     const session: SessionInfo = { id: 's1', title: XSS, live: true, simulated: true };
-    const summaryHost = document.createElement('header');
+    const summaryHost = dom().createElement('header');
     panels.renderSummary(
       summaryHost,
       {
