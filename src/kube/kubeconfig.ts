@@ -5,6 +5,7 @@
  * request options handed to https.request; nothing here logs or stringifies them.
  */
 import { KubeConfig } from '@kubernetes/client-node';
+import { existsSync } from 'node:fs';
 import type * as https from 'node:https';
 import { redactedUrl } from './http';
 
@@ -51,7 +52,7 @@ export class KubeConnection {
       else kc.loadFromDefault();
     } catch (e) {
       // Only the first line: YAML parse errors go on with a snippet of the file, which may hold credentials.
-      throw new KubeConfigError(`cannot load kubeconfig: ${String((e as Error).message).split('\n')[0]}`);
+      throw new KubeConfigError(`cannot load kubeconfig: ${String((e as Error).message).split(/[\r\n\u2028\u2029]/)[0]}`);
     }
     return KubeConnection.select(kc, opts.context);
   }
@@ -60,11 +61,11 @@ export class KubeConnection {
     const name = context || kc.getCurrentContext();
     if (!name) throw new KubeConfigError('the kubeconfig has no current-context; choose a context');
     const ctx = kc.getContextObject(name);
-    if (!ctx) throw new KubeConfigError(`context "${name}" is not in the kubeconfig`);
+    if (!ctx) throw new KubeConfigError(`context ${quoted(name)} is not in the kubeconfig`);
     kc.setCurrentContext(name);
     const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new KubeConfigError(`context "${name}" names cluster "${ctx.cluster}", which is not in the kubeconfig`);
-    if (!/^https?:\/\//.test(cluster.server)) throw new KubeConfigError(`cluster "${cluster.name}" has no usable server URL`);
+    if (!cluster) throw new KubeConfigError(`context ${quoted(name)} names cluster ${quoted(ctx.cluster)}, which is not in the kubeconfig`);
+    if (!/^https?:\/\//.test(cluster.server)) throw new KubeConfigError(`cluster ${quoted(cluster.name)} has no usable server URL`);
     return new KubeConnection(kc, {
       name,
       cluster: ctx.cluster,
@@ -117,16 +118,25 @@ export class KubeConnection {
   }
 }
 
+/** A name from the kubeconfig in double quotes, escaped so that the message stays one line. */
+function quoted(name: unknown): string {
+  return JSON.stringify(String(name)).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
 function loadPaths(kc: KubeConfig, paths: string): void {
   const delimiter = process.platform === 'win32' ? ';' : ':';
-  const files = paths.split(delimiter).filter((p) => p !== '');
+  const listed = paths.split(delimiter).filter((p) => p !== '');
+  // Like client-go's loading rules, a file missing from a list of several is skipped (kubectl works
+  // with such a $KUBECONFIG); a single path, or a list where none exists, still fails on the first.
+  const existing = listed.filter((p) => existsSync(p));
+  const files = listed.length > 1 && existing.length > 0 ? existing : listed;
   if (files.length === 1) {
     kc.loadFromFile(files[0]);
     return;
   }
   // Several files merge like $KUBECONFIG: client-node does that in loadFromDefault.
   const saved = process.env.KUBECONFIG;
-  process.env.KUBECONFIG = paths;
+  process.env.KUBECONFIG = files.join(delimiter);
   try {
     kc.loadFromDefault();
   } finally {
