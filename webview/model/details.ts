@@ -44,7 +44,7 @@ export function describeEvent(e: WireEvent): string {
     case 'fault.injected':
       return `fault injected: ${e.fault}${e.detail ? ` (${e.detail})` : ''}`;
     case 'consistency.check':
-      return `consistency check at RV ${e.rv}: ${e.missing.length} missing, ${e.extra.length} extra, ${e.rvMismatch.length} stale`;
+      return `consistency check at RV ${e.rv}: ${listOf(e.missing).length} missing, ${listOf(e.extra).length} extra, ${listOf(e.rvMismatch).length} stale`;
     case 'synced':
       return 'informer synced (HasSynced true)';
     case 'reflector.state':
@@ -131,14 +131,19 @@ export function eventDetails(data: TimelineData, e: WireEvent): EventDetails {
       add('skipped', e.skipped);
       break;
     case 'consistency.check':
-      add('missing', e.missing.join(', '));
-      add('extra', e.extra.join(', '));
-      add('stale', e.rvMismatch.map((m) => `${m.key} cached ${m.cached} server ${m.server}`).join(', '));
+      add('missing', listOf(e.missing).join(', '));
+      add('extra', listOf(e.extra).join(', '));
+      add('stale', listOf(e.rvMismatch).map((m) => `${m?.key} cached ${m?.cached} server ${m?.server}`).join(', '));
       break;
     default:
       break;
   }
   return out;
+}
+
+/** An array field of an event from the host, or [] when a foreign trace left it out or gave something else. */
+function listOf<T>(v: readonly T[] | undefined): readonly T[] {
+  return Array.isArray(v) ? v : [];
 }
 
 type RequestEvent = Extract<WireEvent, { type: 'request' }>;

@@ -102,7 +102,8 @@ export class TimelineSummary {
   }
 
   snapshot(): SummarySnapshot {
-    const byReason = [...this.reasons.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+    // String(): a foreign trace may carry a reason that is not a string; it must not break the sort.
+    const byReason = [...this.reasons.entries()].sort((a, b) => b[1] - a[1] || String(a[0]).localeCompare(String(b[0])));
     return {
       relists: this.relists,
       relistsByReason: byReason,
