@@ -47,7 +47,20 @@ async function getJson<T>(conn: KubeConnection, path: string, signal: AbortSigna
   const res = await httpGet(conn, conn.server + path, { signal, timeoutMs: 30_000 });
   const body = await readBody(res, 64 << 20);
   if (res.status < 200 || res.status > 299) throw statusErrorFrom(res.status, res.headers, body, undefined);
-  return JSON.parse(body.toString('utf8')) as T;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body.toString('utf8'));
+  } catch (e) {
+    throw new Error(`the discovery document ${path} is not JSON: ${String((e as Error).message).split(/[\r\n\u2028\u2029]/)[0]}`);
+  }
+  // Everything read below is a field of an object: anything else from the server is refused here.
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new Error(`the discovery document ${path} is not a JSON object`);
+  return doc as T;
+}
+
+/** An array from a discovery document, without its null/non-object entries; [] for anything else. */
+function entries<T>(v: T[] | undefined): T[] {
+  return Array.isArray(v) ? v.filter((x) => x !== null && typeof x === 'object') : [];
 }
 
 export async function discoverResources(
@@ -57,10 +70,14 @@ export async function discoverResources(
 ): Promise<DiscoveryResult> {
   const groupVersions: Array<{ group: string; version: string; path: string }> = [];
   const core = await getJson<{ versions: string[] }>(conn, '/api', signal);
-  for (const v of core.versions ?? []) groupVersions.push({ group: '', version: v, path: `/api/${v}` });
+  for (const v of Array.isArray(core.versions) ? core.versions : []) {
+    if (typeof v === 'string') groupVersions.push({ group: '', version: v, path: `/api/${v}` });
+  }
   const groups = await getJson<APIGroupList>(conn, '/apis', signal);
-  for (const g of groups.groups ?? []) {
-    const versions = opts.allVersions ? g.versions : [g.preferredVersion ?? g.versions[0]].filter(Boolean);
+  for (const g of entries(groups.groups)) {
+    if (typeof g.name !== 'string') continue;
+    const all = entries(g.versions).filter((v) => typeof v.version === 'string' && typeof v.groupVersion === 'string');
+    const versions = opts.allVersions ? all : [g.preferredVersion ?? all[0]].filter((v) => v !== null && typeof v === 'object');
     for (const v of versions) groupVersions.push({ group: g.name, version: v.version, path: `/apis/${v.groupVersion}` });
   }
 
@@ -71,18 +88,19 @@ export async function discoverResources(
     for (let gv = queue.shift(); gv; gv = queue.shift()) {
       try {
         const list = await getJson<APIResourceList>(conn, gv.path, signal);
-        for (const r of list.resources ?? []) {
-          if (r.name.includes('/')) continue; // subresource
-          const verbs = r.verbs ?? [];
+        for (const r of entries(list.resources)) {
+          // An entry without a usable name or kind cannot be watched; a name with "/" is a subresource.
+          if (typeof r.name !== 'string' || typeof r.kind !== 'string' || r.name.includes('/')) continue;
+          const verbs = Array.isArray(r.verbs) ? r.verbs : [];
           if (!verbs.includes('list') || !verbs.includes('watch')) continue;
           resources.push({
-            group: r.group ?? gv.group,
-            version: r.version ?? gv.version,
+            group: typeof r.group === 'string' ? r.group : gv.group,
+            version: typeof r.version === 'string' ? r.version : gv.version,
             resource: r.name,
             kind: r.kind,
-            namespaced: r.namespaced,
-            shortNames: r.shortNames ?? [],
-            categories: r.categories ?? [],
+            namespaced: r.namespaced === true,
+            shortNames: Array.isArray(r.shortNames) ? r.shortNames : [],
+            categories: Array.isArray(r.categories) ? r.categories : [],
             verbs,
           });
         }
