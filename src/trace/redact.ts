@@ -31,9 +31,11 @@ const TEXT_RULES: ReadonlyArray<readonly [RegExp, string]> = [
   [/\b(bearer)\s+(?!\[redacted\])[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
   [/\b(basic)\s+(?!\[redacted\])[A-Za-z0-9+/]{8,}={0,2}/gi, `$1 ${REDACTED}`],
   [
-    /\b(token|access[_-]?token|refresh[_-]?token|id[_-]?token|password|passwd|client[_-]?key[_-]?data|client[_-]?certificate[_-]?data|api[_-]?key|secret)(["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"',&}]+/gi,
+    /\b(token|access[_-]?token|refresh[_-]?token|id[_-]?token|password|passwd|client[_-]?key[_-]?data|client[_-]?certificate[_-]?data|api[_-]?key)(["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"',&}]+/gi,
     `$1$2${REDACTED}`,
   ],
+  // Case-sensitive: "Kind=Secret: <error>" and "*v1.Secret: <error>" name the type in client-go's texts.
+  [/\b(secret|SECRET)(["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"',&}]+/g, `$1$2${REDACTED}`],
   [/\b([a-z][a-z0-9+.-]*:\/\/)(?!\[redacted\])[^\s/@:]+:[^\s/@]+@/gi, `$1${REDACTED}@`],
 ];
 
