@@ -66,12 +66,19 @@ export class TraceRecorder implements EventSink {
   }
 
   emit(e: TraceEvent): void {
-    const batch: RecordedEvent[] = [];
-    if (this.buffer.length >= this.head.cap) batch.push(this.dropOldest(e.t));
+    const marker = this.buffer.length >= this.head.cap ? this.dropOldest(e.t) : undefined;
     const clean = this.redaction ? redactEvent(e, this.redaction) : e;
-    const recorded = { ...clean, seq: this.nextSeq++ } as RecordedEvent;
+    // One copy per event at most: a redacted copy is already ours and takes the seq in place;
+    // an untouched event is the engine's object, so it is copied once (the engine's stays as it was).
+    let recorded: RecordedEvent;
+    if (clean === e) recorded = { ...e, seq: this.nextSeq++ };
+    else {
+      recorded = clean as RecordedEvent;
+      recorded.seq = this.nextSeq++;
+    }
     this.buffer.push(recorded);
-    batch.push(recorded);
+    if (this.listeners.size === 0) return;
+    const batch = marker ? [marker, recorded] : [recorded];
     for (const fn of this.listeners) {
       try {
         fn(batch);

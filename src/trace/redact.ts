@@ -124,8 +124,38 @@ function redactChange(c: FieldChange, ctx: RedactionContext): FieldChange {
   return out;
 }
 
-/** The event with everything sensitive replaced by REDACTED; never mutates its argument. */
+/**
+ * Whether scrubbing could change anything in v: a string the pre-check flags or, below the top
+ * level, a credential-named key. Allocates nothing; a false answer is exact (redactValue would
+ * return an equal value), a true one may be a false alarm that the copy path then leaves alone.
+ */
+function mayChange(v: unknown): boolean {
+  if (typeof v === 'string') return MAYBE_SENSITIVE.test(v);
+  if (v === null || typeof v !== 'object') return false;
+  if (Array.isArray(v)) return v.some(mayChange);
+  for (const k of Object.keys(v)) if (CREDENTIAL_KEY.test(k) || mayChange((v as Record<string, unknown>)[k])) return true;
+  return false;
+}
+
+/**
+ * Whether an event must go through the copying path. Diffs always do: they carry parts of
+ * cluster objects (a Secret's payload among them), and the copy also keeps a trace from aliasing
+ * the cache's objects. Everything else only when a value could change (mayChange).
+ */
+function needsCopy(e: TraceEvent): boolean {
+  for (const [k, v] of Object.entries(e)) {
+    if (k === 'diff' ? Array.isArray(v) && v.length > 0 : mayChange(v)) return true;
+  }
+  return false;
+}
+
+/**
+ * The event with everything sensitive replaced by REDACTED; never mutates its argument. When
+ * nothing in it could change, that is the argument itself (most events: keys, RVs, counts), so
+ * callers must treat the result as read-only; otherwise a scrubbed deep copy.
+ */
 export function redactEvent<E extends TraceEvent>(e: E, ctx: RedactionContext): E {
+  if (!needsCopy(e)) return e;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(e)) {
     if (k === 'diff' && Array.isArray(v)) out[k] = (v as FieldChange[]).map((c) => redactChange(c, ctx));
