@@ -5,11 +5,13 @@
  *   npm run bench                 all sections (about a minute and a half on 2 shared cores)
  *   npm run bench -- --only a,c   some sections: a engine, b initial list, c trace layer, d webview model,
  *                                 e webview rendering in headless chromium
- *   npm run bench -- --only e --baseline REV   (e) also runs the webview bundle built from git REV
+ *   npm run bench -- --only a,e --baseline REV   also run git REV's TraceRecorder (a) and webview
+ *                                 bundle (e) beside the working tree's, interleaved
  *   npm run bench -- --quick      fewer events and repetitions (a smoke run, numbers not for the doc)
  */
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { baselineRecorder } from './baseline';
 import { engineThroughput } from './engineThroughput';
 import { BENCH_PROFILES } from './engineRig';
 import { initialList } from './initialList';
@@ -25,7 +27,7 @@ const SECTIONS: readonly Section[] = ['a', 'b', 'c', 'd', 'e'];
 interface Plan {
   sections: Set<Section>;
   quick: boolean;
-  /** (e): a git revision whose webview bundle runs beside the working tree's. */
+  /** A git revision whose TraceRecorder (a) and webview bundle (e) run beside the working tree's. */
   baseline?: string;
   /** (e): where to save the screenshot of the largest timeline (default bench/results/timeline-<size>.png). */
   screenshot?: string;
@@ -61,7 +63,10 @@ async function main(): Promise<void> {
     `Node ${process.version}, ${os.cpus().length} × ${cpu}, load average at start ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')}` +
       `${hasGc() ? '' : ' — WARNING: no --expose-gc, heap figures are unavailable'}${q ? ' — QUICK RUN' : ''}`,
   );
-  if (plan.sections.has('a')) print(await engineThroughput({ events: q ? 2000 : 10_000, objects: 1000, repeats: q ? 1 : 5 }));
+  if (plan.sections.has('a')) {
+    const baseline = plan.baseline ? { revision: plan.baseline, recorder: baselineRecorder(plan.baseline) } : undefined;
+    print(await engineThroughput({ events: q ? 2000 : 10_000, objects: 1000, repeats: q ? 1 : 5, baseline }));
+  }
   if (plan.sections.has('b')) print(await initialList({ sizes: q ? [10_000] : [10_000, 50_000], profiles: BENCH_PROFILES, repeats: q ? 1 : 3 }));
   let trace: GeneratedTrace | undefined;
   const large = q ? 50_000 : 500_000;
@@ -77,7 +82,7 @@ async function main(): Promise<void> {
   if (trace && plan.sections.has('e')) {
     const largest = Math.max(...render.sizes);
     const screenshot = plan.screenshot ?? `bench/results/timeline-${largest / 1000}k.png`;
-    const o = { ...render, repeats: q ? 1 : 3, zoomSteps: 20, panSteps: 20, baseline: plan.baseline, screenshot };
+    const o = { ...render, repeats: q ? 1 : Number(process.env.BENCH_E_REPEATS ?? 3), zoomSteps: 20, panSteps: 20, baseline: plan.baseline, screenshot };
     print(await webviewRender(trace, o));
     print(`Screenshot of the ${largest.toLocaleString('en-US')}-event timeline: ${screenshot}`);
   }

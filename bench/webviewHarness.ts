@@ -7,17 +7,14 @@
  *
  * Bundles are built here with the options of esbuild.mjs's webview target (browser, iife,
  * es2022), from the working tree ("current") and, for before/after comparisons in one run, from
- * a git revision ("baseline": `git archive` of webview/ and src/ into a temporary directory).
+ * a git revision ("baseline", unpacked by bench/baseline.ts).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-
-const REPO = join(__dirname, '..');
+import { REPO, unpackRevision } from './baseline';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
@@ -32,17 +29,10 @@ export const CHROMIUM_ARGS = [
 
 /** Builds webview/main.ts of the working tree, or of `revision` when given; returns the JS text. */
 export async function buildWebviewBundle(revision?: string): Promise<string> {
-  let root = REPO;
-  let scratch: string | undefined;
-  if (revision) {
-    scratch = mkdtempSync(join(tmpdir(), 'bench-webview-'));
-    const tar = execFileSync('git', ['-C', REPO, 'archive', revision, 'webview', 'src'], { maxBuffer: 256 * 1024 * 1024 });
-    execFileSync('tar', ['-x', '-C', scratch], { input: tar });
-    root = scratch;
-  }
+  const unpacked = revision ? unpackRevision(revision) : undefined;
   try {
     const out = await build({
-      entryPoints: [join(root, 'webview', 'main.ts')],
+      entryPoints: [join(unpacked?.root ?? REPO, 'webview', 'main.ts')],
       bundle: true,
       write: false,
       platform: 'browser',
@@ -55,7 +45,7 @@ export async function buildWebviewBundle(revision?: string): Promise<string> {
     });
     return out.outputFiles[0].text;
   } finally {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    unpacked?.remove();
   }
 }
 

@@ -112,6 +112,7 @@ async function runPage(browser: Browser, base: string, bundle: string, size: num
       zoomJs.push(s.js);
     }
 
+    if (process.env.BENCH_DEBUG) console.error(bundle, size, "zoomCpu", zoomCpu.map((x) => x.toFixed(1)).join(" "), "js", zoomJs.map((x) => x.toFixed(1)).join(" "));
     // Back to the whole trace, then ×8 around the middle, then drag.
     await page.focus('.timeline');
     await page.keyboard.press('0');
