@@ -203,7 +203,7 @@ function decodeList(body: Buffer): ObjectList {
   // Like the unstructured list decoder (decodeToList): the apiserver leaves apiVersion/kind out
   // of a typed list's items, and the dynamic client fills them in from the list. Without this a
   // relisted object would differ from the same object received by watch (which carries both).
-  const itemKind = (l.kind ?? '').replace(/List$/, '');
+  const itemKind = typeof l.kind === 'string' ? l.kind.replace(/List$/, '') : '';
   const items = l.items.map((o) =>
     o && typeof o === 'object' && !o.kind && !o.apiVersion ? { apiVersion: l.apiVersion, kind: itemKind, ...o } : o,
   );

@@ -1,7 +1,7 @@
 /**
  * The watch decoder through the real transport: HttpListerWatcher against a node:http server on
  * 127.0.0.1 that writes generated streams chunk by chunk (chunked encoding, optionally gzip),
- * or breaks the connection in the middle of a frame.
+ * or breaks the connection in the middle of a frame; and list bodies of any JSON shape.
  */
 import { strict as assert } from 'node:assert';
 import * as http from 'node:http';
@@ -11,14 +11,15 @@ import fc from 'fast-check';
 import type { Clock } from '../../../src/engine/clock';
 import { KubeConnection } from '../../../src/kube/kubeconfig';
 import { HttpListerWatcher } from '../../../src/kube/listerWatcher';
-import { check } from './support';
+import { StatusError, TransportError } from '../../../src/engine/listWatch';
+import { check, isOneLine, jsonValue } from './support';
 import { assertEndsLikeStreamWatcher, chunked, drain, isDecodeError, streamText } from './watchStreamSupport';
 
 interface Script {
   chunks: Uint8Array[];
   gzip?: boolean;
-  /** Destroy the socket after the chunks instead of ending the response. */
-  breakAfter?: boolean;
+  /** Destroy the socket after the chunks, once this resolves, instead of ending the response. */
+  breakAfter?: Promise<void>;
 }
 
 const noSleepClock: Clock = {
@@ -54,7 +55,10 @@ describe('robustness: watch stream over loopback HTTP', () => {
           if (res.destroyed) return;
           await write(gz ?? res, c);
         }
-        if (s.breakAfter) req.socket.destroy();
+        if (s.breakAfter) {
+          await s.breakAfter;
+          req.socket.destroy();
+        }
         else if (gz) gz.end();
         else res.end();
       })();
@@ -113,11 +117,39 @@ describe('robustness: watch stream over loopback HTTP', () => {
   it('a connection broken in the middle of a frame ends the watch quietly (unexpected EOF or reset), without an ERROR', async () => {
     await check(
       fc.asyncProperty(streamText, fc.boolean(), async ({ events, text }, gzip) => {
-        const d = await watch({ chunks: [Buffer.from(text), Buffer.from('{"type":"ADDED","obj')], gzip, breakAfter: true });
-        assert.deepEqual(d.events, JSON.parse(JSON.stringify(events)));
+        // The break comes once the client holds the complete events. (Bytes that arrive together
+        // with the reset before the watcher is attached are lost: see the report of this suite.)
+        let breakNow = () => {};
+        script = { chunks: [Buffer.from(text), Buffer.from('{"type":"ADDED","obj')], gzip, breakAfter: new Promise<void>((r) => (breakNow = r)) };
+        const w = await lw.watch({ resourceVersion: '1' }, new AbortController().signal);
+        const first: unknown[] = [];
+        for (let i = 0; i < events.length; i++) first.push(await w.next());
+        breakNow();
+        const d = await drain(w);
+        assert.deepEqual([...first, ...d.events], JSON.parse(JSON.stringify(events)));
         assert.ok(d.end === 'unexpected-eof' || d.end === 'reset', `end ${d.end}`);
       }),
       { numRuns: 10 },
+    );
+  });
+
+  it('list bodies of any JSON shape: a list with an items array, or a StatusError/TransportError of one line', async () => {
+    const body = fc.oneof(
+      jsonValue,
+      fc.record({ kind: fc.oneof(jsonValue, fc.constant('ConfigMapList')), apiVersion: jsonValue, metadata: jsonValue, items: fc.oneof(jsonValue, fc.array(jsonValue, { maxLength: 3 })) }, { requiredKeys: [] }),
+    );
+    await check(
+      fc.asyncProperty(body, async (b) => {
+        script = { chunks: [Buffer.from(JSON.stringify(b) ?? 'null')] };
+        try {
+          const list = await lw.list({ resourceVersion: '0' }, new AbortController().signal);
+          assert.ok(Array.isArray(list.items));
+        } catch (e) {
+          assert.ok(e instanceof StatusError || e instanceof TransportError, `${(e as Error)?.stack ?? String(e)}`);
+          assert.ok(isOneLine(e.message), JSON.stringify(e.message));
+        }
+      }),
+      { numRuns: 40 },
     );
   });
 
