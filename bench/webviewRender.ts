@@ -76,8 +76,17 @@ async function step(page: Page, cdp: CDPSession, input: () => Promise<void>): Pr
   return { cpu, js: frames.reduce((a, b) => a + b, 0) };
 }
 
-async function runPage(browser: Browser, base: string, bundle: string, size: number, o: RenderOptions, shot?: string): Promise<PageResult> {
-  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1 });
+/** One page load: a bundle, a snapshot size and a device pixel ratio (2 = a HiDPI screen: 4× the canvas pixels). */
+interface Cell {
+  bundle: string;
+  size: number;
+  dpr: number;
+}
+
+const cellKey = (c: Cell) => `${c.bundle}/${c.size}/${c.dpr}`;
+
+async function runPage(browser: Browser, base: string, { bundle, size, dpr }: Cell, o: RenderOptions, shot?: string): Promise<PageResult> {
+  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: dpr });
   try {
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
@@ -112,7 +121,6 @@ async function runPage(browser: Browser, base: string, bundle: string, size: num
       zoomJs.push(s.js);
     }
 
-    if (process.env.BENCH_DEBUG) console.error(bundle, size, "zoomCpu", zoomCpu.map((x) => x.toFixed(1)).join(" "), "js", zoomJs.map((x) => x.toFixed(1)).join(" "));
     // Back to the whole trace, then ×8 around the middle, then drag.
     await page.focus('.timeline');
     await page.keyboard.press('0');
@@ -179,56 +187,54 @@ export async function webviewRender(trace: GeneratedTrace, o: RenderOptions): Pr
   const base = await server.listen();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   const results = new Map<string, PageResult[]>();
+  const largest = Math.max(...o.sizes);
+  const cells: Cell[] = o.sizes.flatMap((size) => bundles.map((bundle) => ({ bundle, size, dpr: 1 })));
+  cells.push(...bundles.map((bundle) => ({ bundle, size: largest, dpr: 2 })));
   try {
     for (let r = 0; r < o.repeats; r++) {
-      for (const size of o.sizes) {
-        for (const bundle of bundles) {
-          const shot = r === 0 && bundle === 'current' && size === Math.max(...o.sizes) ? o.screenshot : undefined;
-          const res = await runPage(browser, base, bundle, size, o, shot);
-          const key = `${bundle}/${size}`;
-          results.set(key, [...(results.get(key) ?? []), res]);
-        }
+      for (const cell of cells) {
+        const shot = r === 0 && cell.bundle === 'current' && cell.size === largest && cell.dpr === 1 ? o.screenshot : undefined;
+        const res = await runPage(browser, base, cell, o, shot);
+        results.set(cellKey(cell), [...(results.get(cellKey(cell)) ?? []), res]);
       }
     }
   } finally {
     await browser.close();
     await server.close();
   }
-  return report(results, bundles, o, browser.version());
+  return report(results, cells, o, browser.version());
 }
 
-function report(results: Map<string, PageResult[]>, bundles: readonly string[], o: RenderOptions, version: string): string {
+function report(results: Map<string, PageResult[]>, cells: readonly Cell[], o: RenderOptions, version: string): string {
   const rowsFirst: string[][] = [];
   const rowsFrames: string[][] = [];
   const rowsFollow: string[][] = [];
-  for (const size of o.sizes) {
-    for (const bundle of bundles) {
-      const rs = results.get(`${bundle}/${size}`) ?? [];
-      const label = [bundle, size.toLocaleString('en-US')];
-      rowsFirst.push([
-        ...label,
-        spread(rs.map((x) => x.first.parseMs)),
-        spread(rs.map((x) => x.first.handlerMs)),
-        spread(rs.map((x) => x.first.renderMs)),
-        spread(rs.map((x) => x.first.nextFrameMs)),
-        spread(rs.map((x) => x.firstCpuMs)),
-        spread(rs.map((x) => x.heapMB)),
-      ]);
-      const zoomCpu = rs.flatMap((x) => x.zoomCpu);
-      const panCpu = rs.flatMap((x) => x.panCpu);
-      rowsFrames.push([...label, `zoom ×2 (${o.zoomSteps} steps)`, String(zoomCpu.length), dist(zoomCpu), dist(rs.flatMap((x) => x.zoomJs)), over(zoomCpu)]);
-      rowsFrames.push([...label, `pan at ×8 (${o.panSteps} moves)`, String(panCpu.length), dist(panCpu), dist(rs.flatMap((x) => x.panJs)), over(panCpu)]);
-      const frames = rs.flatMap((x) => x.follow.frames);
-      rowsFollow.push([
-        ...label,
-        `${rs.reduce((a, x) => a + x.follow.handlers.length, 0)} / ${rs.length * o.batches}`,
-        dist(rs.flatMap((x) => x.follow.handlers)),
-        `${frames.length}`,
-        dist(frames),
-        spread(rs.map((x) => x.follow.cpuPerBatch)),
-        spread(rs.map((x) => x.follow.wallMs / 1000)),
-      ]);
-    }
+  for (const cell of cells) {
+    const rs = results.get(cellKey(cell)) ?? [];
+    const label = [cell.bundle, cell.size.toLocaleString('en-US'), String(cell.dpr)];
+    rowsFirst.push([
+      ...label,
+      spread(rs.map((x) => x.first.parseMs)),
+      spread(rs.map((x) => x.first.handlerMs)),
+      spread(rs.map((x) => x.first.renderMs)),
+      spread(rs.map((x) => x.first.nextFrameMs)),
+      spread(rs.map((x) => x.firstCpuMs)),
+      spread(rs.map((x) => x.heapMB)),
+    ]);
+    const zoomCpu = rs.flatMap((x) => x.zoomCpu);
+    const panCpu = rs.flatMap((x) => x.panCpu);
+    rowsFrames.push([...label, `zoom ×2 (${o.zoomSteps} steps)`, String(zoomCpu.length), dist(zoomCpu), dist(rs.flatMap((x) => x.zoomJs)), over(zoomCpu)]);
+    rowsFrames.push([...label, `pan at ×8 (${o.panSteps} moves)`, String(panCpu.length), dist(panCpu), dist(rs.flatMap((x) => x.panJs)), over(panCpu)]);
+    const frames = rs.flatMap((x) => x.follow.frames);
+    rowsFollow.push([
+      ...label,
+      `${rs.reduce((a, x) => a + x.follow.handlers.length, 0)} / ${rs.length * o.batches}`,
+      dist(rs.flatMap((x) => x.follow.handlers)),
+      `${frames.length}`,
+      dist(frames),
+      spread(rs.map((x) => x.follow.cpuPerBatch)),
+      spread(rs.map((x) => x.follow.wallMs / 1000)),
+    ]);
   }
   return [
     `### (e) Timeline webview in headless chromium ${version} — ${o.repeats} interleaved page loads per cell, viewport ${VIEWPORT.width}×${VIEWPORT.height}`,
@@ -236,16 +242,16 @@ function report(results: Map<string, PageResult[]>, bundles: readonly string[], 
     'First render of a snapshot (ms; median (min–max) over page loads) and the JS heap once shown:',
     '',
     table(
-      ['bundle', 'events', 'JSON.parse', 'message handler (ingest)', 'first render callback', 'snapshot → next frame', 'main-thread CPU', 'JS heap after GC, MB'],
+      ['bundle', 'events', 'dpr', 'JSON.parse', 'message handler (ingest)', 'first render callback', 'snapshot → next frame', 'main-thread CPU', 'JS heap after GC, MB'],
       rowsFirst,
     ),
     '',
     `Frames after an input (ms; median / p95 / max over all steps of all loads; main-thread CPU with the probe's own cost removed):`,
     '',
-    table(['bundle', 'events', 'input', 'frames', 'main-thread CPU per frame', 'render callback wall', `frames over ${FRAME_BUDGET_MS} ms (CPU)`], rowsFrames),
+    table(['bundle', 'events', 'dpr', 'input', 'frames', 'main-thread CPU per frame', 'render callback wall', `frames over ${FRAME_BUDGET_MS} ms (CPU)`], rowsFrames),
     '',
     `Follow-live: ${o.batches} delta batches of ${o.batchSize} events posted every ${BATCH_INTERVAL_MS} ms, whole trace shown:`,
     '',
-    table(['bundle', 'events', 'batches handled', 'handler ms (median / p95 / max)', 'render callbacks', 'render ms (median / p95 / max)', 'main-thread CPU ms per batch', 'stream wall s'], rowsFollow),
+    table(['bundle', 'events', 'dpr', 'batches handled', 'handler ms (median / p95 / max)', 'render callbacks', 'render ms (median / p95 / max)', 'main-thread CPU ms per batch', 'stream wall s'], rowsFollow),
   ].join('\n');
 }
