@@ -31,10 +31,18 @@ export function binCounts(
 ): Uint32Array {
   const out = new Uint32Array(Math.max(0, w.bins) * categories);
   if (w.bins <= 0) return out;
-  for (let i = lowerBound(times, n, w.t0); i < n && times[i] <= w.t1; i++) {
+  // binOf inlined (same arithmetic, so a row on a bin edge lands where binOf puts it): this loop
+  // visits every visible row once per frame, and a whole-trace view has hundreds of thousands.
+  const { t0, t1, bins } = w;
+  const span = t1 - t0;
+  const last = bins - 1;
+  for (let i = lowerBound(times, n, t0); i < n; i++) {
+    const t = times[i];
+    if (t > t1) break;
     const code = codes[i];
     if (code >= categories) continue;
-    out[binOf(w, times[i]) * categories + code]++;
+    const b = span === 0 ? 0 : Math.min(last, Math.floor(((t - t0) / span) * bins));
+    out[b * categories + code]++;
   }
   return out;
 }
@@ -51,16 +59,44 @@ export function binStepMax(times: ArrayLike<number>, values: ArrayLike<number>, 
   let current = first > 0 ? values[first - 1] : Number.NaN;
   let i = first;
   for (let b = 0; b < w.bins; b++) {
+    // Rows of this bin: before its end (the last bin also takes rows at exactly t1). The end is
+    // found by binary search, so the row loop below only compares values.
     const binEnd = w.t0 + ((b + 1) * (w.t1 - w.t0)) / w.bins;
+    let end = lowerBoundFrom(times, i, n, binEnd);
+    if (b === w.bins - 1) end = Math.max(end, upperBoundFrom(times, i, n, w.t1));
     let max = current;
-    while (i < n && (times[i] < binEnd || (b === w.bins - 1 && times[i] <= w.t1))) {
-      current = values[i];
-      max = Number.isNaN(max) ? current : Math.max(max, current);
-      i++;
+    for (; i < end; i++) {
+      const v = values[i];
+      if (!(v <= max)) max = v; // also takes v when max is NaN (no value known yet), as Math.max would not
     }
+    if (end > first) current = values[end - 1];
     out[b] = max;
   }
   return out;
+}
+
+/** First index in [from, n) with times[index] >= t. */
+function lowerBoundFrom(times: ArrayLike<number>, from: number, n: number, t: number): number {
+  let lo = from;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First index in [from, n) with times[index] > t. */
+function upperBoundFrom(times: ArrayLike<number>, from: number, n: number, t: number): number {
+  let lo = from;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The row whose time is closest to t, within maxDistance; -1 when none. Ties go to the later row. */
