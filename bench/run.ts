@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   if (trace && plan.sections.has('e')) {
     const largest = Math.max(...render.sizes);
     const screenshot = plan.screenshot ?? `bench/results/timeline-${largest / 1000}k.png`;
-    const o = { ...render, repeats: q ? 1 : Number(process.env.BENCH_E_REPEATS ?? 3), zoomSteps: 20, panSteps: 20, baseline: plan.baseline, screenshot };
+    const o = { ...render, repeats: q ? 1 : 3, zoomSteps: 20, panSteps: 20, baseline: plan.baseline, screenshot };
     print(await webviewRender(trace, o));
     print(`Screenshot of the ${largest.toLocaleString('en-US')}-event timeline: ${screenshot}`);
   }
