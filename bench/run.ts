@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark in one process, so that the variants compared in a table run
  * side by side under the same machine load. Prints markdown (the tables of docs/BENCHMARKS.md).
  *
- *   npm run bench                 all sections (about a minute and a half on 2 shared cores)
+ *   npm run bench                 all sections (about two and a half minutes on 2 shared cores)
  *   npm run bench -- --only a,c   some sections: a engine, b initial list, c trace layer, d webview model,
  *                                 e webview rendering in headless chromium
  *   npm run bench -- --only a,e --baseline REV   also run git REV's TraceRecorder (a) and webview
