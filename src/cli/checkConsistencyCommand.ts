@@ -56,7 +56,7 @@ export async function checkConsistencyCommand(args: string[], io: CliIo): Promis
 
   const conn = connect(stringOption(parsed, 'kubeconfig'), stringOption(parsed, 'context'));
   const resource = await findResource(conn, resourceName);
-  const live = createLiveInformer({ conn, resource, profile, namespace: stringOption(parsed, 'namespace') ?? '', labelSelector: stringOption(parsed, 'selector') });
+  const live = createLiveInformer({ conn, resource, profile, namespace: stringOption(parsed, 'namespace') ?? '', labelSelector: stringOption(parsed, 'selector'), clock: io.clock, rand: io.rand });
   live.start();
   io.stderr(`syncing an informer on ${resourceLabel(resource)} from ${conn.context.name}…\n`);
   let result: ConsistencyResult;

@@ -4,6 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import type { Clock } from '../engine/clock';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -12,6 +13,13 @@ export interface CliIo {
   writeFile(path: string, text: string): void;
   /** Resolves when the user asks to stop (Ctrl-C). */
   interrupted(): Promise<void>;
+  /**
+   * The time the live commands (record, check-consistency) run on: durations, fault and check
+   * schedules, the engine's backoff and sleeps. Absent: wall-clock time. Tests pass a FakeClock.
+   */
+  clock?: Clock;
+  /** Uniform [0, 1) numbers for the engine's jitter in live commands. Absent: Math.random. Tests pass a seeded one. */
+  rand?: () => number;
 }
 
 /** Bad input: a missing file, an invalid scenario, an unknown option, profile or resource. Exit 2. */

@@ -79,6 +79,8 @@ export interface LiveInformerOptions {
   namespace: string;
   labelSelector?: string;
   clock?: Clock;
+  /** The engine's jitter source; default Math.random. */
+  rand?: () => number;
   /** Where the informer's requests are logged as notification-log request lines. */
   log?: LogLine[];
 }
@@ -125,6 +127,7 @@ export function createLiveInformer(o: LiveInformerOptions): LiveInformer {
     listerWatcher: o.log ? logged(faults, o.log) : faults,
     profile: o.profile,
     clock,
+    ...(o.rand ? { rand: o.rand } : {}),
     sink: recorder,
     typeDescription: `${r.group ? r.group + '/' : ''}${r.version}, Kind=${r.kind}`,
     name: 'informer-inspector',

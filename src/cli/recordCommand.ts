@@ -64,6 +64,8 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
     profile,
     namespace: stringOption(parsed, 'namespace') ?? '',
     labelSelector: stringOption(parsed, 'selector'),
+    clock: io.clock,
+    rand: io.rand,
     log,
   });
   live.informer.addEventHandler('main', loggingHandler('main', profile, (l) => log.push(l)));

@@ -148,6 +148,18 @@ export class FakeClock implements Clock {
     }
   }
 
+  /**
+   * Fires the next timer alone (moving time to it) and lets its continuations run; false when no
+   * timer is left. For drivers that wait for outside work (real I/O) between timers.
+   */
+  async runNext(): Promise<boolean> {
+    await settle();
+    if (this.nextTimerAt() === undefined) return false;
+    this.fireNext();
+    await settle();
+    return true;
+  }
+
   private fireNext(): void {
     let idx = -1;
     for (let i = 0; i < this.timers.length; i++) {

@@ -9,7 +9,8 @@ export interface MemoryIo {
   interrupt(): void;
 }
 
-export function memoryIo(files: Record<string, string> = {}): MemoryIo {
+/** `live`: the clock and jitter source live commands run on (CliIo.clock, .rand); absent: wall-clock time and Math.random. */
+export function memoryIo(files: Record<string, string> = {}, live: Pick<CliIo, 'clock' | 'rand'> = {}): MemoryIo {
   const out: string[] = [];
   const err: string[] = [];
   let interrupt: () => void = () => undefined;
@@ -23,6 +24,7 @@ export function memoryIo(files: Record<string, string> = {}): MemoryIo {
     },
     writeFile: (p, t) => void (files[p] = t),
     interrupted: () => interrupted,
+    ...live,
   };
   return { io, out: () => out.join(''), err: () => err.join(''), files, interrupt };
 }

@@ -1,6 +1,10 @@
 /**
  * `record` and `check-consistency` live: the real CLI code, real loopback HTTP to the built-in
- * sandbox (no storyline; the tests make their own changes), real time. Each run is a few seconds.
+ * sandbox (no storyline; the tests make their own changes), on virtual time. One FakeClock drives
+ * the command (CliIo.clock: its duration, fault and check schedules, the engine's backoff), the
+ * sandbox (bookmarks, watch timeouts) and the tests' own changes; runOnVirtualTime() moves it only
+ * while no request or byte is in flight on loopback, so what each run sees at t does not depend on
+ * the machine's load (it used to run on wall-clock time, and a busy machine failed different cases).
  */
 import { strict as assert } from 'node:assert';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -9,24 +13,47 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../../src/cli/cli';
+import { FakeClock } from '../../../src/engine/clock';
 import { parseLog, type RequestLine } from '../../../src/scenario/notificationLog';
+import { seededRand } from '../../../src/scenario/replay';
 import { sandboxKubeconfig, startSandbox, type Sandbox } from '../../../src/scenario/sandbox';
 import { importTrace } from '../../../src/trace/traceFile';
-import { memoryIo } from './memoryIo';
+import { memoryIo, type MemoryIo } from './memoryIo';
+import { LoopbackTraffic, runOnVirtualTime } from './virtualTime';
 
 const SEEDED_CONFIGMAPS = 12;
 
-/** Bookmarks every 500 ms let the consistency check see the informer catch up without waiting seconds. */
+let clock = new FakeClock();
+let traffic: LoopbackTraffic | undefined;
+
+/**
+ * A sandbox on a fresh FakeClock, with the loopback traffic watched from here on. Bookmarks every
+ * 500 ms let the consistency check see the informer catch up without waiting seconds.
+ */
 async function sandbox(): Promise<Sandbox> {
-  return startSandbox({ runStoryline: false, writeKubeconfig: true, bookmarkIntervalMs: 500 });
+  clock = new FakeClock();
+  traffic = new LoopbackTraffic().start();
+  return startSandbox({ runStoryline: false, writeKubeconfig: true, bookmarkIntervalMs: 500, clock });
+}
+
+/** An io whose live commands run on the sandbox's clock, with seeded jitter (backoff), so each run is the same. */
+function virtualIo(): MemoryIo {
+  return memoryIo({}, { clock, rand: seededRand(1) });
+}
+
+/** Runs the CLI, moving virtual time whenever loopback is quiet, until the command returns. */
+function live(argv: string[], m: MemoryIo): Promise<number> {
+  if (!traffic) throw new Error('start the sandbox first');
+  return runOnVirtualTime(clock, traffic, runCli(argv, m.io), { stuckAfterMs: 45_000 });
 }
 
 function requests(log: string): RequestLine[] {
   return parseLog(log, 'record log').filter((l): l is RequestLine => l.kind === 'request');
 }
 
+/** fn at virtual time ms from now. */
 function later(ms: number, fn: () => void): void {
-  setTimeout(fn, ms).unref();
+  clock.setTimer(ms, fn);
 }
 
 /** A loopback port nothing listens on. */
@@ -38,21 +65,24 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('cli record against the sandbox (live, real loopback HTTP)', function () {
-  this.timeout(15_000);
+describe('cli record against the sandbox (live, real loopback HTTP, virtual time)', function () {
+  // Seconds of virtual time each; the wall-clock bound only catches a hang (runOnVirtualTime fails first).
+  this.timeout(60_000);
   let sb: Sandbox | undefined;
   afterEach(async () => {
     await sb?.stop();
     sb = undefined;
+    traffic?.stop();
+    traffic = undefined;
   });
 
   it('v1.15: refused connections for 2 s end in a relist; the trace is valid; identical updates are a finding', async () => {
     sb = await sandbox();
-    const m = memoryIo();
-    const code = await runCli(
+    const m = virtualIo();
+    const code = await live(
       ['record', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps', '--profile', 'v1.15', '--duration', '5s',
-        '--fault', 'refuse=2s@1s', '--log', 'out.ndjson', '--trace', 'out.json'],
-      m.io,
+        '--fault', 'refuse=2s@0.5s', '--log', 'out.ndjson', '--trace', 'out.json'],
+      m,
     );
     assert.equal(code, 0, m.err());
     const verbs = requests(m.files['out.ndjson']).map((r) => r.verb);
@@ -77,10 +107,10 @@ describe('cli record against the sandbox (live, real loopback HTTP)', function (
 
   it('v1.36: the same refusal is survived by re-watching, without any list', async () => {
     sb = await sandbox();
-    const m = memoryIo();
-    const code = await runCli(
+    const m = virtualIo();
+    const code = await live(
       ['record', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'cm', '--profile', 'v1.36', '--duration', '4s', '--fault', 'refuse=2s@1s', '--trace', 'out.json'],
-      m.io,
+      m,
     );
     assert.equal(code, 0, m.err());
     const reqs = requests(m.out());
@@ -96,13 +126,13 @@ describe('cli record against the sandbox (live, real loopback HTTP)', function (
 
   it('drop-delete: the informer misses a delete and the scheduled consistency check reports the stale object', async () => {
     sb = await sandbox();
-    const m = memoryIo();
+    const m = virtualIo();
     const storage = sb.storage;
     later(1000, () => void storage.delete('configmaps', 'team-a/db-settings'));
-    const code = await runCli(
+    const code = await live(
       ['record', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps', '--duration', '6s',
         '--fault', 'drop-delete', '--check-consistency@2s', '--trace', 'out.json', '--log', 'out.ndjson'],
-      m.io,
+      m,
     );
     assert.equal(code, 0, m.err());
     assert.match(m.err(), /consistency check at 2\.\ds: cache is STALE against the server at RV \d+ \(11 object\(s\) on the server, 12 cached\)\n {2}in the cache but deleted on the server \(a lost delete\): team-a\/db-settings\n/);
@@ -119,12 +149,12 @@ describe('cli record against the sandbox (live, real loopback HTTP)', function (
 
   it('every one-shot and immediate fault kind takes effect and shows as a fault.injected event', async () => {
     sb = await sandbox();
-    const m = memoryIo();
-    const faults = ['reset-watch@0.5s', 'internal-error@1s', '429=1s@1.5s', 'expire-watch@1.5s', 'toolarge-list@1.5s'];
-    const code = await runCli(
+    const m = virtualIo();
+    const faults = ['reset-watch@0.5s', 'internal-error@1s', '429=1s@1s', 'expire-watch@1s', 'toolarge-list@1s'];
+    const code = await live(
       ['record', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps', '--duration', '6s', '--trace', 'out.json', '--log', 'out.ndjson',
         ...faults.flatMap((f) => ['--fault', f])],
-      m.io,
+      m,
     );
     assert.equal(code, 0, m.err());
     const injected = importTrace(m.files['out.json']).events.flatMap((e) => (e.type === 'fault.injected' ? [e.fault] : []));
@@ -135,10 +165,10 @@ describe('cli record against the sandbox (live, real loopback HTTP)', function (
 
   it('--quiet prints nothing on stderr; --consistency-every runs a check each period', async () => {
     sb = await sandbox();
-    const m = memoryIo();
-    const code = await runCli(
+    const m = virtualIo();
+    const code = await live(
       ['record', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'pods', '--duration', '1.5s', '--consistency-every', '500ms', '--quiet', '--trace', 'out.json', '--log', 'out.ndjson'],
-      m.io,
+      m,
     );
     assert.equal(code, 0);
     assert.equal(m.err(), '');
@@ -150,14 +180,14 @@ describe('cli record against the sandbox (live, real loopback HTTP)', function (
 
   it('check-consistency: exit 0 on a fresh informer, exit 1 with the key after a delete etcd lost', async () => {
     sb = await sandbox();
-    const fresh = memoryIo();
-    assert.equal(await runCli(['check-consistency', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps'], fresh.io), 0, fresh.err());
+    const fresh = virtualIo();
+    assert.equal(await live(['check-consistency', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps'], fresh), 0, fresh.err());
     assert.match(fresh.out(), new RegExp(`^cache matches the server: ${SEEDED_CONFIGMAPS} object\\(s\\) at RV \\d+\\n$`));
 
-    const m = memoryIo();
+    const m = virtualIo();
     const storage = sb.storage;
     later(1000, () => void storage.delete('configmaps', 'default/web-config', { lost: true }));
-    const code = await runCli(['check-consistency', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps', '--wait', '2s', '--trace', 't.json'], m.io);
+    const code = await live(['check-consistency', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps', '--wait', '2s', '--trace', 't.json'], m);
     assert.equal(code, 1, m.err());
     assert.match(m.out(), /^cache is STALE against the server at RV \d+ \(11 object\(s\) on the server, 12 cached\)\n {2}in the cache but deleted on the server \(a lost delete\): default\/web-config\n$/);
     assert.equal(importTrace(m.files['t.json']).events.filter((e) => e.type === 'consistency.check').length, 1);

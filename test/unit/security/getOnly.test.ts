@@ -10,12 +10,32 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../../src/cli/cli';
+import { FakeClock } from '../../../src/engine/clock';
+import { seededRand } from '../../../src/scenario/replay';
 import { discoverResources, HttpListerWatcher, KubeConnection } from '../../../src/kube';
-import { memoryIo } from '../cli/memoryIo';
+import { memoryIo, type MemoryIo } from '../cli/memoryIo';
+import { LoopbackTraffic, runOnVirtualTime } from '../cli/virtualTime';
 import { FakeApiServer, kubeconfigWithCredentials, type SeenRequest } from './fakeApiServer';
 
+/**
+ * The live runs are on virtual time (one FakeClock for the command's duration, faults, checks and
+ * backoff, and for the interrupt), moved only while loopback is quiet (runOnVirtualTime), so a
+ * busy machine cannot cut a run short before the data it checks has flowed.
+ */
+let clock = new FakeClock();
+let traffic: LoopbackTraffic | undefined;
+
 function later(ms: number, fn: () => void): void {
-  setTimeout(fn, ms).unref();
+  clock.setTimer(ms, fn);
+}
+
+function virtualIo(): MemoryIo {
+  return memoryIo({}, { clock, rand: seededRand(1) });
+}
+
+function live(argv: string[], m: MemoryIo): Promise<number> {
+  if (!traffic) throw new Error('no traffic watch');
+  return runOnVirtualTime(clock, traffic, runCli(argv, m.io), { stuckAfterMs: 45_000 });
 }
 
 function describeSeen(seen: readonly SeenRequest[]): string {
@@ -27,12 +47,14 @@ const isWatch = (r: SeenRequest): boolean => query(r).get('watch') === 'true';
 const isCollection = (r: SeenRequest): boolean => /\/secrets(\?|$)/.test(r.url);
 
 describe('security: the extension and CLI only ever send GET to a cluster', function () {
-  this.timeout(20_000);
+  this.timeout(60_000);
   let server: FakeApiServer;
   let dir: string;
   let kubeconfig: string;
 
   beforeEach(async () => {
+    clock = new FakeClock();
+    traffic = new LoopbackTraffic().start();
     server = await new FakeApiServer().start();
     dir = await mkdtemp(join(tmpdir(), 'ii-getonly-'));
     kubeconfig = join(dir, 'kubeconfig');
@@ -41,14 +63,16 @@ describe('security: the extension and CLI only ever send GET to a cluster', func
   afterEach(async () => {
     await server.stop();
     await rm(dir, { recursive: true, force: true });
+    traffic?.stop();
+    traffic = undefined;
   });
 
   it('record on v1.32: discovery, LIST, watch, relist after a 500 and a consistency LIST are all GETs', async () => {
-    const m = memoryIo();
+    const m = virtualIo();
     later(2500, m.interrupt);
-    const code = await runCli(
+    const code = await live(
       ['record', '--kubeconfig', kubeconfig, '--resource', 'secrets', '--profile', 'v1.32', '--duration', '20s', '--check-consistency', '@1s', '--quiet'],
-      m.io,
+      m,
     );
     assert.equal(code, 0, m.err());
     const seen = server.seen;
@@ -63,11 +87,11 @@ describe('security: the extension and CLI only ever send GET to a cluster', func
   });
 
   it('record on v1.36 (watch-list) and check-consistency: the streaming initial sync is a GET too', async () => {
-    const m = memoryIo();
+    const m = virtualIo();
     later(2500, m.interrupt);
-    assert.equal(await runCli(['record', '--kubeconfig', kubeconfig, '--resource', 'secrets', '--profile', 'v1.36', '--duration', '20s', '--quiet'], m.io), 0, m.err());
-    const c = memoryIo();
-    const code = await runCli(['check-consistency', '--kubeconfig', kubeconfig, '--resource', 'secrets', '--namespace', 'prod', '--profile', 'v1.36', '--timeout', '10s'], c.io);
+    assert.equal(await live(['record', '--kubeconfig', kubeconfig, '--resource', 'secrets', '--profile', 'v1.36', '--duration', '20s', '--quiet'], m), 0, m.err());
+    const c = virtualIo();
+    const code = await live(['check-consistency', '--kubeconfig', kubeconfig, '--resource', 'secrets', '--namespace', 'prod', '--profile', 'v1.36', '--timeout', '10s'], c);
     assert.ok(code === 0 || code === 1, c.err());
     const seen = server.seen;
     assert.deepEqual([...new Set(seen.map((r) => r.method))], ['GET'], describeSeen(seen));

@@ -15,12 +15,32 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../../src/cli/cli';
+import { FakeClock } from '../../../src/engine/clock';
+import { seededRand } from '../../../src/scenario/replay';
 import { importTrace } from '../../../src/trace/traceFile';
 import { memoryIo, type MemoryIo } from '../cli/memoryIo';
+import { LoopbackTraffic, runOnVirtualTime } from '../cli/virtualTime';
 import { FakeApiServer, forbiddenStrings, kubeconfigWithCredentials, SECRET_VALUES } from './fakeApiServer';
 
+/**
+ * The live runs are on virtual time (one FakeClock for the command's duration, faults, checks and
+ * backoff, and for the interrupt), moved only while loopback is quiet (runOnVirtualTime), so a
+ * busy machine cannot cut a run short before the data it checks has flowed.
+ */
+let clock = new FakeClock();
+let traffic: LoopbackTraffic | undefined;
+
 function later(ms: number, fn: () => void): void {
-  setTimeout(fn, ms).unref();
+  clock.setTimer(ms, fn);
+}
+
+function virtualIo(): MemoryIo {
+  return memoryIo({}, { clock, rand: seededRand(1) });
+}
+
+function live(argv: string[], m: MemoryIo): Promise<number> {
+  if (!traffic) throw new Error('no traffic watch');
+  return runOnVirtualTime(clock, traffic, runCli(argv, m.io), { stuckAfterMs: 45_000 });
 }
 
 /** Every output of one CLI run, labelled, for the leak check. */
@@ -44,17 +64,21 @@ async function closedPort(): Promise<number> {
 }
 
 describe('security: Secret payloads and credentials never reach a trace, a log or CLI output', function () {
-  this.timeout(20_000);
+  this.timeout(60_000);
   let server: FakeApiServer;
   let dir: string;
 
   beforeEach(async () => {
+    clock = new FakeClock();
+    traffic = new LoopbackTraffic().start();
     server = await new FakeApiServer().start();
     dir = await mkdtemp(join(tmpdir(), 'ii-secrets-'));
   });
   afterEach(async () => {
     await server.stop();
     await rm(dir, { recursive: true, force: true });
+    traffic?.stop();
+    traffic = undefined;
   });
 
   async function kubeconfigFor(serverUrl: string): Promise<string> {
@@ -67,12 +91,12 @@ describe('security: Secret payloads and credentials never reach a trace, a log o
     it(`record on ${profile}: trace, log, stdout and stderr hold no payload, token, password or key`, async () => {
       // The password in the server URL too: Node sends it as basic auth, and error texts carry the URL.
       const kubeconfig = await kubeconfigFor(`http://bob:${SECRET_VALUES.urlPassword}@127.0.0.1:${server.port}`);
-      const m = memoryIo();
+      const m = virtualIo();
       later(3500, m.interrupt);
-      const code = await runCli(
+      const code = await live(
         ['record', '--kubeconfig', kubeconfig, '--resource', 'secrets', '--profile', profile, '--duration', '20s',
           '--fault', 'refuse=2s@500ms', '--check-consistency', '@1s', '--log', 'out.ndjson', '--trace', 'out.json'],
-        m.io,
+        m,
       );
       assert.equal(code, 0, m.err());
       assertNoLeak(outputs(m));
@@ -91,8 +115,8 @@ describe('security: Secret payloads and credentials never reach a trace, a log o
 
   it('check-consistency: stdout, stderr and the trace hold no secret', async () => {
     const kubeconfig = await kubeconfigFor(server.url);
-    const m = memoryIo();
-    const code = await runCli(['check-consistency', '--kubeconfig', kubeconfig, '--resource', 'secrets', '--trace', 'c.json', '--timeout', '10s'], m.io);
+    const m = virtualIo();
+    const code = await live(['check-consistency', '--kubeconfig', kubeconfig, '--resource', 'secrets', '--trace', 'c.json', '--timeout', '10s'], m);
     assert.ok(code === 0 || code === 1, m.err());
     assert.match(m.out(), /object\(s\)/);
     assertNoLeak(outputs(m));
