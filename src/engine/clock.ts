@@ -56,6 +56,12 @@ export class RealClock implements Clock {
     return RealClock.read() - this.origin;
   }
   setTimer(ms: number, fn: () => void): TimerHandle {
+    // A zero delay is "after everything already queued": one macrotask turn, without the
+    // 1 ms minimum setTimeout imposes (the FIFOs yield this way on every wake-up).
+    if (ms <= 0 && typeof setImmediate === 'function') {
+      const h = setImmediate(fn);
+      return { cancel: () => clearImmediate(h) };
+    }
     const h = setTimeout(fn, Math.max(0, ms));
     return { cancel: () => clearTimeout(h) };
   }
