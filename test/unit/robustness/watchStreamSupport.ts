@@ -38,7 +38,8 @@ export async function drain(w: Watcher, maxEvents = 100_000): Promise<Drained> {
   const events: WatchEvent[] = [];
   for (;;) {
     let timer: NodeJS.Timeout | undefined;
-    const stuck = new Promise<'stuck'>((r) => (timer = setTimeout(() => r('stuck'), 5000)));
+    // Only a hang detector: generous, so a loaded machine reading late is not taken for a hang (mocha's 20 s still bounds it).
+    const stuck = new Promise<'stuck'>((r) => (timer = setTimeout(() => r('stuck'), 15_000)));
     const e = await Promise.race([w.next(), stuck]);
     clearTimeout(timer);
     if (e === 'stuck') throw new Error(`watcher never ended after ${events.length} events`);
