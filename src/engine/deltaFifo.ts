@@ -4,12 +4,11 @@
  * `queue` iff it is in `items`, and `queue` has no duplicates. Only consecutive deletes of a key
  * are merged (dedupDeltas); nothing else is, and nothing is compared by content.
  */
-import type { DeltaType, TraceEvent } from './events';
-import { FIFOClosedError, type Delta, type ProcessFunc, type Queue } from './fifo';
-import { fifoKeyOf, makeEmitter, SyncState, Wakeup, type FifoOptions } from './fifoSupport';
+import type { DeltaType } from './events';
+import type { Delta, Queue } from './fifo';
+import { FifoBase, fifoKeyOf, type FifoOptions, type TombstoneOrigin } from './fifoSupport';
 import { DeletedFinalStateUnknown, isTombstone, resourceVersionOf, type KubeObject, type StoreObject } from './objects';
 import { RingGrowing } from './ringGrowing';
-import { metaNamespaceKeyFunc, type KeyFunc } from './store';
 
 export interface DeltaFIFOOptions extends FifoOptions {
   /** Replace emits Replaced (the informer's choice, v0.18+) rather than Sync (NewDeltaFIFO's default). */
@@ -20,35 +19,10 @@ export interface DeltaFIFOOptions extends FifoOptions {
   dropsSyncAfterDelete?: boolean;
 }
 
-type TombstoneOrigin = 'replace-queued' | 'replace-known';
-
-export class DeltaFIFO implements Queue {
+export class DeltaFIFO extends FifoBase<DeltaFIFOOptions> implements Queue {
   private readonly items = new Map<string, Delta[]>();
   private readonly queue = new RingGrowing<string>(64);
   private totalDeltas = 0;
-  private closed = false;
-  private readonly wakeup = new Wakeup();
-  private readonly state: SyncState;
-  private readonly emit: (e: TraceEvent) => void;
-  private readonly keyFunc: KeyFunc;
-
-  constructor(private readonly o: DeltaFIFOOptions) {
-    this.emit = makeEmitter(o.sink);
-    this.keyFunc = o.keyFunc ?? metaNamespaceKeyFunc;
-    this.state = new SyncState(this.emit, o.clock, o.onSynced);
-  }
-
-  add(obj: KubeObject): void {
-    this.state.populated = true;
-    this.queueAction('Added', obj);
-    this.state.check();
-  }
-
-  update(obj: KubeObject): void {
-    this.state.populated = true;
-    this.queueAction('Updated', obj);
-    this.state.check();
-  }
 
   /**
    * A delete of a key that is neither queued nor known is ignored: the object was never seen,
@@ -163,23 +137,17 @@ export class DeltaFIFO implements Queue {
     this.emit({ t: this.now(), type: 'fifo.resync', queued, skippedBusy, atomic: false });
   }
 
-  async pop(process: ProcessFunc): Promise<void> {
-    if (this.queue.length === 0) {
-      while (this.queue.length === 0) {
-        if (this.closed) throw new FIFOClosedError();
-        await this.wakeup.wait();
-      }
-      // A woken Pop runs after the producer's burst: client-go's popper only gets the CPU once the
-      // reflector blocks, so every event available at this instant is queued first and deltas of
-      // one key accumulate (seen in the oracles: fifo-same-instant-regroup).
-      await this.o.clock.sleep(0);
-    }
-    const isInInitialList = !this.state.synced();
+  protected isEmpty(): boolean {
+    return this.queue.length === 0;
+  }
+
+  /** The oldest key with all its deltas. */
+  protected take(isInInitialList: boolean): Delta[] {
     const key = this.queue.shift() as string;
     const deltas = this.items.get(key) as Delta[];
     this.items.delete(key);
     this.totalDeltas -= deltas.length;
-    if (this.state.initialPopulationCount > 0) this.state.initialPopulationCount--;
+    this.state.popInitial();
     this.emit({
       t: this.now(),
       type: 'fifo.pop',
@@ -189,24 +157,7 @@ export class DeltaFIFO implements Queue {
       depthKeys: this.queue.length,
       depthDeltas: this.totalDeltas,
     });
-    // client-go holds the FIFO lock across process; HasSynced callers see the result afterwards.
-    this.state.processing = true;
-    try {
-      const pending = process(deltas, isInInitialList);
-      if (pending) await pending;
-    } finally {
-      this.state.processing = false;
-      this.state.check();
-    }
-  }
-
-  hasSynced(): boolean {
-    return this.state.observable();
-  }
-
-  close(): void {
-    this.closed = true;
-    this.wakeup.notify();
+    return deltas;
   }
 
   depthKeys(): number {
@@ -217,7 +168,7 @@ export class DeltaFIFO implements Queue {
     return this.totalDeltas;
   }
 
-  private queueAction(type: DeltaType, obj: StoreObject, tombstone?: TombstoneOrigin): void {
+  protected queueAction(type: DeltaType, obj: StoreObject, tombstone?: TombstoneOrigin): void {
     const key = fifoKeyOf(this.keyFunc, obj);
     const existing = this.items.get(key);
     if (this.o.dropsSyncAfterDelete && type === 'Sync' && existing?.[existing.length - 1].type === 'Deleted') {
@@ -249,10 +200,6 @@ export class DeltaFIFO implements Queue {
 
   private log(msg: string, key: string): void {
     this.emit({ t: this.now(), type: 'log', level: 'info', msg, kv: { key } });
-  }
-
-  private now(): number {
-    return this.o.clock.now();
   }
 }
 

@@ -1,12 +1,14 @@
 /**
  * What DeltaFIFO and RealFIFO share: options, key computation, the wake-up for a waiting Pop,
- * and the populated / initialPopulationCount bookkeeping behind HasSynced (spec §3.8).
+ * the populated / initialPopulationCount bookkeeping behind HasSynced (spec §3.8), and FifoBase:
+ * Add / Update, Pop's wait and lock, HasSynced and Close, written once for both.
  */
 import type { Clock } from './clock';
-import type { EventSink, TraceEvent } from './events';
+import type { DeltaType, EventSink, TraceEvent } from './events';
 import { nullSink } from './events';
-import { isTombstone, type StoreObject } from './objects';
-import { KeyError, type KeyFunc, type KeyListerGetter } from './store';
+import { FIFOClosedError, type Delta, type ProcessFunc } from './fifo';
+import { isTombstone, type KubeObject, type StoreObject } from './objects';
+import { KeyError, metaNamespaceKeyFunc, type KeyFunc, type KeyListerGetter } from './store';
 
 export interface FifoOptions {
   clock: Clock;
@@ -18,6 +20,9 @@ export interface FifoOptions {
   /** Called once, when hasSynced() first becomes observable as true. */
   onSynced?: () => void;
 }
+
+/** Why Replace queued a tombstone: for a key still queued, or for one only the indexer knows. */
+export type TombstoneOrigin = 'replace-queued' | 'replace-known';
 
 /** Resolves every pending wait() on the next notify(). */
 export class Wakeup {
@@ -69,6 +74,11 @@ export class SyncState {
     return this.signalled || (this.synced() && !this.processing);
   }
 
+  /** Pop took an item that counts toward the initial population, if any are left. */
+  popInitial(): void {
+    if (this.initialPopulationCount > 0) this.initialPopulationCount--;
+  }
+
   /** Emits fifo.synced and calls onSynced the first time the flag is observable. */
   check(): void {
     if (this.signalled || !this.observable()) return;
@@ -81,4 +91,88 @@ export class SyncState {
 export function makeEmitter(sink: EventSink | undefined): (e: TraceEvent) => void {
   const s = sink ?? nullSink;
   return (e) => s.emit(e);
+}
+
+/**
+ * The queue-independent half of a FIFO. Pop waits while the queue is empty, takes the next item
+ * (take(), the subclass's), and runs process as if under client-go's FIFO lock: HasSynced callers
+ * see the state from before the pop until process has returned.
+ */
+export abstract class FifoBase<O extends FifoOptions> {
+  protected readonly emit: (e: TraceEvent) => void;
+  protected readonly keyFunc: KeyFunc;
+  protected readonly state: SyncState;
+  /** Notified whenever something is queued, and on close. */
+  protected readonly wakeup = new Wakeup();
+  private closed = false;
+
+  constructor(protected readonly o: O) {
+    this.emit = makeEmitter(o.sink);
+    this.keyFunc = o.keyFunc ?? metaNamespaceKeyFunc;
+    this.state = new SyncState(this.emit, o.clock, o.onSynced);
+  }
+
+  add(obj: KubeObject): void {
+    this.queueChange('Added', obj);
+  }
+
+  update(obj: KubeObject): void {
+    this.queueChange('Updated', obj);
+  }
+
+  async pop(process: ProcessFunc): Promise<void> {
+    if (this.isEmpty()) {
+      while (this.isEmpty()) {
+        if (this.closed) throw new FIFOClosedError();
+        await this.wakeup.wait();
+      }
+      // A woken Pop runs after the producer's burst: client-go's popper only gets the CPU once the
+      // reflector blocks, so every event available at this instant is queued first and deltas of
+      // one key accumulate (seen in the oracles: fifo-same-instant-regroup).
+      await this.o.clock.sleep(0);
+    }
+    const isInInitialList = !this.state.synced();
+    const deltas = this.take(isInInitialList);
+    // client-go holds the FIFO lock across process; HasSynced callers see the result afterwards.
+    this.state.processing = true;
+    try {
+      const pending = process(deltas, isInInitialList);
+      if (pending) await pending;
+    } finally {
+      this.state.processing = false;
+      this.afterProcess();
+      this.state.check();
+    }
+  }
+
+  hasSynced(): boolean {
+    return this.state.observable();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.wakeup.notify();
+  }
+
+  /** A change from the reflector: marks the FIFO populated and queues one delta. */
+  protected queueChange(type: DeltaType, obj: StoreObject): void {
+    this.state.populated = true;
+    this.queueAction(type, obj);
+    this.state.check();
+  }
+
+  /** Queues one delta and wakes a waiting Pop. */
+  protected abstract queueAction(type: DeltaType, obj: StoreObject, tombstone?: TombstoneOrigin): void;
+
+  protected abstract isEmpty(): boolean;
+
+  /** Removes the next item (the queue is not empty), emits fifo.pop and returns its deltas. */
+  protected abstract take(isInInitialList: boolean): Delta[];
+
+  /** Runs under the lock after process returned (or threw), before the synced check. */
+  protected afterProcess(): void {}
+
+  protected now(): number {
+    return this.o.clock.now();
+  }
 }

@@ -6,12 +6,11 @@
  * Atomic mode (v0.36 AtomicFIFO): Replace appends one ReplacedAll, Resync one SyncAll, and
  * bookmarks become Bookmark entries; the informer then reconciles against its indexer itself.
  */
-import type { DeltaType, TraceEvent } from './events';
-import { FIFOClosedError, type Delta, type ProcessFunc, type Queue } from './fifo';
-import { fifoKeyOf, makeEmitter, SyncState, Wakeup, type FifoOptions } from './fifoSupport';
+import type { DeltaType } from './events';
+import type { Delta, Queue } from './fifo';
+import { FifoBase, fifoKeyOf, type FifoOptions, type TombstoneOrigin } from './fifoSupport';
 import { DeletedFinalStateUnknown, isTombstone, resourceVersionOf, type KubeObject, type StoreObject } from './objects';
 import { RingGrowing } from './ringGrowing';
-import { metaNamespaceKeyFunc, type KeyFunc } from './store';
 
 export interface RealFIFOOptions extends FifoOptions {
   /** AtomicFIFO gate (v0.36): ReplacedAll / SyncAll / Bookmark entries. */
@@ -29,39 +28,12 @@ interface Entry {
   delta: Delta;
 }
 
-type TombstoneOrigin = 'replace-queued' | 'replace-known';
-
-export class RealFIFO implements Queue {
+export class RealFIFO extends FifoBase<RealFIFOOptions> implements Queue {
   private readonly items = new RingGrowing<Entry>(64);
-  private closed = false;
-  private readonly wakeup = new Wakeup();
-  private readonly state: SyncState;
-  private readonly emit: (e: TraceEvent) => void;
-  private readonly keyFunc: KeyFunc;
-
-  constructor(private readonly o: RealFIFOOptions) {
-    this.emit = makeEmitter(o.sink);
-    this.keyFunc = o.keyFunc ?? metaNamespaceKeyFunc;
-    this.state = new SyncState(this.emit, o.clock, o.onSynced);
-  }
-
-  add(obj: KubeObject): void {
-    this.state.populated = true;
-    this.append('Added', obj);
-    this.state.check();
-  }
-
-  update(obj: KubeObject): void {
-    this.state.populated = true;
-    this.append('Updated', obj);
-    this.state.check();
-  }
 
   /** Never dropped, even for a key nobody has seen. */
   delete(obj: KubeObject): void {
-    this.state.populated = true;
-    this.append('Deleted', obj);
-    this.state.check();
+    this.queueChange('Deleted', obj);
   }
 
   replace(list: KubeObject[], resourceVersion: string): void {
@@ -93,7 +65,7 @@ export class RealFIFO implements Queue {
     let fromQueue = 0;
     for (const [key, last] of lastQueued) {
       if (newKeys.has(key) || last.type === 'Deleted') continue;
-      this.append('Deleted', new DeletedFinalStateUnknown(key, last.object as KubeObject | undefined), 'replace-queued');
+      this.queueAction('Deleted', new DeletedFinalStateUnknown(key, last.object as KubeObject | undefined), 'replace-queued');
       fromQueue++;
     }
     let fromKnown = 0;
@@ -103,10 +75,10 @@ export class RealFIFO implements Queue {
       if (obj === undefined) {
         this.log('Key does not exist in known objects store, placing DeleteFinalStateUnknown marker without object', key);
       }
-      this.append('Deleted', new DeletedFinalStateUnknown(key, isTombstone(obj) ? obj.obj : obj), 'replace-known');
+      this.queueAction('Deleted', new DeletedFinalStateUnknown(key, isTombstone(obj) ? obj.obj : obj), 'replace-known');
       fromKnown++;
     }
-    for (const obj of list) this.append('Replaced', obj);
+    for (const obj of list) this.queueAction('Replaced', obj);
     return { fromQueue, fromKnown };
   }
 
@@ -133,7 +105,7 @@ export class RealFIFO implements Queue {
         this.log('Key does not exist in known objects store, unable to queue object for sync', key);
         continue;
       }
-      this.append('Sync', obj);
+      this.queueAction('Sync', obj);
       queued++;
     }
     this.emit({ t: this.now(), type: 'fifo.resync', queued, skippedBusy, atomic: false });
@@ -145,18 +117,14 @@ export class RealFIFO implements Queue {
     this.appendEntry({ key: '', delta: { type: 'Bookmark', resourceVersion } });
   }
 
-  async pop(process: ProcessFunc): Promise<void> {
-    if (this.items.length === 0) {
-      while (this.items.length === 0) {
-        if (this.closed) throw new FIFOClosedError();
-        await this.wakeup.wait();
-      }
-      // As in DeltaFIFO: a woken Pop runs after the producer's burst at this instant.
-      await this.o.clock.sleep(0);
-    }
-    const isInInitialList = !this.state.synced();
+  protected isEmpty(): boolean {
+    return this.items.length === 0;
+  }
+
+  /** The oldest log entry, alone. */
+  protected take(isInInitialList: boolean): Delta[] {
     const entry = this.items.shift() as Entry;
-    if (!this.o.syncAfterProcess) this.decrementInitial();
+    if (!this.o.syncAfterProcess) this.state.popInitial();
     this.emit({
       t: this.now(),
       type: 'fifo.pop',
@@ -166,24 +134,11 @@ export class RealFIFO implements Queue {
       depthKeys: this.items.length,
       depthDeltas: this.items.length,
     });
-    this.state.processing = true;
-    try {
-      const pending = process([entry.delta], isInInitialList);
-      if (pending) await pending;
-    } finally {
-      this.state.processing = false;
-      if (this.o.syncAfterProcess) this.decrementInitial();
-      this.state.check();
-    }
+    return [entry.delta];
   }
 
-  hasSynced(): boolean {
-    return this.state.observable();
-  }
-
-  close(): void {
-    this.closed = true;
-    this.wakeup.notify();
+  protected override afterProcess(): void {
+    if (this.o.syncAfterProcess) this.state.popInitial();
   }
 
   depthKeys(): number {
@@ -194,11 +149,7 @@ export class RealFIFO implements Queue {
     return this.items.length;
   }
 
-  private decrementInitial(): void {
-    if (this.state.initialPopulationCount > 0) this.state.initialPopulationCount--;
-  }
-
-  private append(type: DeltaType, obj: StoreObject, tombstone?: TombstoneOrigin): void {
+  protected queueAction(type: DeltaType, obj: StoreObject, tombstone?: TombstoneOrigin): void {
     const key = fifoKeyOf(this.keyFunc, obj);
     this.appendEntry({ key, delta: { type, object: obj } }, tombstone ? { tombstone } : {});
   }
@@ -221,9 +172,5 @@ export class RealFIFO implements Queue {
 
   private log(msg: string, key: string): void {
     this.emit({ t: this.now(), type: 'log', level: 'error', msg, kv: { key } });
-  }
-
-  private now(): number {
-    return this.o.clock.now();
   }
 }
