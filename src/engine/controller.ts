@@ -4,37 +4,21 @@
  * client-go since v0.33 (no RetryOnError); we only make them visible as log events.
  */
 import type { Clock } from './clock';
-import type { EventSink, TraceEvent } from './events';
-import { FIFOClosedError, type ProcessFunc, type Queue, type ReflectorStore } from './fifo';
-import type { ListerWatcher } from './listWatch';
-import type { Profile } from './profiles';
+import type { TraceEvent } from './events';
+import { FIFOClosedError, type ProcessFunc, type Queue } from './fifo';
+import type { ReflectorOptions } from './reflector';
 import { IndexPanic } from './store';
 
 /**
- * The reflector as the informer uses it — the contract of src/engine/reflector.ts
- * (ReflectorOptions / Reflector), restated here so the informer can also run with a test double.
+ * The reflector as the informer uses it: what src/engine/reflector.ts's Reflector offers, named
+ * apart so the informer can also run with a test double.
  */
-export interface ReflectorConfig {
-  name: string;
-  typeDescription: string;
-  listerWatcher: ListerWatcher;
-  store: ReflectorStore;
-  profile: Profile;
-  clock: Clock;
-  sink: EventSink;
-  rand?: () => number;
-  resyncPeriodMs: number;
-  shouldResync?: () => boolean;
-  watchErrorHandler?: (err: Error) => void;
-  expectedGVK?: { apiVersion: string; kind: string };
-}
-
 export interface ReflectorRunner {
   run(signal: AbortSignal): Promise<void>;
   lastSyncResourceVersion(): string;
 }
 
-export type ReflectorFactory = (config: ReflectorConfig) => ReflectorRunner;
+export type ReflectorFactory = (options: ReflectorOptions) => ReflectorRunner;
 
 export interface ControllerOptions {
   queue: Queue;

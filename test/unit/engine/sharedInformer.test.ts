@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../../src/engine/clock';
-import type { ReflectorConfig } from '../../../src/engine/controller';
 import type { ListerWatcher } from '../../../src/engine/listWatch';
 import { isTombstone, type KubeObject } from '../../../src/engine/objects';
 import { findProfile, type Profile } from '../../../src/engine/profiles';
+import type { ReflectorOptions } from '../../../src/engine/reflector';
 import { SharedIndexInformer, type ResourceEventHandler } from '../../../src/engine/sharedInformer';
 import { CaptureSink, cm } from './informerFixtures';
 
@@ -23,7 +23,7 @@ function profile(name: string): Profile {
 function harness(profileName: string, resyncPeriodMs = 0) {
   const clock = new FakeClock();
   const sink = new CaptureSink();
-  let config: ReflectorConfig | undefined;
+  let config: ReflectorOptions | undefined;
   const informer = new SharedIndexInformer({
     listerWatcher: unusedLW,
     profile: profile(profileName),
@@ -46,7 +46,7 @@ function harness(profileName: string, resyncPeriodMs = 0) {
     informer,
     /** Runs everything due now: promise chains and zero-delay timers (a woken Pop yields through one). */
     flush: () => clock.advance(0),
-    start(): ReflectorConfig {
+    start(): ReflectorOptions {
       running = informer.run(ac.signal);
       assert.ok(config);
       return config;
