@@ -9,8 +9,9 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { KubeObject } from '../engine/objects';
 import type { Status, StreamEnd, WatchEvent, Watcher } from '../engine/listWatch';
+import { watchDecodeErrorStatus } from '../engine/statusErrors';
 import type { GetResponse } from './http';
-import { genericServerResponse, statusFromWire } from './http';
+import { statusFromWire } from './http';
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 /** Events decoded ahead of the consumer before the socket is paused (Go's channel is unbuffered; a little slack is harmless). */
@@ -148,10 +149,7 @@ function truncate(s: string, n: number): string {
 
 /** The ERROR event StreamWatcher sends for a decode error (NewClientErrorReporter(500, "GET", "ClientWatchDecoding")). */
 export function decodeErrorEvent(err: string): WatchEvent {
-  const msg = `unable to decode an event from the watch stream: ${err}`;
-  const status: Status = genericServerResponse(500, msg, 0);
-  status.details!.causes!.push({ type: 'ClientWatchDecoding', reason: 'ClientWatchDecoding', message: msg });
-  return { type: 'ERROR', object: status as KubeObject };
+  return { type: 'ERROR', object: watchDecodeErrorStatus(err) as KubeObject };
 }
 
 /** A Watcher that has already ended (the REST client's watch.NewEmptyWatch after exhausted retries). */

@@ -21,9 +21,10 @@ import {
   type WatchOptions,
 } from '../engine/listWatch';
 import type { KubeObject } from '../engine/objects';
+import { watchDecodeErrorStatus } from '../engine/statusErrors';
 import { requestLine, type DivergenceLine, type RequestLine } from './notificationLog';
 import { ScriptedWatcher, closedWatcher } from './scriptedWatcher';
-import { decodeErrorStatus, statusOf, withResourceType } from './statusObjects';
+import { statusOf, withResourceType } from './statusObjects';
 import { stepKind, type HandlerSpec, type NetworkStep, type Scenario, type Step, type Verb, type WatchStreamStep } from './types';
 
 /** How long the REST client's retries of a watch open take by default (10 retries of ~1 s). */
@@ -105,7 +106,7 @@ export class ScriptedServer implements ListerWatcher {
     }));
     let finalError;
     if (step.close === 'error') finalError = statusOf(step.error as Parameters<typeof statusOf>[0]);
-    if (step.close === 'decode-error') finalError = decodeErrorStatus(step.error?.message ?? '');
+    if (step.close === 'decode-error') finalError = watchDecodeErrorStatus(step.error?.message ?? '');
     const w = new ScriptedWatcher(this.clock, {
       events,
       close: step.close,

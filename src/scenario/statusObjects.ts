@@ -27,28 +27,6 @@ function normaliseCause(c: StatusCause): StatusCause {
   return { ...c, ...(type !== undefined ? { type, reason: type } : {}) };
 }
 
-/**
- * What client-go's StreamWatcher sends when a frame cannot be decoded (spec §1.9): the
- * ClientWatchDecoding error reporter's 500 InternalError Status.
- */
-export function decodeErrorStatus(decoderMessage: string): Status {
-  const inner = `unable to decode an event from the watch stream: ${decoderMessage}`;
-  return {
-    apiVersion: 'v1',
-    kind: 'Status',
-    status: 'Failure',
-    message: `an error on the server ("${inner}") has prevented the request from succeeding`,
-    reason: 'InternalError',
-    code: 500,
-    details: {
-      causes: [
-        { type: 'UnexpectedServerResponse', reason: 'UnexpectedServerResponse', message: inner },
-        { type: 'ClientWatchDecoding', reason: 'ClientWatchDecoding', message: inner },
-      ],
-    },
-  };
-}
-
 /** A copy of a scenario object with apiVersion/kind defaulted to the scenario resource's. */
 export function withResourceType(o: KubeObject, r: ScenarioResource): KubeObject {
   return { apiVersion: r.apiVersion, kind: r.kind, ...structuredClone(o) };
