@@ -15,7 +15,11 @@ import { withGates, type Profile } from '../engine/profiles';
 import { deletionHandlingMetaNamespaceKeyFunc } from '../engine/store';
 import type { LogLine, NotifyLine } from './notificationLog';
 import { ScriptedServer } from './scriptedServer';
+import { seededRand } from './seededRand';
 import type { HandlerSpec, Scenario } from './types';
+
+/** The jitter source a replay runs on (options.seed); also what tests seed live runs with. */
+export { seededRand };
 
 /** The part of ResourceEventHandler (sharedInformer.ts) that replay registers. */
 export interface ReplayHandler {
@@ -244,16 +248,4 @@ function keyOf(obj: StoreObject): string {
   } catch {
     return '';
   }
-}
-
-/** mulberry32: a small, fast, seedable PRNG; values in [0, 1). */
-export function seededRand(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -14,6 +14,7 @@
  */
 import type { Clock, TimerHandle } from '../../engine/clock';
 import type { KubeObject } from '../../engine/objects';
+import { seededRand } from '../seededRand';
 import { objectKey, type SandboxStorage } from './storage';
 
 export const STORYLINES = ['restart-storm', 'etcd-lost-delete', 'watch-expiry', 'calm'] as const;
@@ -61,18 +62,6 @@ const CONFIGMAPS = 'configmaps';
 const MIN_CONFIGMAPS = 9;
 const MAX_CONFIGMAPS = 15;
 
-/** A small deterministic PRNG (mulberry32) so every run of a storyline makes the same changes. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function configMap(namespace: string, name: string, data: Record<string, string>): KubeObject {
   return { metadata: { namespace, name, labels: { app: name.split('-')[0], tier: namespace === 'default' ? 'shared' : 'team' } }, data };
 }
@@ -97,7 +86,8 @@ export function seedSandbox(storage: SandboxStorage): void {
 /** Runs one storyline until stop(). */
 export class Storyline {
   private readonly timers = new Set<TimerHandle>();
-  private readonly random = prng(20260101);
+  /** Seeded, so every run of a storyline makes the same changes. */
+  private readonly random = seededRand(20260101);
   private stopped = false;
   private tick = 0;
   private victims = 0;
