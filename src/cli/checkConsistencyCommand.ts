@@ -5,19 +5,17 @@
  * (src/trace/consistency.ts, which confirms a difference with a second round) and prints the
  * differences. Exit 0 when the cache matches, 1 when it is stale or the informer never synced.
  */
-import { DEFAULT_PROFILE } from '../engine/profiles';
 import type { ConsistencyResult } from '../trace/consistency';
 import { exportTrace } from '../trace/traceFile';
-import { durationMs, offsetMs, parseCommandArgs, profileNamed, stringOption } from './args';
+import { durationMs, offsetMs, parseCommandArgs, stringOption } from './args';
 import { EXIT_FAILED, EXIT_OK, UsageError, writeOutput, type CliIo } from './io';
-import { connect, createLiveInformer, findResource, LiveRunError, resourceLabel, type LiveInformer } from './liveInformer';
+import { LIVE_TARGET_OPTIONS, liveTargetOf, LiveRunError, openLiveInformer, resourceLabel, type LiveInformer } from './liveInformer';
 
 const SYNC_POLL_MS = 100;
 
 /** The result in words: the first line says whether the cache is stale, the others list the differences. */
 export function describeConsistency(r: ConsistencyResult): string[] {
-  const stale = r.missing.length + r.extra.length + r.rvMismatch.length > 0;
-  if (!stale) return [`cache matches the server: ${r.serverObjects} object(s) at RV ${r.rv}`];
+  if (!isStale(r)) return [`cache matches the server: ${r.serverObjects} object(s) at RV ${r.rv}`];
   const lines = [`cache is STALE against the server at RV ${r.rv} (${r.serverObjects} object(s) on the server, ${r.cachedObjects} cached)`];
   if (r.extra.length) lines.push(`  in the cache but deleted on the server (a lost delete): ${r.extra.join(', ')}`);
   if (r.missing.length) lines.push(`  on the server but missing from the cache: ${r.missing.join(', ')}`);
@@ -33,30 +31,16 @@ export async function checkConsistencyCommand(args: string[], io: CliIo): Promis
   const parsed = parseCommandArgs(
     'check-consistency',
     args,
-    {
-      resource: { type: 'string' },
-      kubeconfig: { type: 'string' },
-      context: { type: 'string' },
-      namespace: { type: 'string' },
-      selector: { type: 'string' },
-      profile: { type: 'string' },
-      wait: { type: 'string' },
-      timeout: { type: 'string' },
-      trace: { type: 'string' },
-    },
+    { ...LIVE_TARGET_OPTIONS, wait: { type: 'string' }, timeout: { type: 'string' }, trace: { type: 'string' } },
     0,
   );
-  const resourceName = stringOption(parsed, 'resource');
-  if (!resourceName) throw new UsageError('check-consistency: --resource PLURAL[.GROUP] is required');
-  const profile = profileNamed(stringOption(parsed, 'profile') ?? DEFAULT_PROFILE);
+  const target = liveTargetOf('check-consistency', parsed);
   const waitText = stringOption(parsed, 'wait') ?? '0s';
   const waitMs = offsetMs(waitText);
   if (waitMs === undefined) throw new UsageError(`invalid --wait "${waitText}" (examples: 0s, 30s, 2m)`);
   const timeoutMs = durationMs(stringOption(parsed, 'timeout') ?? '60s');
 
-  const conn = connect(stringOption(parsed, 'kubeconfig'), stringOption(parsed, 'context'));
-  const resource = await findResource(conn, resourceName);
-  const live = createLiveInformer({ conn, resource, profile, namespace: stringOption(parsed, 'namespace') ?? '', labelSelector: stringOption(parsed, 'selector'), clock: io.clock, rand: io.rand });
+  const { conn, resource, live } = await openLiveInformer(target, io);
   live.start();
   io.stderr(`syncing an informer on ${resourceLabel(resource)} from ${conn.context.name}…\n`);
   let result: ConsistencyResult;

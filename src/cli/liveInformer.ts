@@ -1,6 +1,6 @@
 /**
- * What `record` and `check-consistency` share: connecting with a kubeconfig, finding the resource
- * by discovery, and assembling the live informer — HTTP ListerWatcher (GET only), label selector,
+ * What `record` and `check-consistency` share: the options that name the target, connecting with
+ * a kubeconfig, finding the resource by discovery, and assembling the live informer — HTTP ListerWatcher (GET only), label selector,
  * request log, fault injector, trace recorder — plus the consistency check on its Indexer.
  *
  * The request chain is informer → request log → fault injector → selector → HTTP, so that a
@@ -10,7 +10,7 @@
  */
 import { RealClock, type Clock } from '../engine/clock';
 import { StatusError, TransportError, type ListerWatcher, type ListOptions, type WatchOptions } from '../engine/listWatch';
-import type { Profile } from '../engine/profiles';
+import { DEFAULT_PROFILE, type Profile } from '../engine/profiles';
 import { SharedIndexInformer } from '../engine/sharedInformer';
 import { discoverResources, HttpListerWatcher, KubeConfigError, KubeConnection, redactedUrl, resolveResource, type ApiResource } from '../kube';
 import { requestLine, type LogLine } from '../scenario/notificationLog';
@@ -18,8 +18,9 @@ import { FaultInjectingListerWatcher } from '../scenario/faults';
 import { SANDBOX_CONTEXT } from '../scenario/sandbox';
 import { checkConsistency, type ConsistencyResult } from '../trace/consistency';
 import { TraceRecorder } from '../trace/recorder';
+import { profileNamed, stringOption, type Parsed } from './args';
 import { closeResourceNames } from './resourceNames';
-import { UsageError } from './io';
+import { UsageError, type CliIo } from './io';
 import { TOOL_VERSION } from './version';
 
 /** A run failed for a reason outside the tool (the server cannot be reached, discovery is refused): exit 1, one line. */
@@ -28,6 +29,64 @@ export class LiveRunError extends Error {
     super(message);
     this.name = 'LiveRunError';
   }
+}
+
+/** The options of every live command that say which informer to run: what, in which cluster, as which client-go. */
+export const LIVE_TARGET_OPTIONS = {
+  resource: { type: 'string' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  namespace: { type: 'string' },
+  selector: { type: 'string' },
+  profile: { type: 'string' },
+} as const;
+
+export interface LiveTarget {
+  resourceName: string;
+  profile: Profile;
+  kubeconfig?: string;
+  context?: string;
+  /** "" = all namespaces. */
+  namespace: string;
+  labelSelector?: string;
+}
+
+/** Reads LIVE_TARGET_OPTIONS: --resource is required, an unknown --profile is bad input. */
+export function liveTargetOf(command: string, parsed: Parsed): LiveTarget {
+  const resourceName = stringOption(parsed, 'resource');
+  if (!resourceName) throw new UsageError(`${command}: --resource PLURAL[.GROUP] is required`);
+  return {
+    resourceName,
+    profile: profileNamed(stringOption(parsed, 'profile') ?? DEFAULT_PROFILE),
+    kubeconfig: stringOption(parsed, 'kubeconfig'),
+    context: stringOption(parsed, 'context'),
+    namespace: stringOption(parsed, 'namespace') ?? '',
+    labelSelector: stringOption(parsed, 'selector'),
+  };
+}
+
+/**
+ * Connects, finds the target's resource and assembles its live informer (not started), on the
+ * command's clock and jitter; `log` receives the informer's requests as notification-log lines.
+ */
+export async function openLiveInformer(
+  target: LiveTarget,
+  io: Pick<CliIo, 'clock' | 'rand'>,
+  log?: LogLine[],
+): Promise<{ conn: KubeConnection; resource: ApiResource; live: LiveInformer }> {
+  const conn = connect(target.kubeconfig, target.context);
+  const resource = await findResource(conn, target.resourceName);
+  const live = createLiveInformer({
+    conn,
+    resource,
+    profile: target.profile,
+    namespace: target.namespace,
+    labelSelector: target.labelSelector,
+    clock: io.clock,
+    rand: io.rand,
+    log,
+  });
+  return { conn, resource, live };
 }
 
 /** Loads the kubeconfig; every problem with it is bad input, reported on one line. */

@@ -6,17 +6,16 @@
  * faults and checking the cache against the server on a schedule, then writes the notification
  * log (stdout by default) and the trace, and prints the findings on stderr.
  */
-import { DEFAULT_PROFILE } from '../engine/profiles';
 import { formatLog, type LogLine } from '../scenario/notificationLog';
 import { loggingHandler } from '../scenario/replay';
 import { computeFindings } from '../trace/findings';
 import { exportTrace } from '../trace/traceFile';
-import { durationMs, parseCommandArgs, profileNamed, stringListOption, stringOption } from './args';
+import { durationMs, parseCommandArgs, stringListOption, stringOption } from './args';
 import { describeConsistency } from './checkConsistencyCommand';
 import { consistencySchedule, ONE_SHOT, parseFaultSpec, scheduleFaults } from './faultSpecs';
 import { formatFindings } from './findingsText';
-import { EXIT_OK, UsageError, writeOutput, type CliIo } from './io';
-import { connect, createLiveInformer, findResource, resourceLabel, type LiveInformer } from './liveInformer';
+import { EXIT_OK, writeOutput, type CliIo } from './io';
+import { LIVE_TARGET_OPTIONS, liveTargetOf, openLiveInformer, resourceLabel, type LiveInformer } from './liveInformer';
 
 function secondsLabel(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
@@ -28,12 +27,7 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
     // `--check-consistency@30s` reads like the --fault specs; parseArgs wants `--check-consistency=@30s`.
     args.map((a) => a.replace(/^--check-consistency@/, '--check-consistency=@')),
     {
-      resource: { type: 'string' },
-      kubeconfig: { type: 'string' },
-      context: { type: 'string' },
-      namespace: { type: 'string' },
-      selector: { type: 'string' },
-      profile: { type: 'string' },
+      ...LIVE_TARGET_OPTIONS,
       duration: { type: 'string' },
       log: { type: 'string' },
       trace: { type: 'string' },
@@ -44,9 +38,7 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
     },
     0,
   );
-  const resourceName = stringOption(parsed, 'resource');
-  if (!resourceName) throw new UsageError('record: --resource PLURAL[.GROUP] is required');
-  const profile = profileNamed(stringOption(parsed, 'profile') ?? DEFAULT_PROFILE);
+  const target = liveTargetOf('record', parsed);
   const runMs = durationMs(stringOption(parsed, 'duration') ?? '60s');
   const faultSpecs = stringListOption(parsed, 'fault').map((f) => parseFaultSpec(f, runMs));
   const checkTimes = consistencySchedule(stringListOption(parsed, 'check-consistency'), stringOption(parsed, 'consistency-every'), runMs);
@@ -55,20 +47,9 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
     if (!quiet) io.stderr(text + '\n');
   };
 
-  const conn = connect(stringOption(parsed, 'kubeconfig'), stringOption(parsed, 'context'));
-  const resource = await findResource(conn, resourceName);
   const log: LogLine[] = [];
-  const live = createLiveInformer({
-    conn,
-    resource,
-    profile,
-    namespace: stringOption(parsed, 'namespace') ?? '',
-    labelSelector: stringOption(parsed, 'selector'),
-    clock: io.clock,
-    rand: io.rand,
-    log,
-  });
-  live.informer.addEventHandler('main', loggingHandler('main', profile, (l) => log.push(l)));
+  const { conn, resource, live } = await openLiveInformer(target, io, log);
+  live.informer.addEventHandler('main', loggingHandler('main', target.profile, (l) => log.push(l)));
   const { clock } = live;
   const startedAt = clock.now();
   const cancelFaults = scheduleFaults(faultSpecs, { clock, faults: live.faults, addSlowHandler: (ms) => live.addSlowHandler(ms) });
