@@ -1,25 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { durationMs } from '../../../src/cli/args';
 import { runCli } from '../../../src/cli/cli';
-import type { CliIo } from '../../../src/cli/io';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import { exportTrace } from '../../../src/trace/traceFile';
-
-function memoryIo(files: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (t) => void out.push(t),
-    stderr: (t) => void err.push(t),
-    readFile: (p) => {
-      if (!(p in files)) throw Object.assign(new Error(`ENOENT: ${p}`), { code: 'ENOENT' });
-      return files[p];
-    },
-    writeFile: (p, t) => void (files[p] = t),
-    interrupted: () => new Promise<void>(() => undefined),
-  };
-  return { io, out: () => out.join(''), err: () => err.join(''), files };
-}
+import { memoryIo } from './memoryIo';
 
 const scenario = JSON.stringify({
   format: 'informer-scenario/v1',

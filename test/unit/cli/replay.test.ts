@@ -2,27 +2,11 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../../../src/cli/cli';
-import type { CliIo } from '../../../src/cli/io';
 import { parseLog } from '../../../src/scenario/notificationLog';
 import { importTrace } from '../../../src/trace/traceFile';
+import { memoryIo } from './memoryIo';
 
 const SCENARIOS = join(__dirname, '../../conformance/scenarios');
-
-function memoryIo(files: Record<string, string>) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (t) => void out.push(t),
-    stderr: (t) => void err.push(t),
-    readFile: (p) => {
-      if (!(p in files)) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
-      return files[p];
-    },
-    writeFile: (p, t) => void (files[p] = t),
-    interrupted: () => new Promise<void>(() => undefined),
-  };
-  return { io, out: () => out.join(''), err: () => err.join(''), files };
-}
 
 describe('informer-inspector replay (through the engine)', () => {
   it('writes the notification log and a valid trace, exit 0', async () => {
