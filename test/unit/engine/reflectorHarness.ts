@@ -4,7 +4,6 @@
  * and a sink that records trace events. Time is a FakeClock; nothing sleeps for real.
  */
 import { abortError, FakeClock } from '../../../src/engine/clock';
-import type { EventOf, EventSink, TraceEvent, TraceEventType } from '../../../src/engine/events';
 import type { ReflectorStore } from '../../../src/engine/fifo';
 import {
   StatusError,
@@ -23,6 +22,7 @@ import {
 import type { KubeObject } from '../../../src/engine/objects';
 import { findProfile, withGates, type Gates, type Profile } from '../../../src/engine/profiles';
 import { Reflector, type ReflectorOptions } from '../../../src/engine/reflector';
+import { CaptureSink } from './informerFixtures';
 
 export const URL = 'https://127.0.0.1:6443/api/v1/configmaps';
 
@@ -196,17 +196,8 @@ export class BookmarkingStore extends MemoryStore {
   }
 }
 
-export class RecordingSink implements EventSink {
-  readonly events: TraceEvent[] = [];
-  emit(e: TraceEvent): void {
-    this.events.push(e);
-  }
-  of<T extends TraceEventType>(type: T): EventOf<T>[] {
-    return this.events.filter((e): e is EventOf<T> => e.type === type);
-  }
-  logs(): string[] {
-    return this.of('log').map((l) => l.msg);
-  }
+/** CaptureSink that also reads request events back. */
+export class RecordingSink extends CaptureSink {
   /** request events as compact strings: "list rv=0 limit=500", "watch rv=10". */
   requests(): string[] {
     return this.of('request').map((r) => {
