@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { addHandlerCommand, checkCacheCommand, exportTraceCommand, FAULT_COMMANDS, injectFault, stopInformer } from './vscode/commands';
 import { inspectInformer, type InspectArgs } from './vscode/inspectCommand';
+import { AUTOSTART_ENV, parseAutostart } from './vscode/autostartRequest';
 import { attachLog } from './vscode/logChannel';
 import type { InformerSession } from './vscode/session';
 import { SessionRegistry } from './vscode/sessions';
@@ -68,6 +69,31 @@ export function activate(context: vscode.ExtensionContext): void {
       if (vscode.workspace.getConfiguration('informerInspector').get<boolean>('revealOnDebug', false)) void TimelineViewProvider.reveal();
     }),
   );
+  void autostart();
+}
+
+/**
+ * `npm start` (scripts/start.sh) names what to open in INFORMER_INSPECTOR_AUTOSTART. A window
+ * reload runs this again: the informer died with the old extension host, so a fresh one starts
+ * (and takes over the restored panel).
+ */
+async function autostart(): Promise<void> {
+  const request = parseAutostart(process.env[AUTOSTART_ENV]);
+  switch (request.kind) {
+    case 'none':
+      return;
+    case 'invalid':
+      void vscode.window.showWarningMessage(`Informer Inspector: ${request.message}`);
+      return;
+    case 'cluster':
+      await vscode.commands.executeCommand('informerInspector.inspect');
+      return;
+    case 'sandbox': {
+      const args: InspectArgs = { sandbox: request.storyline, resource: request.resource, namespace: request.namespace, profile: request.profile };
+      await vscode.commands.executeCommand('informerInspector.inspect', args);
+      return;
+    }
+  }
 }
 
 export function deactivate(): void {

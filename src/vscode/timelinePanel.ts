@@ -1,13 +1,20 @@
 /**
  * The timeline as an editor-area panel (webview-sample pattern): one panel per session, a
- * static viewType, createOrShow/revive, and a serializer that restores a panel after a reload
- * (its session is gone then, so it shows the most recent one or the empty state).
+ * static viewType, createOrShow/revive, and a serializer that restores a panel after a reload.
+ * A reload restarts the extension host, so the panel's informer is gone: a restored panel shows
+ * the most recent session if one exists already, otherwise says why it is empty; the next session
+ * shown (Inspect, Replay, autostart) takes over such an empty restored panel instead of opening a
+ * second one.
  */
 import * as vscode from 'vscode';
 import type { InformerSession } from './session';
 import type { SessionRegistry } from './sessions';
 import { TimelineWebviewBinding } from './timelineWebview';
 import { timelineHtml, webviewOptions } from './webviewContent';
+
+const RESTORED_EMPTY_MESSAGE =
+  'The informer this panel showed stopped when the window reloaded (informers run in the extension host). ' +
+  'Run "Informer Inspector: Inspect informer" to start one again — it will show here — or "Open trace" for an exported trace.';
 
 export class TimelinePanel implements vscode.Disposable {
   static readonly viewType = 'informerInspector.timeline';
@@ -19,7 +26,13 @@ export class TimelinePanel implements vscode.Disposable {
       existing.panel.reveal();
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(TimelinePanel.viewType, `Timeline: ${session.title}`, vscode.ViewColumn.Active, {
+    const vacant = [...TimelinePanel.panels.values()].find((p) => p.binding.sessionId === undefined);
+    if (vacant) {
+      vacant.adopt(session);
+      vacant.panel.reveal();
+      return vacant;
+    }
+    const panel = vscode.window.createWebviewPanel(TimelinePanel.viewType, panelTitle(session), vscode.ViewColumn.Active, {
       ...webviewOptions(extensionUri),
       retainContextWhenHidden: false,
     });
@@ -28,12 +41,16 @@ export class TimelinePanel implements vscode.Disposable {
 
   static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, registry: SessionRegistry): TimelinePanel {
     panel.webview.options = webviewOptions(extensionUri);
-    return new TimelinePanel(panel, extensionUri, registry, registry.active);
+    const active = registry.active;
+    // The most recent session already has its own panel: this restored one stays empty.
+    const session = active && !TimelinePanel.panels.has(active.id) ? active : undefined;
+    if (session) panel.title = panelTitle(session);
+    return new TimelinePanel(panel, extensionUri, registry, session);
   }
 
   private readonly binding: TimelineWebviewBinding;
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly key: string;
+  private key: string;
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -45,7 +62,7 @@ export class TimelinePanel implements vscode.Disposable {
     TimelinePanel.panels.set(this.key, this);
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'timeline.svg');
     panel.webview.html = timelineHtml(panel.webview, extensionUri, panel.title);
-    this.binding = new TimelineWebviewBinding(panel.webview, registry, session, false);
+    this.binding = new TimelineWebviewBinding(panel.webview, registry, session, false, RESTORED_EMPTY_MESSAGE);
     this.disposables.push(
       this.binding,
       panel.onDidDispose(() => this.dispose()),
@@ -53,11 +70,24 @@ export class TimelinePanel implements vscode.Disposable {
     );
   }
 
+  /** An empty restored panel takes on a session. */
+  private adopt(session: InformerSession): void {
+    TimelinePanel.panels.delete(this.key);
+    this.key = session.id;
+    TimelinePanel.panels.set(this.key, this);
+    this.panel.title = panelTitle(session);
+    this.binding.show(session);
+  }
+
   dispose(): void {
     TimelinePanel.panels.delete(this.key);
     for (const d of this.disposables.splice(0)) d.dispose();
     this.panel.dispose();
   }
+}
+
+function panelTitle(session: InformerSession): string {
+  return `Timeline: ${session.title}`;
 }
 
 export class TimelinePanelSerializer implements vscode.WebviewPanelSerializer {

@@ -11,6 +11,8 @@ import type { SessionRegistry } from './sessions';
 import { TimelineStream } from './timelineStream';
 import { exportSessionTrace } from './traceCommands';
 
+export const NO_SESSION_MESSAGE = 'No informer yet. Run "Informer Inspector: Inspect informer", "Replay scenario" or "Open trace".';
+
 export class TimelineWebviewBinding implements vscode.Disposable {
   private readonly stream: TimelineStream;
   private readonly disposables: vscode.Disposable[] = [];
@@ -20,11 +22,12 @@ export class TimelineWebviewBinding implements vscode.Disposable {
     private readonly registry: SessionRegistry,
     initial: InformerSession | undefined,
     private readonly followActive: boolean,
+    emptyMessage = NO_SESSION_MESSAGE,
   ) {
     this.stream = new TimelineStream(
       (msg) => void this.webview.postMessage(msg),
       () => registry.infos(),
-      'No informer yet. Run "Informer Inspector: Inspect informer", "Replay scenario" or "Open trace".',
+      emptyMessage,
     );
     this.stream.show(initial);
     this.disposables.push(
