@@ -5,7 +5,8 @@
  */
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { findProfile, PROFILES, DEFAULT_PROFILE } from '../engine/profiles';
+import { findProfile, PROFILES } from '../engine/profiles';
+import { replayProfileName } from './replayProfile';
 import { replayScenario } from '../scenario/engineReplay';
 import { parseScenarioText } from '../scenario/validate';
 import type { Scenario } from '../scenario/types';
@@ -78,7 +79,8 @@ export async function replayScenarioFile(registry: SessionRegistry, uri: vscode.
   const text = Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
   const label = uri.path.split('/').pop() ?? 'scenario';
   const scenario = parseScenarioText(text, label);
-  const profile = findProfile(profileName ?? DEFAULT_PROFILE) ?? PROFILES[PROFILES.length - 1];
+  // A scenario written for some profiles (e.g. only v1.15) replays with the first of them unless asked otherwise.
+  const profile = findProfile(profileName ?? replayProfileName(scenario.profiles)) ?? PROFILES[PROFILES.length - 1];
   const recorder = new TraceRecorder(scenarioHeader(scenario, profile.name, { ...profile.gates, ...(scenario.gates ?? {}) }));
   const result = await replayScenario(scenario, { profile, sink: recorder });
   if (result.outcome === 'error') throw new Error(`replay of ${label} failed: ${result.error ?? 'unknown error'}`);

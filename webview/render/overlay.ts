@@ -88,3 +88,54 @@ export function drawSelection(g: G, px: number | undefined, band: LaneBand | und
         .attr('height', (d) => d.band.height + 2);
     });
 }
+
+/**
+ * One labelled group per visible cache consistency check, at the bottom of the marks band (the
+ * relist labels use the top): "CACHE OK" or what differed, so a check's verdict is readable
+ * without selecting it.
+ */
+export function drawCheckLabels(g: G, data: TimelineData, x: TimeScale, band: LaneBand, width: number): void {
+  const { t, kind, seq } = data.marks.columns;
+  const [t0, t1] = x.domain();
+  const from = lowerBound(t, data.marks.length, t0);
+  const to = upperBound(t, data.marks.length, t1);
+  const rows: { seq: number; px: number; text: string; ok: boolean; label: string }[] = [];
+  for (let i = from; i < to && rows.length < MAX_LABELS; i++) {
+    if (kind[i] !== MarkKind.Consistency) continue;
+    const e = data.bySeq(seq[i]);
+    if (!e || e.type !== 'consistency.check') continue;
+    const problems = [
+      e.missing.length ? `${e.missing.length} missing` : '',
+      e.extra.length ? `${e.extra.length} extra` : '',
+      e.rvMismatch.length ? `${e.rvMismatch.length} stale` : '',
+    ].filter(Boolean);
+    rows.push({
+      seq: seq[i],
+      px: x(t[i]),
+      text: problems.length === 0 ? 'CACHE OK' : `CACHE ${problems.join(', ')}`,
+      ok: problems.length === 0,
+      label: describeEvent(e),
+    });
+  }
+  const groups = g
+    .selectAll<SVGGElement, (typeof rows)[number]>('g.check')
+    .data(rows, (d) => String(d.seq))
+    .join((enter) => {
+      const ge = enter.append('g').attr('class', 'check').attr('role', 'img');
+      ge.append('title');
+      ge.append('text').attr('class', 'check-label');
+      return ge;
+    });
+  groups
+    .attr('transform', (d) => `translate(${d.px},${band.y + band.height})`)
+    .attr('aria-label', (d) => d.label)
+    .attr('data-seq', (d) => d.seq)
+    .classed('check-problem', (d) => !d.ok);
+  groups.select('title').text((d) => d.label);
+  groups
+    .select('text')
+    .attr('x', (d) => (d.px > width - 120 ? -6 : 6))
+    .attr('text-anchor', (d) => (d.px > width - 120 ? 'end' : 'start'))
+    .attr('y', -3)
+    .text((d) => d.text);
+}

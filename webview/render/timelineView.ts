@@ -13,7 +13,7 @@ import { cursorForSeq, cursorSeq, isNavKey, moveCursor, navigableLanes, type Cur
 import type { TimelineData } from '../model/timelineData';
 import { drawLanes } from './canvasLanes';
 import { bandAt, bandsHeight, laneBands, type LaneBand } from './layout';
-import { drawAxis, drawRelistLabels, drawSelection } from './overlay';
+import { drawAxis, drawCheckLabels, drawRelistLabels, drawSelection } from './overlay';
 import { onThemeChange, readPalette, type Palette } from './palette';
 
 const LABEL_WIDTH = 150;
@@ -74,6 +74,7 @@ export class TimelineView {
 
     const svg = select(this.svg);
     svg.append('g').attr('class', 'relists');
+    svg.append('g').attr('class', 'checks');
     svg.append('g').attr('class', 'selections');
     svg.append('g').attr('class', 'axis');
     svg.append('g').attr('class', 'brush');
@@ -206,7 +207,10 @@ export class TimelineView {
     const svg = select(this.svg);
     drawAxis(svg.select<SVGGElement>('g.axis').attr('transform', `translate(0,${lanesBottom + 2})`), x, this.data.firstT, this.width);
     const marksBand = this.bands.find((b) => b.id === 'marks');
-    if (marksBand) drawRelistLabels(svg.select<SVGGElement>('g.relists'), this.data, x, marksBand, this.width);
+    if (marksBand) {
+      drawRelistLabels(svg.select<SVGGElement>('g.relists'), this.data, x, marksBand, this.width);
+      drawCheckLabels(svg.select<SVGGElement>('g.checks'), this.data, x, marksBand, this.width);
+    }
     const seq = cursorSeq(this.lanes, this.cursor);
     const e = seq === undefined ? undefined : this.data.bySeq(seq);
     const band = this.bands.find((b) => b.id === this.lanes[this.cursor.lane]?.id);
