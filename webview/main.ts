@@ -100,6 +100,8 @@ function showDetails(seq: number | undefined): void {
 }
 
 function refreshPanels(): void {
+  // Without a session the chips would show zeros and "idle (ended)" for nothing: hide them.
+  headerEl.style.display = toolbarEl.style.display = session ? '' : 'none';
   renderSummary(headerEl, summary.snapshot(), findings.length, session);
 }
 
@@ -190,4 +192,5 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
 });
 
 setEmpty('Loading…');
+refreshPanels();
 vscode.postMessage(ReadyCommand.create({}));

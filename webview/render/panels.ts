@@ -101,6 +101,8 @@ export class Toolbar {
     });
     this.sessionSelect.replaceChildren(...options);
     if (activeId) this.sessionSelect.value = activeId;
+    // The picker is narrow and truncates: the full title of the shown session as its tooltip.
+    this.sessionSelect.title = options.find((o) => o.value === activeId)?.textContent ?? '';
     this.sessionSelect.hidden = sessions.length < 2;
   }
 

@@ -46,7 +46,8 @@ export function packageExtension(): string {
   return vsix;
 }
 
-export async function startCodeServer(launcher: string, vsix: string, theme: string): Promise<CodeServer> {
+/** `kubeconfig`: the KUBECONFIG code-server (and so the extension) sees; default: a file that does not exist. */
+export async function startCodeServer(launcher: string, vsix: string, theme: string, kubeconfig?: string): Promise<CodeServer> {
   const root = mkdtempSync(join(tmpdir(), 'informer-inspector-e2e-'));
   const userDir = join(root, 'user');
   const extDir = join(root, 'extensions');
@@ -56,7 +57,8 @@ export async function startCodeServer(launcher: string, vsix: string, theme: str
   writeSettings(userDir, theme);
   execFileSync(launcher, ['--install-extension', vsix, '--extensions-dir', extDir, '--user-data-dir', userDir], { stdio: ['ignore', 'ignore', 'inherit'] });
   const port = await freePort();
-  const env = { ...process.env, KUBECONFIG: join(root, 'no-kubeconfig') };
+  const env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: kubeconfig ?? join(root, 'no-kubeconfig') };
+  delete env.INFORMER_INSPECTOR_AUTOSTART;
   const child: ChildProcess = spawn(
     launcher,
     [
