@@ -10,7 +10,6 @@ import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { GlobalRegistrator } from '@happy-dom/global-registrator';
-import type { Window } from 'happy-dom';
 import type { SessionInfo } from '../../../src/protocol/timeline';
 import type { WireFinding } from '../../../src/protocol/trace';
 import { eventDetails } from '../../../webview/model/details';
@@ -20,7 +19,8 @@ import { numbered } from '../webview/fixture';
 type Panels = typeof import('../../../webview/render/panels');
 
 /** The registered DOM's document (the root tsconfig has no DOM lib, by design: engine code must not use it). */
-const dom = (): Window['document'] => (globalThis as unknown as { document: Window['document'] }).document;
+// happy-dom registers itself as the global DOM; the renderer is typed against the DOM lib's Document.
+const dom = (): Document => (globalThis as unknown as { document: Document }).document;
 
 const XSS = '<img src=x onerror="globalThis.__pwned=1">';
 const SCRIPT = '</pre><script>globalThis.__pwned=2</script>';
