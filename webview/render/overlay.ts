@@ -14,7 +14,9 @@ import type { LaneBand } from './layout';
 type G = Selection<SVGGElement, unknown, null, undefined>;
 
 const MAX_LABELS = 200;
-const MIN_LABEL_GAP_PX = 90;
+const MIN_LABEL_GAP_PX = 12;
+/** Width estimate of the 11 px bold label font (no DOM measuring per frame). */
+const LABEL_CHAR_PX = 7;
 
 export function drawAxis(g: G, x: TimeScale & { ticks(n: number): number[] }, origin: number, width: number): void {
   const axis = axisBottom(x as never)
@@ -30,21 +32,21 @@ export function drawRelistLabels(g: G, data: TimelineData, x: TimeScale, band: L
   const [t0, t1] = x.domain();
   const from = lowerBound(t, data.marks.length, t0);
   const to = upperBound(t, data.marks.length, t1);
-  const rows: { seq: number; px: number; reason: string; label: string; showText: boolean }[] = [];
-  let lastTextPx = Number.NEGATIVE_INFINITY;
+  const rows: { seq: number; px: number; reason: string; label: string; showText: boolean; leftOfMark: boolean }[] = [];
+  // Labels never overlap: one is shown only where it fits after the previous one's end; near the
+  // right edge (where live data arrives) it goes left of its mark.
+  let lastTextEnd = Number.NEGATIVE_INFINITY;
   for (let i = from; i < to && rows.length < MAX_LABELS; i++) {
     if (kind[i] !== MarkKind.Relist) continue;
     const e = data.bySeq(seq[i]);
     const px = x(t[i]);
-    const showText = px - lastTextPx >= MIN_LABEL_GAP_PX && px < width - 20;
-    if (showText) lastTextPx = px;
-    rows.push({
-      seq: seq[i],
-      px,
-      reason: RELIST_REASONS[reason[i]] ?? 'Other',
-      label: e ? describeEvent(e) : 'relist',
-      showText,
-    });
+    const reasonText = RELIST_REASONS[reason[i]] ?? 'Other';
+    const textWidth = (7 + reasonText.length) * LABEL_CHAR_PX;
+    const leftOfMark = px + 8 + textWidth > width;
+    const start = leftOfMark ? px - 8 - textWidth : px;
+    const showText = start - lastTextEnd >= MIN_LABEL_GAP_PX && start >= 0;
+    if (showText) lastTextEnd = leftOfMark ? px : px + 8 + textWidth;
+    rows.push({ seq: seq[i], px, reason: reasonText, label: e ? describeEvent(e) : 'relist', showText, leftOfMark });
   }
   const groups = g
     .selectAll<SVGGElement, (typeof rows)[number]>('g.relist')
@@ -62,7 +64,8 @@ export function drawRelistLabels(g: G, data: TimelineData, x: TimeScale, band: L
   groups.select('title').text((d) => d.label);
   groups
     .select('text')
-    .attr('x', 8)
+    .attr('x', (d) => (d.leftOfMark ? -8 : 8))
+    .attr('text-anchor', (d) => (d.leftOfMark ? 'end' : 'start'))
     .attr('y', 11)
     .style('display', (d) => (d.showText ? null : 'none'))
     .text((d) => `RELIST ${d.reason}`);

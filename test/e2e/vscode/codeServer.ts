@@ -46,8 +46,11 @@ export function packageExtension(): string {
   return vsix;
 }
 
-/** `kubeconfig`: the KUBECONFIG code-server (and so the extension) sees; default: a file that does not exist. */
-export async function startCodeServer(launcher: string, vsix: string, theme: string, kubeconfig?: string): Promise<CodeServer> {
+/**
+ * `kubeconfig`: the KUBECONFIG code-server (and so the extension) sees; default: a file that does not exist.
+ * `autostart`: INFORMER_INSPECTOR_AUTOSTART for the extension (what `npm start` sets); default: none.
+ */
+export async function startCodeServer(launcher: string, vsix: string, theme: string, kubeconfig?: string, autostart?: string): Promise<CodeServer> {
   const root = mkdtempSync(join(tmpdir(), 'informer-inspector-e2e-'));
   const userDir = join(root, 'user');
   const extDir = join(root, 'extensions');
@@ -58,7 +61,8 @@ export async function startCodeServer(launcher: string, vsix: string, theme: str
   execFileSync(launcher, ['--install-extension', vsix, '--extensions-dir', extDir, '--user-data-dir', userDir], { stdio: ['ignore', 'ignore', 'inherit'] });
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: kubeconfig ?? join(root, 'no-kubeconfig') };
-  delete env.INFORMER_INSPECTOR_AUTOSTART;
+  if (autostart) env.INFORMER_INSPECTOR_AUTOSTART = autostart;
+  else delete env.INFORMER_INSPECTOR_AUTOSTART;
   const child: ChildProcess = spawn(
     launcher,
     [

@@ -9,7 +9,8 @@
  *     identical updates in the header; the same on v1.36 → no relist;
  *   - Add handler (a new lane), Check cache consistency (its message and mark), the bottom-panel
  *     view on the same session, Replay scenario on a conformance scenario file, and a window
- *     reload restoring the panel.
+ *     reload restoring the panel;
+ *   - autostart as `npm start` does it (INFORMER_INSPECTOR_AUTOSTART=sandbox:calm, a second code-server).
  * Screenshots go to test-results/screenshots/. Prints `N passed, M failed` (scripts/test.sh reads it).
  * Run: npx tsx test/e2e/vscode/timeline.e2e.ts
  */
@@ -278,6 +279,23 @@ async function main(): Promise<void> {
       const empty = f.locator('p.empty');
       check(await waitUntil(page, 10_000, async () => ((await empty.textContent()) ?? '').includes('reloaded')), `restored panel text: "${await empty.textContent()}"`);
       await shot(page, 'restored-light.png');
+    });
+    await step('autostart (npm start): INFORMER_INSPECTOR_AUTOSTART=sandbox:calm opens the sandbox timeline by itself', async () => {
+      const auto = await startCodeServer(launcher, vsix, 'Default Light Modern', undefined, 'sandbox:calm');
+      const autoPage = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
+      usePage(autoPage);
+      try {
+        await autoPage.goto(auto.url);
+        await autoPage.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+        const f = await visibleTimeline(autoPage, { area: 'editor', until: titled('configmaps (all namespaces, v1.36) SIMULATED') }, 45_000);
+        check(await waitUntil(autoPage, 30_000, async () => (await chipValue(f, 'synced')) === 'yes'), 'the autostarted informer did not sync');
+        check((await chipValue(f, 'simulated')).includes('SIMULATED'), 'the autostarted sandbox is not labelled SIMULATED');
+        await shot(autoPage, 'autostart-light.png');
+      } finally {
+        usePage(page);
+        await autoPage.close();
+        auto.stop();
+      }
     });
   } finally {
     await browser.close();
