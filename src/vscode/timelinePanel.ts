@@ -16,6 +16,8 @@ const RESTORED_EMPTY_MESSAGE =
   'The informer this panel showed stopped when the window reloaded (informers run in the extension host). ' +
   'Run "Informer Inspector: Inspect informer" to start one again — it will show here — or "Open trace" for an exported trace.';
 
+const STOPPED_SUFFIX = ' (stopped by reload)';
+
 export class TimelinePanel implements vscode.Disposable {
   static readonly viewType = 'informerInspector.timeline';
   private static readonly panels = new Map<string, TimelinePanel>();
@@ -45,6 +47,8 @@ export class TimelinePanel implements vscode.Disposable {
     // The most recent session already has its own panel: this restored one stays empty.
     const session = active && !TimelinePanel.panels.has(active.id) ? active : undefined;
     if (session) panel.title = panelTitle(session);
+    // The old title names an informer that no longer runs.
+    else if (!panel.title.endsWith(STOPPED_SUFFIX)) panel.title = `${panel.title}${STOPPED_SUFFIX}`;
     return new TimelinePanel(panel, extensionUri, registry, session);
   }
 
