@@ -60,8 +60,12 @@ export function slowHandlers(trace: TraceView): Finding[] {
       severity: backlog ? 'warning' : 'info',
       title: `Handler "${handler}" is slow${backlog ? ` (${peak.pending} notifications waiting)` : ''}`,
       detail:
-        `${plural(slow.length, 'call')} of "${handler}" took longer than 100 ms (longest ${Math.round(maxMs)} ms). ` +
-        (peak ? `Its buffer peaked at ${plural(peak.pending, 'pending notification')} at ${at(peak.t)}. ` : '') +
+        (slow.length > 0
+          ? `${plural(slow.length, 'call')} of "${handler}" took longer than 100 ms (longest ${Math.round(maxMs)} ms). ` +
+            (peak ? `Its buffer peaked at ${plural(peak.pending, 'pending notification')} at ${at(peak.t)}. ` : '')
+          : `No single call of "${handler}" took longer than 100 ms, yet its buffer peaked at ${plural(peak?.pending ?? 0, 'pending notification')}` +
+            `${peak ? ` at ${at(peak.t)}` : ''}: notifications arrived in a burst (a relist or resync hands over the whole collection at once) ` +
+            'faster than the handler worked through them, so many fast calls still fell behind. ') +
         'client-go buffers notifications per handler without limit, so a slow handler delays its own view of the cluster and grows memory; other handlers are not blocked.',
       advice:
         'Keep event handlers cheap: enqueue the key into a workqueue and do the work in workers (the controller pattern); never call the apiserver or sleep inside a handler.',

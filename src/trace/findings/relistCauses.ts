@@ -21,15 +21,22 @@ export function refusedWatchRelist(trace: TraceView): Finding[] {
   const relists = trace.of('relist').filter((r) => r.reason === 'ConnectionRefused' && r.row === 6);
   if (relists.length === 0) return [];
   const profile = findProfile(trace.header.profile);
+  const retries = refusedListRetries(trace);
+  const more = retries > 0 ? `; ${retries} more ${retries === 1 ? 'relist' : 'relists'} followed because the LIST itself was refused while the apiserver was down` : '';
   return [
     {
       id: 'refused-watch-relist',
       severity: 'warning',
-      title: `A refused watch start caused ${plural(relists.length, 'full relist')} (client-go ≤ 1.15 bug)`,
+      title: `A refused watch start caused ${plural(relists.length, 'full relist')} (client-go ≤ 1.15 bug)${more}`,
       detail:
         `${plural(relists.length, 'time')} the watch could not be opened because the connection was refused (an apiserver restart looks like this), ` +
         `and the reflector relisted instead of waiting and re-watching. In ${profile ? `profile ${profile.name} (client-go ${profile.clientGo})` : 'this client-go'} ` +
         'the connection-refused check looked for *url.Error → *net.OpError → syscall.Errno, but Go wraps the errno in *os.SyscallError, so the check never matched. ' +
+        (retries > 0
+          ? `Only ${relists.length === 1 ? 'that first relist is' : 'those relists are'} the bug: the relist's own LIST was then refused too, and every client-go version ` +
+            `answers a failed LIST by backing off and listing again, which counts as ${plural(retries, 'further relist')} (reason ConnectionRefused, row 7). ` +
+            'Current client-go would also have relisted those; it would not have started the first one. '
+          : '') +
         'Once the apiserver is back, the relist hands every object to the handlers again, mostly as updates whose old and new objects are identical.',
       advice:
         'Upgrade client-go: from Kubernetes 1.16 (PR #81634, utilnet.IsConnectionRefused) a refused watch start waits and re-watches from the same resourceVersion, with no list; ' +
@@ -38,6 +45,21 @@ export function refusedWatchRelist(trace: TraceView): Finding[] {
       link: LINKS.pr81634,
     },
   ];
+}
+
+/**
+ * Relists that retried a refused LIST (row 7, ConnectionRefused) right after a refused watch
+ * start relisted: the same outage, but not the ≤ 1.15 bug (every version relists a failed LIST).
+ */
+function refusedListRetries(trace: TraceView): number {
+  let inChain = false;
+  let retries = 0;
+  for (const r of trace.of('relist')) {
+    if (r.reason === 'ConnectionRefused' && r.row === 6) inChain = true;
+    else if (inChain && r.reason === 'ConnectionRefused' && r.row === 7) retries++;
+    else inChain = false;
+  }
+  return retries;
 }
 
 /** Client-side timeouts that reach the reflector as a decode error (issue #129683) rather than a clean close. */

@@ -86,6 +86,17 @@ describe('findings: identical updates, tombstones, handlers, FIFO', () => {
     assert.deepEqual(i.evidence, [0, 1, 2, 3, 4]);
   });
 
+  it('slow-handler: a backlog without slow calls explains the burst instead of saying "0 calls took longer"', () => {
+    const burst: TraceEvent[] = [500, 999, 10].map((pending, i) => ({
+      t: i, type: 'notify', handler: 'fast', op: 'update', key: `default/o${i}`, rv: '1', oldRv: '1', isSync: false, pending,
+    }));
+    const [f] = byId(burst, 'slow-handler');
+    assert.match(f.title, /999 notifications waiting/);
+    assert.doesNotMatch(f.detail, /0 calls/);
+    assert.match(f.detail, /No single call of "fast" took longer than 100 ms, yet its buffer peaked at 999 pending notifications/);
+    assert.match(f.detail, /many fast calls still fell behind/);
+  });
+
   it('slow-handler: not for two slow calls and a shallow buffer', () => {
     const ev: TraceEvent[] = [
       { t: 1, type: 'handler.slow', handler: 'h', durationMs: 200 },

@@ -58,6 +58,26 @@ describe('findings: relists', () => {
     assert.match(f.advice, /re-watches from the same resourceVersion/);
   });
 
+  it('refused-watch-relist: relists that retried the refused LIST are named as such, not as the bug', () => {
+    const refusedList = (t: number): TraceEvent => ({ t, type: 'list.error', text: 'failed to list: connection refused' });
+    const ev: TraceEvent[] = [
+      { t: 0, type: 'list.done', rv: '10', items: 2, pages: 1, paginated: false, durationMs: 1 },
+      { t: 100, type: 'fault.injected', fault: 'refuseConnections', detail: 'connections refused for 3000 ms' },
+      watchEnd(100, { row: 6, how: 'open-failed', reason: 'ConnectionRefused', error: 'dial tcp: connect: connection refused' }),
+      relist(1100, 'ConnectionRefused', '10', 6),
+      refusedList(1100),
+      relist(2100, 'ConnectionRefused', '0', 7),
+      refusedList(2100),
+      relist(3100, 'ConnectionRefused', '0', 7),
+      { t: 3100, type: 'list.done', rv: '11', items: 2, pages: 1, paginated: false, durationMs: 1 },
+    ];
+    const f = only(ev, 'refused-watch-relist', 'v1.15');
+    assert.match(f.title, /caused 1 full relist \(client-go ≤ 1\.15 bug\); 2 more relists followed because the LIST itself was refused while the apiserver was down/);
+    assert.match(f.detail, /every client-go version answers a failed LIST/);
+    assert.deepEqual(f.evidence, [1, 2, 3], 'evidence stays the refused watch, its relist and the fault');
+    assert.doesNotMatch(only(ev.slice(0, 4), 'refused-watch-relist', 'v1.15').title, /more relist/);
+  });
+
   it('refused-watch-relist: not when newer client-go backs off and re-watches, nor for a refused LIST', () => {
     const modern = [watchEnd(100, { row: 6, outcome: 'rewatch-after-backoff', how: 'open-failed' })];
     assert.deepEqual(ids(modern), []);
