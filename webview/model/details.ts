@@ -17,11 +17,22 @@ export interface EventDetails {
   request?: string;
 }
 
+/** A duration, without trailing zeros (so round axis ticks read "+1 s", "+1.5 s"). */
 export function formatMs(ms: number): string {
   if (Math.abs(ms) < 1000) return `${Math.round(ms)} ms`;
-  if (Math.abs(ms) < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  if (Math.abs(ms) < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1).replace(/\.?0+$/, '')} s`;
   const m = Math.floor(ms / 60_000);
   return `${m} min ${((ms - m * 60_000) / 1000).toFixed(0)} s`;
+}
+
+/**
+ * A trace time as shown on the axis and in the details pane. Trace times count ms from the
+ * session's start (the engine clock's zero; the header's startedAt), so that is the one origin:
+ * the axis, the details and the findings ("t=…s") agree even when the first event is late or the
+ * oldest events were dropped, and round tick values read as round times.
+ */
+export function formatTime(t: number): string {
+  return `+${formatMs(t)}`;
 }
 
 /** One line a person can read aloud; also the accessible label of a mark. */
@@ -62,7 +73,7 @@ export function describeEvent(e: WireEvent): string {
 
 export function eventDetails(data: TimelineData, e: WireEvent): EventDetails {
   const rows: [string, string][] = [
-    ['time', `+${formatMs(e.t - data.firstT)}`],
+    ['time', formatTime(e.t)],
     ['seq', String(e.seq)],
   ];
   const out: EventDetails = { title: describeEvent(e), rows };
@@ -129,6 +140,10 @@ export function eventDetails(data: TimelineData, e: WireEvent): EventDetails {
       add('key', e.key);
       add('RV', e.rv);
       add('skipped', e.skipped);
+      break;
+    case 'fault.injected':
+      add('fault', e.fault);
+      add('detail', e.detail);
       break;
     case 'consistency.check':
       add('missing', listOf(e.missing).join(', '));

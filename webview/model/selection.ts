@@ -21,7 +21,7 @@ export function navigableLanes(data: TimelineData): NavLane[] {
   const add = (id: string, label: string, lane: { length: number; columns: { t: Float64Array; seq: Float64Array } }) =>
     lanes.push({ id, label, times: lane.columns.t, seqs: lane.columns.seq, length: lane.length });
   add('state', 'Reflector state', data.states);
-  add('marks', 'Lists, watches, relists', data.marks);
+  add('marks', 'Lists, watches, relists, faults', data.marks);
   add('deltas', 'Delta types', data.deltas);
   add('identical', 'Identical updates', data.identical);
   add('tombstones', 'Tombstones', data.tombstones);

@@ -13,7 +13,7 @@ export interface LaneBand {
 
 const FIXED: [id: string, label: string, height: number][] = [
   ['state', 'Reflector', 18],
-  ['marks', 'List / watch / relist', 34],
+  ['marks', 'List / watch / relist', 44],
   ['depth', 'FIFO depth', 40],
   ['deltas', 'Delta types', 40],
   ['identical', 'Identical updates', 22],

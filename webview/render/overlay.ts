@@ -1,11 +1,12 @@
 /**
- * The SVG layer over the canvas: time axis, the relist reason labels (relists are rare and must
+ * The SVG layer over the canvas: time axis, the relist and fault labels (both are rare and must
  * be loud, readable and reachable by assistive technology, so each is an element with a label),
- * and the selection marker. Text goes through `.text()` only; cluster data is never markup.
+ * the cache check labels and the selection marker. Text goes through `.text()` only; cluster data is never markup.
  */
 import { axisBottom, type Selection } from 'd3';
 import { MarkKind, RELIST_REASONS } from '../model/codes';
-import { describeEvent, formatMs } from '../model/details';
+import { describeEvent, formatTime } from '../model/details';
+import { faultLabel, LABEL_PAD_PX, placeLabels, relistLabel } from '../model/markLabels';
 import { lowerBound, upperBound } from '../model/packed';
 import type { TimelineData } from '../model/timelineData';
 import type { TimeScale } from './canvasLanes';
@@ -14,61 +15,78 @@ import type { LaneBand } from './layout';
 type G = Selection<SVGGElement, unknown, null, undefined>;
 
 const MAX_LABELS = 200;
-const MIN_LABEL_GAP_PX = 12;
-/** Width estimate of the 11 px bold label font (no DOM measuring per frame). */
-const LABEL_CHAR_PX = 7;
 
-export function drawAxis(g: G, x: TimeScale & { ticks(n: number): number[] }, origin: number, width: number): void {
+export function drawAxis(g: G, x: TimeScale & { ticks(n: number): number[] }, width: number): void {
+  // Trace times count from the session's start, so d3's round tick values are round times.
   const axis = axisBottom(x as never)
     .ticks(Math.max(2, Math.floor(width / 90)))
-    .tickFormat((v) => `+${formatMs(Number(v) - origin)}`);
+    .tickFormat((v) => formatTime(Number(v)));
   g.call(axis as never);
   g.attr('aria-hidden', 'true');
 }
 
-/** One labelled group per visible relist: "RELIST <reason>", with the full description as its label. */
-export function drawRelistLabels(g: G, data: TimelineData, x: TimeScale, band: LaneBand, width: number): void {
+interface LabelRow {
+  seq: number;
+  px: number;
+  text: string;
+  label: string;
+  showText: boolean;
+  leftOfMark: boolean;
+}
+
+/**
+ * The loud marks' labels in the marks band: "RELIST <reason>" on the top row and "FAULT <what>"
+ * on the row below, so a fault and the relist it caused read side by side. Each is an element
+ * with the full description as its accessible label; each row keeps its labels from overlapping.
+ */
+export function drawMarkLabels(g: G, data: TimelineData, x: TimeScale, band: LaneBand, width: number, faultColour: string): void {
   const { t, kind, seq, reason } = data.marks.columns;
   const [t0, t1] = x.domain();
   const from = lowerBound(t, data.marks.length, t0);
   const to = upperBound(t, data.marks.length, t1);
-  const rows: { seq: number; px: number; reason: string; label: string; showText: boolean; leftOfMark: boolean }[] = [];
-  // Labels never overlap: one is shown only where it fits after the previous one's end; near the
-  // right edge (where live data arrives) it goes left of its mark.
-  let lastTextEnd = Number.NEGATIVE_INFINITY;
-  for (let i = from; i < to && rows.length < MAX_LABELS; i++) {
-    if (kind[i] !== MarkKind.Relist) continue;
-    const e = data.bySeq(seq[i]);
-    const px = x(t[i]);
-    const reasonText = RELIST_REASONS[reason[i]] ?? 'Other';
-    const textWidth = (7 + reasonText.length) * LABEL_CHAR_PX;
-    const leftOfMark = px + 8 + textWidth > width;
-    const start = leftOfMark ? px - 8 - textWidth : px;
-    const showText = start - lastTextEnd >= MIN_LABEL_GAP_PX && start >= 0;
-    if (showText) lastTextEnd = leftOfMark ? px : px + 8 + textWidth;
-    rows.push({ seq: seq[i], px, reason: reasonText, label: e ? describeEvent(e) : 'relist', showText, leftOfMark });
+  const relists: Omit<LabelRow, 'showText' | 'leftOfMark'>[] = [];
+  const faults: Omit<LabelRow, 'showText' | 'leftOfMark'>[] = [];
+  for (let i = from; i < to && relists.length + faults.length < MAX_LABELS; i++) {
+    if (kind[i] === MarkKind.Relist) {
+      const e = data.bySeq(seq[i]);
+      relists.push({ seq: seq[i], px: x(t[i]), text: relistLabel(RELIST_REASONS[reason[i]] ?? 'Other'), label: e ? describeEvent(e) : 'relist' });
+    } else if (kind[i] === MarkKind.Fault) {
+      const e = data.bySeq(seq[i]);
+      if (e?.type !== 'fault.injected') continue;
+      faults.push({ seq: seq[i], px: x(t[i]), text: faultLabel(e.fault, e.detail), label: describeEvent(e) });
+    }
   }
+  const placed = (rows: typeof relists): LabelRow[] => {
+    const where = placeLabels(rows, width);
+    return rows.map((r, i) => ({ ...r, ...where[i] }));
+  };
+  joinLabels(g, 'relist', placed(relists), band.y, 11);
+  joinLabels(g, 'fault', placed(faults), band.y, 24).select('text').style('fill', faultColour);
+}
+
+function joinLabels(g: G, cls: string, rows: LabelRow[], y: number, baseline: number) {
   const groups = g
-    .selectAll<SVGGElement, (typeof rows)[number]>('g.relist')
+    .selectAll<SVGGElement, LabelRow>(`g.${cls}`)
     .data(rows, (d) => String(d.seq))
     .join((enter) => {
-      const ge = enter.append('g').attr('class', 'relist').attr('role', 'img');
+      const ge = enter.append('g').attr('class', cls).attr('role', 'img');
       ge.append('title');
       ge.append('text').attr('class', 'relist-label');
       return ge;
     });
   groups
-    .attr('transform', (d) => `translate(${d.px},${band.y})`)
+    .attr('transform', (d) => `translate(${d.px},${y})`)
     .attr('aria-label', (d) => d.label)
     .attr('data-seq', (d) => d.seq);
   groups.select('title').text((d) => d.label);
   groups
     .select('text')
-    .attr('x', (d) => (d.leftOfMark ? -8 : 8))
+    .attr('x', (d) => (d.leftOfMark ? -LABEL_PAD_PX : LABEL_PAD_PX))
     .attr('text-anchor', (d) => (d.leftOfMark ? 'end' : 'start'))
-    .attr('y', 11)
+    .attr('y', baseline)
     .style('display', (d) => (d.showText ? null : 'none'))
-    .text((d) => `RELIST ${d.reason}`);
+    .text((d) => d.text);
+  return groups;
 }
 
 export function drawSelection(g: G, px: number | undefined, band: LaneBand | undefined, height: number): void {

@@ -1,6 +1,6 @@
 /**
- * The timeline chart: lane labels, one canvas for the dense lanes, one SVG for axis, relist
- * labels, brush and selection. d3-zoom (wheel, drag) and d3-brush (drag a range on the strip
+ * The timeline chart: lane labels, one canvas for the dense lanes, one SVG for axis, relist and
+ * fault labels, brush and selection. d3-zoom (wheel, drag) and d3-brush (drag a range on the strip
  * above the axis) change the visible window; the base scale spans the whole trace and the shown
  * scale is derived from it on each render (`transform.rescaleX`). The chart is one tab stop;
  * arrow keys move the selection (model/selection.ts), +/- zoom, F follows, Escape closes the
@@ -8,12 +8,13 @@
  */
 import { brushX, scaleLinear, select, zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from 'd3';
 import { nearestRow } from '../model/binning';
+import { MarkKind } from '../model/codes';
 import { describeEvent } from '../model/details';
 import { cursorForSeq, cursorSeq, isNavKey, moveCursor, navigableLanes, type Cursor, type NavLane } from '../model/selection';
 import type { TimelineData } from '../model/timelineData';
 import { drawLanes } from './canvasLanes';
 import { bandAt, bandsHeight, laneBands, type LaneBand } from './layout';
-import { drawAxis, drawCheckLabels, drawRelistLabels, drawSelection } from './overlay';
+import { drawAxis, drawCheckLabels, drawMarkLabels, drawSelection } from './overlay';
 import { onThemeChange, readPalette, type Palette } from './palette';
 
 const LABEL_WIDTH = 150;
@@ -205,10 +206,10 @@ export class TimelineView {
     drawLanes({ ctx, data: this.data, x, width: this.width, palette: this.palette }, this.bands);
     this.renderLabels();
     const svg = select(this.svg);
-    drawAxis(svg.select<SVGGElement>('g.axis').attr('transform', `translate(0,${lanesBottom + 2})`), x, this.data.firstT, this.width);
+    drawAxis(svg.select<SVGGElement>('g.axis').attr('transform', `translate(0,${lanesBottom + 2})`), x, this.width);
     const marksBand = this.bands.find((b) => b.id === 'marks');
     if (marksBand) {
-      drawRelistLabels(svg.select<SVGGElement>('g.relists'), this.data, x, marksBand, this.width);
+      drawMarkLabels(svg.select<SVGGElement>('g.relists'), this.data, x, marksBand, this.width, this.palette.marks[MarkKind.Fault]);
       drawCheckLabels(svg.select<SVGGElement>('g.checks'), this.data, x, marksBand, this.width);
     }
     const seq = cursorSeq(this.lanes, this.cursor);
