@@ -2,8 +2,11 @@
  * The webview's entry and its actions layer: the only code that talks to the host. It applies
  * snapshots and deltas to the model, asks for a fresh snapshot when a delta does not follow on
  * (afterSeq mismatch), and persists only UI state (window, follow, selection) with setState.
+ * A live session's timeline ends at the host's engine time (`nowT` on snapshots and deltas, and
+ * the ~1/s `clock` heartbeat), an ended or imported one at its last event.
  */
 import {
+  ClockNotification,
   DeltaNotification,
   EmptyNotification,
   ExportTraceRequest,
@@ -134,6 +137,8 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
     data.reset();
     summary.reset();
     data.append(p.events);
+    data.setLive(p.session.live);
+    if (p.nowT !== undefined) data.advanceNow(p.nowT);
     for (const e of p.events) summary.add(e);
     findings = p.findings;
     setEmpty(p.events.length === 0 ? 'Waiting for the first events…' : undefined);
@@ -164,6 +169,8 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
       return;
     }
     data.append(p.events);
+    data.setLive(p.live);
+    if (p.nowT !== undefined) data.advanceNow(p.nowT);
     for (const e of p.events) summary.add(e);
     if (p.findings) {
       findings = p.findings;
@@ -176,6 +183,11 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
     if (data.eventCount > 0) setEmpty(undefined);
     view.dataChanged();
     refreshPanels();
+  } else if (ClockNotification.is(msg)) {
+    // A live session's heartbeat: the timeline (current state, open watch, follow-live) reaches now.
+    if (msg.params.sessionId !== session?.id || !session.live) return;
+    data.advanceNow(msg.params.nowT);
+    view.requestRender();
   } else if (SessionsNotification.is(msg)) {
     sessions = msg.params.sessions;
     toolbar.setSessions(sessions, session?.id);

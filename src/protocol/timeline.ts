@@ -4,6 +4,13 @@
  * names the last event seq the host had sent before it (`afterSeq`); a webview whose last seq
  * differs has missed something and sends `ready` again for a fresh snapshot. A hidden view gets
  * a full snapshot when it is shown again, never the deltas it missed.
+ *
+ * Time: a live session's timeline ends at NOW, not at its last event (a quiet informer is still
+ * watching). Snapshots and deltas carry `nowT`, the session's current engine time (its clock's
+ * now(), the time base of event `t`), and while a live session's view is visible the host sends a
+ * `clock` notification about once a second, so the current state span and the open watch keep
+ * growing while nothing happens. An ended or imported session has no `nowT` and ends at its
+ * last event.
  */
 import {
   IpcMessageType,
@@ -34,6 +41,8 @@ export interface SnapshotParams {
   findings: WireFinding[];
   /** Every session, so a view can offer to switch. */
   sessions: SessionInfo[];
+  /** The session's current engine time (same base as event t); only for a live session. */
+  nowT?: number;
 }
 
 export interface DeltaParams {
@@ -44,6 +53,15 @@ export interface DeltaParams {
   /** Present when the findings changed since the last message. */
   findings?: WireFinding[];
   live: boolean;
+  /** The session's current engine time (same base as event t); only while it is live. */
+  nowT?: number;
+}
+
+/** The heartbeat of a live session: its current engine time, sent while the view is visible. */
+export interface ClockParams {
+  sessionId: string;
+  /** The session's clock.now(), the time base of event t. */
+  nowT: number;
 }
 
 export interface SessionsParams {
@@ -102,7 +120,8 @@ function isSnapshot(v: unknown): v is SnapshotParams {
     isWireHeader(v.header) &&
     isArrayOf(v.events, isWireEvent) &&
     isArrayOf(v.findings, isWireFinding) &&
-    isArrayOf(v.sessions, isSessionInfo)
+    isArrayOf(v.sessions, isSessionInfo) &&
+    isOptionalTime(v.nowT)
   );
 }
 
@@ -113,8 +132,17 @@ function isDelta(v: unknown): v is DeltaParams {
     isFiniteNumber(v.afterSeq) &&
     isArrayOf(v.events, isWireEvent) &&
     (v.findings === undefined || isArrayOf(v.findings, isWireFinding)) &&
-    isBoolean(v.live)
+    isBoolean(v.live) &&
+    isOptionalTime(v.nowT)
   );
+}
+
+function isOptionalTime(v: unknown): v is number | undefined {
+  return v === undefined || isFiniteNumber(v);
+}
+
+function isClock(v: unknown): v is ClockParams {
+  return isRecord(v) && isString(v.sessionId) && isFiniteNumber(v.nowT);
 }
 
 function isSessions(v: unknown): v is SessionsParams {
@@ -153,6 +181,8 @@ export const ExportTraceRequest = new IpcRequestType('timeline/exportTrace', isS
 export const SnapshotNotification = new IpcMessageType('notification', 'timeline/snapshot', isSnapshot);
 export const DeltaNotification = new IpcMessageType('notification', 'timeline/delta', isDelta);
 export const SessionsNotification = new IpcMessageType('notification', 'timeline/sessions', isSessions);
+/** A live session's current engine time (heartbeat, ~1/s while the view is visible). */
+export const ClockNotification = new IpcMessageType('notification', 'timeline/clock', isClock);
 export const EmptyNotification = new IpcMessageType('notification', 'timeline/empty', isEmptyState);
 
 /** The UI state a webview persists with setState (never domain data). */

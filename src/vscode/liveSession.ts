@@ -106,6 +106,7 @@ export function startLiveSession(o: LiveSessionOptions): InformerSession {
     informer,
     faults,
     controls,
+    clock: () => clock.now(),
     stop: async () => {
       abort.abort();
       await running;

@@ -36,7 +36,10 @@ export interface SessionParts {
   controls?: LiveControls;
   /** Stops everything the session runs (informer, sandbox); resolves when it has stopped. */
   stop?: () => Promise<void>;
+  /** Wall time for the findings' recompute interval (Date.now by default). */
   now?: () => number;
+  /** The engine clock's now(), the time base of event t; a live session's timeline ends there. */
+  clock?: () => number;
 }
 
 export class InformerSession {
@@ -50,6 +53,7 @@ export class InformerSession {
   private readonly imported?: { header: TraceHeader; events: readonly RecordedEvent[] };
   private readonly stopFn?: () => Promise<void>;
   private readonly now: () => number;
+  private readonly clock?: () => number;
   private running: boolean;
   private findingsCache: { at: number; seq: number; findings: Finding[] } | undefined;
   private readonly endListeners = new Set<() => void>();
@@ -65,11 +69,19 @@ export class InformerSession {
     this.controls = p.controls;
     this.stopFn = p.stop;
     this.now = p.now ?? Date.now;
+    this.clock = p.clock;
     this.running = p.stop !== undefined;
   }
 
   get live(): boolean {
     return this.running;
+  }
+
+  /** The current engine time (same base as event t) while the session runs and has a clock; else undefined. */
+  engineNow(): number | undefined {
+    if (!this.running || !this.clock) return undefined;
+    const t = this.clock();
+    return Number.isFinite(t) ? t : undefined;
   }
 
   info(): SessionInfo {

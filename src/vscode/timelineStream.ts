@@ -3,9 +3,14 @@
  * snapshot when the webview says `ready`, when it is shown again or when it switches session;
  * otherwise delta batches, at most one per `intervalMs` (~30/s), each naming the seq it follows.
  * While the webview is hidden nothing is sent (it gets a snapshot when shown). Free of 'vscode'.
+ *
+ * A live session's timeline ends at now: snapshots and deltas carry the session's engine time
+ * (`nowT`), and while the view is ready, visible and its session live, a heartbeat sends a
+ * `clock` notification every `heartbeatMs` (one pending timer at most; none once the session
+ * ends, the view is hidden or the stream is disposed).
  */
 import type { IpcMessage } from '../protocol/ipc';
-import { DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, type SessionInfo } from '../protocol/timeline';
+import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, type SessionInfo } from '../protocol/timeline';
 import type { WireFinding } from '../protocol/trace';
 import type { InformerSession } from './session';
 
@@ -23,6 +28,8 @@ export const nodeTimers: StreamTimers = {
 };
 
 export const DEFAULT_BATCH_INTERVAL_MS = 33;
+/** How often a visible live view hears the session's engine time when nothing else is sent. */
+export const DEFAULT_HEARTBEAT_MS = 1000;
 
 export class TimelineStream {
   private session: InformerSession | undefined;
@@ -35,6 +42,8 @@ export class TimelineStream {
   private lastLive = false;
   private cancelFlush: (() => void) | undefined;
   private lastFlushAt = Number.NEGATIVE_INFINITY;
+  private cancelHeartbeat: (() => void) | undefined;
+  private disposed = false;
 
   constructor(
     private readonly post: (msg: IpcMessage) => void,
@@ -42,6 +51,7 @@ export class TimelineStream {
     private readonly emptyMessage: string,
     private readonly timers: StreamTimers = nodeTimers,
     private readonly intervalMs = DEFAULT_BATCH_INTERVAL_MS,
+    private readonly heartbeatMs = DEFAULT_HEARTBEAT_MS,
   ) {}
 
   get sessionId(): string | undefined {
@@ -55,15 +65,20 @@ export class TimelineStream {
     this.session = session;
     if (session) {
       this.unsubscribe = session.subscribe(() => this.scheduleFlush());
-      this.unsubscribeEnd = session.onEnded(() => this.scheduleFlush());
+      this.unsubscribeEnd = session.onEnded(() => {
+        this.syncHeartbeat();
+        this.scheduleFlush();
+      });
     }
     this.sendSnapshot();
+    this.syncHeartbeat();
   }
 
   /** The webview's script loaded (or lost track) and wants everything. */
   onReady(): void {
     this.ready = true;
     this.sendSnapshot();
+    this.syncHeartbeat();
   }
 
   setVisible(visible: boolean): void {
@@ -71,6 +86,12 @@ export class TimelineStream {
     this.visible = visible;
     if (visible) this.sendSnapshot();
     else this.cancelPending();
+    this.syncHeartbeat();
+  }
+
+  /** A heartbeat timer is pending (for tests and diagnostics). */
+  get heartbeatActive(): boolean {
+    return this.cancelHeartbeat !== undefined;
   }
 
   sessionsChanged(): void {
@@ -78,11 +99,13 @@ export class TimelineStream {
   }
 
   dispose(): void {
+    this.disposed = true;
     this.detach();
   }
 
   private detach(): void {
     this.cancelPending();
+    this.stopHeartbeat();
     this.unsubscribe?.();
     this.unsubscribeEnd?.();
     this.unsubscribe = this.unsubscribeEnd = undefined;
@@ -91,6 +114,36 @@ export class TimelineStream {
   private cancelPending(): void {
     this.cancelFlush?.();
     this.cancelFlush = undefined;
+  }
+
+  /** The heartbeat runs exactly while the view is ready and visible and its session live (with a clock). */
+  private heartbeatWanted(): boolean {
+    return !this.disposed && this.ready && this.visible && this.session?.engineNow() !== undefined;
+  }
+
+  private syncHeartbeat(): void {
+    if (!this.heartbeatWanted()) this.stopHeartbeat();
+    else if (!this.cancelHeartbeat) this.armHeartbeat();
+  }
+
+  private armHeartbeat(): void {
+    this.cancelHeartbeat = this.timers.setTimeout(() => {
+      this.cancelHeartbeat = undefined;
+      this.beat();
+    }, this.heartbeatMs);
+  }
+
+  private stopHeartbeat(): void {
+    this.cancelHeartbeat?.();
+    this.cancelHeartbeat = undefined;
+  }
+
+  private beat(): void {
+    const s = this.session;
+    const nowT = s?.engineNow();
+    if (!s || nowT === undefined || !this.heartbeatWanted()) return;
+    this.post(ClockNotification.create({ sessionId: s.id, nowT }));
+    this.armHeartbeat();
   }
 
   private sendSnapshot(): void {
@@ -108,7 +161,17 @@ export class TimelineStream {
     this.lastFindings = findings;
     this.lastLive = s.live;
     this.lastFlushAt = this.timers.now();
-    this.post(SnapshotNotification.create({ session: s.info(), header: s.header(), events, findings, sessions: this.allSessions() }));
+    const nowT = s.engineNow();
+    this.post(
+      SnapshotNotification.create({
+        session: s.info(),
+        header: s.header(),
+        events,
+        findings,
+        sessions: this.allSessions(),
+        ...(nowT !== undefined ? { nowT } : {}),
+      }),
+    );
   }
 
   private scheduleFlush(): void {
@@ -132,8 +195,16 @@ export class TimelineStream {
     this.lastFindings = findings;
     this.lastLive = s.live;
     this.lastFlushAt = this.timers.now();
+    const nowT = s.engineNow();
     this.post(
-      DeltaNotification.create({ sessionId: s.id, afterSeq, events, live: s.live, ...(findingsChanged ? { findings } : {}) }),
+      DeltaNotification.create({
+        sessionId: s.id,
+        afterSeq,
+        events,
+        live: s.live,
+        ...(findingsChanged ? { findings } : {}),
+        ...(nowT !== undefined ? { nowT } : {}),
+      }),
     );
   }
 }

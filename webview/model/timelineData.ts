@@ -3,6 +3,10 @@
  * events themselves (for the details pane) and, per lane, only times, small codes and the seq
  * of the event each row stands for. Events must be appended in seq order; a snapshot replaces
  * everything (reset + append).
+ *
+ * The end of the timeline (`endT`): for a live session the session's current engine time
+ * (`nowT`, never behind the last event), so the current reflector state and the open watch run
+ * up to now while nothing happens; for an ended or imported session its last event.
  */
 import type { WireEvent } from '../../src/protocol/trace';
 import { DELTA_TYPES, MarkKind, NotifyKind, REFLECTOR_STATES, RELIST_REASONS, codeOf } from './codes';
@@ -37,6 +41,9 @@ export class TimelineData {
   /** Index in `marks` of the watch.start whose watch has not ended yet. */
   private openWatch = -1;
   private lastT = 0;
+  /** The session's engine time as last heard from the host (0: not heard). */
+  private now = 0;
+  private liveSession = false;
 
   get eventCount(): number {
     return this.events.length;
@@ -50,9 +57,33 @@ export class TimelineData {
     return this.events.length > 0 ? this.events[0].t : 0;
   }
 
-  /** The latest event time seen (the live edge). */
-  get endT(): number {
+  /** The latest event time seen. */
+  get lastEventT(): number {
     return this.lastT;
+  }
+
+  /** The session's current engine time: never behind the last event. */
+  get nowT(): number {
+    return Math.max(this.now, this.lastT);
+  }
+
+  get live(): boolean {
+    return this.liveSession;
+  }
+
+  /** Where the timeline ends: now for a live session, the last event for an ended or imported one. */
+  get endT(): number {
+    return this.liveSession ? this.nowT : this.lastT;
+  }
+
+  /** Whether the session is live (its timeline then ends at now). */
+  setLive(live: boolean): void {
+    this.liveSession = live;
+  }
+
+  /** The session's current engine time from the host; time never goes back. */
+  advanceNow(t: number): void {
+    if (Number.isFinite(t) && t > this.now) this.now = t;
   }
 
   /** The index of the watch.start mark of a watch still open, or -1. */
@@ -82,6 +113,8 @@ export class TimelineData {
     this.seqs.length = 0;
     this.openWatch = -1;
     this.lastT = 0;
+    this.now = 0;
+    this.liveSession = false;
   }
 
   append(batch: readonly WireEvent[]): void {

@@ -77,6 +77,9 @@ function drawMarks({ ctx, data, x, width, palette }: DrawContext, band: LaneBand
   const from = lowerBound(t, n, t0 - longest * 4);
   const to = upperBound(t, n, t1);
   const lastPx = new Float64Array(16).fill(-10);
+  // A watch still open runs up to the end (now, for a live session) however long ago it started.
+  const open = data.openWatchMark;
+  if (open >= 0 && open < from) drawSpan(ctx, x(t[open]), x(data.endT), mid + 2, 8, palette.marks[MarkKind.WatchStart], width);
   for (let i = from; i < to; i++) {
     const k = kind[i] as MarkKind;
     const px = x(t[i]);

@@ -44,6 +44,8 @@ export class TimelineView {
   private width = 600;
   private frame = 0;
   private applyingTransform = false;
+  /** The base domain and width the current transform is relative to (the base grows with now). */
+  private transformBase: { domain: [number, number]; width: number } | undefined;
 
   constructor(
     host: HTMLElement,
@@ -142,7 +144,7 @@ export class TimelineView {
     this.requestRender();
   }
 
-  /** New data arrived (or a snapshot replaced it). */
+  /** New data or a new `now` arrived (or a snapshot replaced it). */
   dataChanged(): void {
     this.lanes = navigableLanes(this.data);
     this.requestRender();
@@ -156,10 +158,12 @@ export class TimelineView {
     });
   }
 
+  /** The whole trace: first event to the end (now, for a live session, which is then the right edge; a finished trace gets a little room). */
   private baseScale() {
     const t0 = this.data.firstT;
     const t1 = Math.max(this.data.endT, t0 + 1000);
-    return scaleLinear().domain([t0, t1 + (t1 - t0) * 0.02]).range([0, this.width]);
+    const pad = this.data.live ? 0 : (t1 - t0) * 0.02;
+    return scaleLinear().domain([t0, t1 + pad]).range([0, this.width]);
   }
 
   private shownScale() {
@@ -170,9 +174,38 @@ export class TimelineView {
     this.applyingTransform = true;
     select(this.root.querySelector('.plot') as HTMLDivElement).call(this.zoomBehavior.transform, t);
     this.applyingTransform = false;
+    this.transformBase = this.currentBase();
   }
 
-  /** Following live keeps the window's span and slides it to the newest event. */
+  private currentBase(): { domain: [number, number]; width: number } {
+    const [d0, d1] = this.baseScale().domain();
+    return { domain: [d0, d1], width: this.width };
+  }
+
+  /** Sets the transform without a zoom event (d3-zoom keeps it on the element as __zoom). */
+  private setTransformQuietly(t: ZoomTransform): void {
+    this.transform = t;
+    (this.root.querySelector('.plot') as HTMLDivElement & { __zoom?: ZoomTransform }).__zoom = t;
+  }
+
+  /**
+   * The base domain grows (new events, and for a live session every tick of now). When not
+   * following, keep the window the user chose where it is instead of letting it stretch.
+   */
+  private keepWindow(): void {
+    const prev = this.transformBase;
+    const cur = this.currentBase();
+    this.transformBase = cur;
+    if (this.follow || !prev) return;
+    if (prev.domain[0] === cur.domain[0] && prev.domain[1] === cur.domain[1] && prev.width === cur.width) return;
+    const [a, b] = this.transform.rescaleX(scaleLinear().domain(prev.domain).range([0, prev.width])).domain();
+    const base = this.baseScale();
+    const k = (cur.domain[1] - cur.domain[0]) / Math.max(1e-9, b - a);
+    // The base shrank below the window (a live session ended: it now ends at its last event): show it all.
+    this.setTransformQuietly(k <= 1 ? zoomIdentity : zoomIdentity.scale(k).translate(-base(a), 0));
+  }
+
+  /** Following live keeps the window's span and slides its right edge to the end (now, for a live session). */
   private followLive(): void {
     const base = this.baseScale();
     const [a, b] = this.shownScale().domain();
@@ -180,13 +213,13 @@ export class TimelineView {
     if (this.transform.k <= 1.0001) return; // whole trace already shown and growing
     const span = b - a;
     const k = this.transform.k;
-    this.transform = zoomIdentity.scale(k).translate(-base(d1 - span), 0);
-    (this.root.querySelector('.plot') as HTMLDivElement & { __zoom?: ZoomTransform }).__zoom = this.transform;
+    this.setTransformQuietly(zoomIdentity.scale(k).translate(-base(d1 - span), 0));
   }
 
   private render(): void {
     const plot = this.root.querySelector('.plot') as HTMLDivElement;
     this.width = Math.max(100, plot.clientWidth);
+    this.keepWindow();
     if (this.follow) this.followLive();
     this.bands = laneBands(this.data, BRUSH_HEIGHT + 2);
     const lanesBottom = bandsHeight(this.bands);

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { IpcMessage } from '../../../src/protocol/ipc';
-import { DeltaNotification, EmptyNotification, SnapshotNotification } from '../../../src/protocol/timeline';
+import { ClockNotification, DeltaNotification, EmptyNotification, SnapshotNotification } from '../../../src/protocol/timeline';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import { InformerSession } from '../../../src/vscode/session';
 import { TimelineStream, type StreamTimers } from '../../../src/vscode/timelineStream';
@@ -23,6 +23,10 @@ class ManualTimers implements StreamTimers {
     this.queue = this.queue.filter((q) => !due.includes(q));
     for (const q of due) q.fn();
   }
+  /** Timers still pending (not fired, not cancelled). */
+  pending(): number {
+    return this.queue.filter((q) => q.live).length;
+  }
 }
 
 function recorder(): TraceRecorder {
@@ -39,11 +43,22 @@ function recorder(): TraceRecorder {
   });
 }
 
+/** The engine clock is offset from the stream's wall timers, so a test can tell which one nowT reads. */
+const ENGINE_OFFSET = 7_000;
+
 function setup() {
   const timers = new ManualTimers();
   const rec = recorder();
   let stopped = false;
-  const session = new InformerSession({ id: 's1', title: 'configmaps', simulated: true, recorder: rec, stop: async () => void (stopped = true), now: () => timers.t });
+  const session = new InformerSession({
+    id: 's1',
+    title: 'configmaps',
+    simulated: true,
+    recorder: rec,
+    stop: async () => void (stopped = true),
+    now: () => timers.t,
+    clock: () => timers.t + ENGINE_OFFSET,
+  });
   const sent: IpcMessage[] = [];
   const stream = new TimelineStream((m) => sent.push(m), () => [session.info()], 'nothing running', timers, 33);
   return { timers, rec, session, sent, stream, wasStopped: () => stopped };
@@ -114,5 +129,119 @@ describe('host: timeline stream', () => {
     stream.onReady();
     assert.ok(EmptyNotification.is(sent[0]));
     assert.equal(sent[0].params.message, 'nothing running');
+  });
+
+  describe('clock heartbeat (a live timeline ends at now)', () => {
+    const clocks = (sent: IpcMessage[]) => sent.filter((m) => ClockNotification.is(m));
+
+    it('snapshot and deltas carry the session\'s engine time', () => {
+      const { rec, sent, stream, session, timers } = setup();
+      stream.show(session);
+      stream.onReady();
+      const snap = sent[0];
+      assert.ok(SnapshotNotification.is(snap));
+      assert.equal(snap.params.nowT, ENGINE_OFFSET);
+      timers.advance(100);
+      rec.emit({ t: ENGINE_OFFSET + 100, type: 'synced' });
+      timers.advance(33);
+      const d = sent.find((m) => DeltaNotification.is(m));
+      assert.ok(d && DeltaNotification.is(d));
+      assert.equal(d.params.nowT, ENGINE_OFFSET + 133);
+    });
+
+    it('a quiet live session gets one clock notification per second while visible', () => {
+      const { sent, stream, session, timers } = setup();
+      stream.show(session);
+      stream.onReady();
+      for (let i = 0; i < 3; i++) timers.advance(1000);
+      const c = clocks(sent);
+      assert.equal(c.length, 3);
+      assert.deepEqual(
+        c.map((m) => (ClockNotification.is(m) ? m.params : undefined)),
+        [1000, 2000, 3000].map((t) => ({ sessionId: 's1', nowT: t + ENGINE_OFFSET })),
+      );
+      assert.equal(timers.pending(), 1, 'one heartbeat timer, never more');
+    });
+
+    it('no heartbeat before ready or while hidden; it resumes (after a snapshot) when shown', () => {
+      const { sent, stream, session, timers } = setup();
+      stream.show(session);
+      timers.advance(3000);
+      assert.equal(sent.length, 0, 'not ready: nothing');
+      assert.equal(stream.heartbeatActive, false);
+      stream.onReady();
+      stream.setVisible(false);
+      assert.equal(stream.heartbeatActive, false);
+      assert.equal(timers.pending(), 0);
+      timers.advance(5000);
+      assert.equal(clocks(sent).length, 0);
+      stream.setVisible(true);
+      assert.ok(SnapshotNotification.is(sent[sent.length - 1]));
+      timers.advance(1000);
+      assert.equal(clocks(sent).length, 1);
+    });
+
+    it('stops when the session ends: the final delta has live=false and no nowT, then silence', async () => {
+      const { sent, stream, session, timers } = setup();
+      stream.show(session);
+      stream.onReady();
+      timers.advance(1000);
+      assert.equal(clocks(sent).length, 1);
+      await session.stop();
+      assert.equal(stream.heartbeatActive, false);
+      timers.advance(33);
+      const last = sent[sent.length - 1];
+      assert.ok(DeltaNotification.is(last));
+      assert.equal(last.params.live, false);
+      assert.equal(last.params.nowT, undefined);
+      const before = sent.length;
+      timers.advance(10_000);
+      assert.equal(sent.length, before);
+      assert.equal(timers.pending(), 0);
+    });
+
+    it('stops when the view is disposed, and never restarts', () => {
+      const { sent, stream, session, timers } = setup();
+      stream.show(session);
+      stream.onReady();
+      stream.dispose();
+      assert.equal(timers.pending(), 0);
+      stream.onReady();
+      stream.setVisible(false);
+      stream.setVisible(true);
+      assert.equal(stream.heartbeatActive, false);
+      timers.advance(5000);
+      assert.equal(clocks(sent).length, 0);
+    });
+
+    it('a session without a live clock (replayed or imported) has no heartbeat and no nowT', () => {
+      const timers = new ManualTimers();
+      const rec = recorder();
+      rec.emit({ t: 5, type: 'synced' });
+      const replay = new InformerSession({ id: 'r', title: 'replay', simulated: false, recorder: rec });
+      const sent: IpcMessage[] = [];
+      const stream = new TimelineStream((m) => sent.push(m), () => [replay.info()], 'none', timers, 33);
+      stream.show(replay);
+      stream.onReady();
+      assert.ok(SnapshotNotification.is(sent[0]));
+      assert.equal(sent[0].params.nowT, undefined);
+      timers.advance(5000);
+      assert.equal(sent.length, 1);
+      assert.equal(timers.pending(), 0);
+    });
+
+    it('switching to another session moves the heartbeat with it', () => {
+      const { sent, stream, session, timers } = setup();
+      stream.show(session);
+      stream.onReady();
+      const replay = new InformerSession({ id: 'r', title: 'replay', simulated: false, recorder: recorder() });
+      stream.show(replay);
+      assert.equal(timers.pending(), 0);
+      stream.show(session);
+      timers.advance(1000);
+      const c = clocks(sent);
+      assert.equal(c.length, 1);
+      assert.equal(timers.pending(), 1);
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import {
+  ClockNotification,
   DeltaNotification,
   ExportTraceRequest,
   ReadyCommand,
@@ -60,6 +61,25 @@ describe('protocol: timeline messages', () => {
     const d = DeltaNotification.create({ sessionId: 's1', afterSeq: 4, events: [{ type: 'synced', t: 1, seq: 5 }], live: true });
     assert.equal(DeltaNotification.is(d), true);
     assert.equal(DeltaNotification.is({ ...d, params: { ...d.params, afterSeq: undefined } }), false);
+  });
+
+  it('a live session\'s engine time: clock heartbeat guard, optional nowT on delta and snapshot', () => {
+    const c = ClockNotification.create({ sessionId: 's1', nowT: 61_234.5 });
+    assert.equal(ClockNotification.is(c), true);
+    assert.equal(ClockNotification.is(JSON.parse(JSON.stringify(c))), true);
+    assert.equal(ClockNotification.is({ ...c, params: { sessionId: 's1' } }), false, 'nowT is required');
+    assert.equal(ClockNotification.is({ ...c, params: { sessionId: 's1', nowT: '5' } }), false);
+    assert.equal(ClockNotification.is({ ...c, params: { sessionId: 's1', nowT: Number.NaN } }), false);
+    assert.equal(ClockNotification.is({ ...c, params: { nowT: 5 } }), false, 'sessionId is required');
+    assert.equal(ClockNotification.is({ ...c, kind: 'command' }), false);
+    assert.equal(DeltaNotification.is(c), false, 'a heartbeat is not a delta');
+    const d = DeltaNotification.create({ sessionId: 's1', afterSeq: 4, events: [], live: true, nowT: 900 });
+    assert.equal(DeltaNotification.is(d), true);
+    assert.equal(DeltaNotification.is({ ...d, params: { ...d.params, nowT: 'now' } }), false);
+    assert.equal(DeltaNotification.is({ ...d, params: { ...d.params, nowT: Number.POSITIVE_INFINITY } }), false);
+    const snap: SnapshotParams = { session, header, events: [], findings: [], sessions: [session], nowT: 12 };
+    assert.equal(SnapshotNotification.is(SnapshotNotification.create(snap)), true);
+    assert.equal(SnapshotNotification.is(SnapshotNotification.create({ ...snap, nowT: null } as unknown as SnapshotParams)), false);
   });
 
   it('a request has a typed completion with its own method and the same id', () => {

@@ -95,3 +95,57 @@ describe('webview model: summary of a watch-list sync', () => {
     assert.equal(s.snapshot().lists, 1);
   });
 });
+
+describe('webview model: end of the timeline (endT)', () => {
+  const watching = () => cycleTrace().filter((e) => e.t <= 23); // initial sync done, watch open, then quiet
+
+  it('a live session ends at now, which keeps growing while nothing happens', () => {
+    const d = new TimelineData();
+    d.append(watching());
+    d.setLive(true);
+    assert.equal(d.endT, 23, 'nothing heard yet: the last event');
+    d.advanceNow(5_000);
+    assert.equal(d.endT, 5_000);
+    assert.equal(d.nowT, 5_000);
+    assert.ok(d.openWatchMark >= 0, 'the watch is still open and runs to endT');
+    d.advanceNow(6_000);
+    assert.equal(d.endT, 6_000);
+    d.advanceNow(5_500);
+    assert.equal(d.endT, 6_000, 'now never goes back');
+    d.advanceNow(Number.NaN);
+    assert.equal(d.endT, 6_000);
+    assert.equal(d.lastEventT, 23);
+  });
+
+  it('now is never behind the last event', () => {
+    const d = new TimelineData();
+    d.setLive(true);
+    d.advanceNow(10);
+    d.append(watching());
+    assert.equal(d.nowT, 23);
+    assert.equal(d.endT, 23);
+  });
+
+  it('an ended or imported session ends at its last event', () => {
+    const d = new TimelineData();
+    d.append(watching());
+    d.advanceNow(5_000);
+    assert.equal(d.endT, 23, 'imported (never live): the last event');
+    d.setLive(true);
+    assert.equal(d.endT, 5_000);
+    d.setLive(false);
+    assert.equal(d.endT, 23, 'ended: the last event again');
+  });
+
+  it('a snapshot (reset) forgets now and liveness', () => {
+    const d = new TimelineData();
+    d.append(watching());
+    d.setLive(true);
+    d.advanceNow(5_000);
+    d.reset();
+    assert.equal(d.live, false);
+    assert.equal(d.nowT, 0);
+    d.append(watching());
+    assert.equal(d.endT, 23);
+  });
+});
