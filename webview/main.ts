@@ -24,6 +24,7 @@ import type { WireFinding } from '../src/protocol/trace';
 import { eventDetails } from './model/details';
 import { TimelineSummary } from './model/summary';
 import { TimelineData } from './model/timelineData';
+import { renderLegend } from './render/legend';
 import { el, renderDetails, renderFindings, renderSummary, Toolbar } from './render/panels';
 import { TimelineView } from './render/timelineView';
 
@@ -62,6 +63,7 @@ findingsEl.setAttribute('aria-label', 'Findings');
 const statusEl = app.appendChild(el('p', 'status'));
 statusEl.setAttribute('role', 'status');
 
+renderLegend(chartEl);
 const view = new TimelineView(chartEl, data, {
   onSelect: (seq) => {
     ui.selectedSeq = seq;

@@ -123,3 +123,20 @@ export class TimelineSummary {
     };
   }
 }
+
+/** What each header chip counts, one sentence each: the chip's tooltip (keys are the chips' data-k). */
+export const SUMMARY_CHIP_HELP = {
+  state: 'The reflector state now: listing, watch-listing, watching, backoff or stopped.',
+  relists: 'How many times the reflector threw its watch away and listed everything again, by reason.',
+  identical: 'Updates handed to handlers whose old and new objects are identical, and their share of all update notifications.',
+  tombstones: 'Deletes queued as tombstones (DeletedFinalStateUnknown) because the informer missed the final state of the object.',
+  rv: 'The last resourceVersion the reflector has seen, from a list, a watch event or a bookmark.',
+  fifo: 'Keys and deltas waiting in the DeltaFIFO right now, not yet handed to the handlers.',
+  synced: 'Whether the initial list has been fully delivered (HasSynced), so the cache can be trusted.',
+  lists: 'Completed LISTs, initial and relists, plus completed watch-list initial syncs.',
+  watches: 'Watches the reflector opened.',
+  findings: 'Problems the analysers recognised in this trace; they are explained below the timeline.',
+  dropped: 'Oldest events the recorder dropped because the trace reached its size cap.',
+} as const;
+
+export type SummaryChipKey = keyof typeof SUMMARY_CHIP_HELP;

@@ -2,8 +2,9 @@
  * Draws the dense lanes on one canvas. Everything is reduced to pixel columns first (binning),
  * so the cost depends on the visible rows and the width, never on one draw call per event.
  */
-import { binCounts, binStepMax } from '../model/binning';
+import { binCounts } from '../model/binning';
 import { DELTA_TYPES, MarkKind, NOTIFY_KIND_COUNT } from '../model/codes';
+import { depthColumns, depthHeight, peakLabel } from '../model/depthLane';
 import { lowerBound, upperBound } from '../model/packed';
 import type { PointLane, TimelineData } from '../model/timelineData';
 import type { LaneBand } from './layout';
@@ -11,6 +12,9 @@ import type { Palette } from './palette';
 
 /** Pixel columns per bin for bar lanes. */
 const BIN_PX = 3;
+/** A FIFO that fills and drains within one pixel still shows as a spike this wide and at least this tall. */
+const DEPTH_MIN_WIDTH_PX = 3;
+const DEPTH_MIN_HEIGHT_PX = 3;
 
 export interface TimeScale {
   (t: number): number;
@@ -128,22 +132,18 @@ function drawSpan(ctx: CanvasRenderingContext2D, a: number, b: number, y: number
 function drawDepth({ ctx, data, x, width, palette }: DrawContext, band: LaneBand): void {
   const [t0, t1] = x.domain();
   const bins = Math.max(1, Math.floor(width));
-  const w = { t0, t1, bins };
   const { t, keys, deltas } = data.depth.columns;
-  const n = data.depth.length;
-  const deltaMax = binStepMax(t, deltas, n, w);
-  const keyMax = binStepMax(t, keys, n, w);
-  let top = 1;
-  for (const v of deltaMax) if (!Number.isNaN(v)) top = Math.max(top, v);
+  const columns = depthColumns(t, keys, deltas, data.depth.length, { t0, t1, bins }, DEPTH_MIN_WIDTH_PX);
+  const top = columns.peakDeltas;
   const base = band.y + band.height;
+  const plotHeight = band.height - 12; // the top 12 px hold the peak label, clear of the areas
   const area = (values: Float64Array, colour: string, alpha: number) => {
     ctx.fillStyle = colour;
     ctx.globalAlpha = alpha;
     ctx.beginPath();
     ctx.moveTo(0, base);
     for (let b = 0; b < bins; b++) {
-      const v = Number.isNaN(values[b]) ? 0 : values[b];
-      const y = base - (v / top) * (band.height - 2);
+      const y = base - depthHeight(values[b], top, plotHeight, DEPTH_MIN_HEIGHT_PX);
       ctx.lineTo(b, y);
       ctx.lineTo(b + 1, y);
     }
@@ -152,12 +152,15 @@ function drawDepth({ ctx, data, x, width, palette }: DrawContext, band: LaneBand
     ctx.fill();
     ctx.globalAlpha = 1;
   };
-  area(deltaMax, palette.depthDeltas, 0.45);
-  area(keyMax, palette.depthKeys, 0.8);
+  if (top > 0) {
+    area(columns.deltas, palette.depthDeltas, 0.45);
+    area(columns.keys, palette.depthKeys, 0.85);
+  }
   ctx.fillStyle = palette.muted;
-  ctx.font = '10px var(--vscode-font-family, sans-serif)';
+  ctx.font = `10px ${palette.fontFamily}`;
   ctx.textAlign = 'right';
-  ctx.fillText(`max ${top}`, width - 4, band.y + 10);
+  ctx.textBaseline = 'alphabetic';
+  ctx.fillText(peakLabel(columns), width - 4, band.y + 10);
   ctx.textAlign = 'left';
 }
 

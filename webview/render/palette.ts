@@ -5,6 +5,26 @@
  * editor foreground, never to a hard-coded colour.
  */
 import { DELTA_TYPES, MarkKind, NOTIFY_KIND_COUNT, REFLECTOR_STATES } from '../model/codes';
+import {
+  BLUE,
+  CHARTS_FOREGROUND,
+  DELTA_COLOURS,
+  DEPTH_DELTAS_COLOUR,
+  DEPTH_KEYS_COLOUR,
+  FAULT_COLOUR,
+  GREEN,
+  IDENTICAL_COLOUR,
+  LINES,
+  ORANGE,
+  PURPLE,
+  RED,
+  RELIST_COLOUR,
+  resolveColour,
+  STATE_COLOURS,
+  TOMBSTONE_COLOUR,
+  YELLOW,
+  type ColourChain,
+} from '../model/colours';
 
 export interface Palette {
   foreground: string;
@@ -14,6 +34,8 @@ export interface Palette {
   border: string;
   focus: string;
   selection: string;
+  /** The UI font family, for canvas text (a canvas font cannot use var()). */
+  fontFamily: string;
   states: string[];
   marks: Record<MarkKind, string>;
   deltas: string[];
@@ -27,33 +49,19 @@ export interface Palette {
 
 export function readPalette(root: HTMLElement = document.body): Palette {
   const style = getComputedStyle(root);
-  const fg = style.getPropertyValue('--vscode-editor-foreground').trim() || style.color;
-  const v = (name: string, fallback = fg) => style.getPropertyValue(`--vscode-${name}`).trim() || fallback;
-  const red = v('charts-red');
-  const blue = v('charts-blue');
-  const yellow = v('charts-yellow');
-  const orange = v('charts-orange');
-  const green = v('charts-green');
-  const purple = v('charts-purple');
-  const chartsFg = v('charts-foreground');
-  const lines = v('charts-lines', v('editorWidget-border'));
+  const lookup = (name: string) => style.getPropertyValue(`--vscode-${name}`);
+  const fg = lookup('editor-foreground').trim() || style.color;
+  const c = (chain: ColourChain) => resolveColour(chain, lookup, fg);
+  const v = (name: string, fallback = fg) => resolveColour([name], lookup, fallback);
+  const red = c(RED);
+  const blue = c(BLUE);
+  const yellow = c(YELLOW);
+  const orange = c(ORANGE);
+  const green = c(GREEN);
+  const purple = c(PURPLE);
+  const chartsFg = c(CHARTS_FOREGROUND);
+  const lines = c(LINES);
   const highContrast = root.classList.contains('vscode-high-contrast') || root.classList.contains('vscode-high-contrast-light');
-  const stateColours: Record<(typeof REFLECTOR_STATES)[number], string> = {
-    listing: blue,
-    'watch-listing': purple,
-    watching: green,
-    backoff: orange,
-    stopped: v('disabledForeground', lines),
-  };
-  const deltaColours: Partial<Record<(typeof DELTA_TYPES)[number], string>> = {
-    Added: green,
-    Updated: blue,
-    Deleted: red,
-    Replaced: purple,
-    Sync: yellow,
-    ReplacedAll: purple,
-    SyncAll: yellow,
-  };
   return {
     foreground: fg,
     muted: v('descriptionForeground'),
@@ -62,24 +70,25 @@ export function readPalette(root: HTMLElement = document.body): Palette {
     border: v('contrastBorder', lines),
     focus: v('focusBorder'),
     selection: v('editor-selectionBackground', v('focusBorder')),
-    states: REFLECTOR_STATES.map((s) => stateColours[s]),
+    fontFamily: lookup('font-family').trim() || style.fontFamily || 'sans-serif',
+    states: REFLECTOR_STATES.map((s) => c(STATE_COLOURS[s])),
     marks: {
       [MarkKind.List]: blue,
       [MarkKind.ListError]: v('errorForeground', red),
       [MarkKind.WatchStart]: green,
       [MarkKind.WatchEnd]: green,
-      [MarkKind.Relist]: red,
+      [MarkKind.Relist]: c(RELIST_COLOUR),
       [MarkKind.Resync]: purple,
       [MarkKind.Bookmark]: yellow,
-      [MarkKind.Fault]: orange,
+      [MarkKind.Fault]: c(FAULT_COLOUR),
       [MarkKind.Consistency]: chartsFg,
       [MarkKind.Synced]: chartsFg,
     },
-    deltas: DELTA_TYPES.map((d) => deltaColours[d] ?? fg),
-    identical: red,
-    tombstone: orange,
-    depthKeys: blue,
-    depthDeltas: purple,
+    deltas: DELTA_TYPES.map((d) => c(DELTA_COLOURS[d])),
+    identical: c(IDENTICAL_COLOUR),
+    tombstone: c(TOMBSTONE_COLOUR),
+    depthKeys: c(DEPTH_KEYS_COLOUR),
+    depthDeltas: c(DEPTH_DELTAS_COLOUR),
     notify: [green, blue, red, yellow, red, orange].slice(0, NOTIFY_KIND_COUNT),
     highContrast,
   };

@@ -10,7 +10,7 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import type { SessionInfo } from '../../src/protocol/timeline';
 import type { WireFinding } from '../../src/protocol/trace';
 import type { EventDetails } from '../model/details';
-import type { SummarySnapshot } from '../model/summary';
+import { SUMMARY_CHIP_HELP, type SummaryChipKey, type SummarySnapshot } from '../model/summary';
 
 export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
@@ -19,12 +19,13 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: st
   return e;
 }
 
-/** One "label: value" chip of the summary header; `loud` marks values that signal trouble. */
-function chip(key: string, label: string, value: string, loud = false, title?: string): HTMLElement {
+/** One "label: value" chip of the summary header; `loud` marks values that signal trouble. The tooltip says what it counts. */
+function chip(key: SummaryChipKey | 'simulated', label: string, value: string, loud = false, title?: string): HTMLElement {
   const c = el('span', loud ? 'chip loud' : 'chip');
   c.dataset.k = key;
   c.append(el('span', 'chip-label', label), el('span', 'chip-value', value));
-  if (title) c.title = title;
+  const help = title ?? (key === 'simulated' ? undefined : SUMMARY_CHIP_HELP[key]);
+  if (help) c.title = help;
   return c;
 }
 
