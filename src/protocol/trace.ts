@@ -1,8 +1,8 @@
 /**
  * The trace shapes that cross the host/webview boundary. The event vocabulary is the engine's
- * (type-only re-export: nothing of the engine runs in the webview). The header and findings
- * mirror the trace contract (src/trace/recorder.ts, src/trace/findings.ts) structurally, so the
- * protocol does not depend on the recorder's implementation and a recorder header is assignable.
+ * (type-only re-export: nothing of the engine runs in the webview). The trace header and the
+ * finding shape are defined here, once: the webview may import only src/protocol, and the trace
+ * layer (src/trace/recorder.ts, src/trace/findings/types.ts) uses these same types.
  */
 import type { TraceEvent } from '../engine/events';
 
@@ -31,18 +31,23 @@ export interface WireTraceHeader {
   fieldSelector?: string;
   context?: string;
   source: 'cluster' | 'sandbox' | 'scenario' | 'import';
+  /** ISO wall time of t=0. */
   startedAt: string;
   cap: number;
   dropped: number;
+  /** true: Secret payloads and credentials were scrubbed. false only when the user turned redaction off. */
   redacted: boolean;
 }
 
 export interface WireFinding {
+  /** Stable rule id, with `:<qualifier>` when one rule reports several things (e.g. per handler). */
   id: string;
   severity: 'info' | 'warning' | 'error';
   title: string;
   detail: string;
   advice: string;
+  /** seqs of the events that show it, ascending. */
   evidence: number[];
+  /** Upstream issue/PR or documentation URL. */
   link?: string;
 }

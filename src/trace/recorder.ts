@@ -12,6 +12,7 @@
  *   stored, so secrets never sit in memory, in a view or in an export.
  */
 import type { EventSink, TraceEvent } from '../engine/events';
+import type { WireEvent, WireTraceHeader } from '../protocol/trace';
 import { redactEvent, type RedactionContext } from './redact';
 
 export const TRACE_FORMAT = 'informer-trace/v1';
@@ -19,27 +20,11 @@ export const DEFAULT_TRACE_CAP = 200_000;
 /** Below this the recorder could not hold an event and the drop marker that precedes it. */
 export const MIN_TRACE_CAP = 2;
 
-export interface TraceHeader {
-  format: 'informer-trace/v1';
-  tool: { name: 'informer-inspector'; version: string };
-  profile: string;
-  gates: Record<string, boolean>;
-  resource: { group: string; version: string; resource: string; kind?: string; namespaced?: boolean };
-  namespace?: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-  context?: string;
-  source: 'cluster' | 'sandbox' | 'scenario' | 'import';
-  /** ISO wall time of t=0. */
-  startedAt: string;
-  cap: number;
-  dropped: number;
-  /** true: Secret payloads and credentials were scrubbed. false only when the user turned redaction off. */
-  redacted: boolean;
-}
+/** The trace file header (defined once in the protocol, which the webview shares). */
+export type TraceHeader = WireTraceHeader;
 
 /** seq: 0,1,2,... in emission order, never reused. */
-export type RecordedEvent = TraceEvent & { seq: number };
+export type RecordedEvent = WireEvent;
 
 type BatchListener = (batch: RecordedEvent[]) => void;
 

@@ -4,20 +4,11 @@
  * Rules are pure functions of the trace: same events, same findings.
  */
 import type { EventOf, TraceEventType } from '../../engine/events';
+import type { WireFinding } from '../../protocol/trace';
 import type { RecordedEvent, TraceHeader } from '../recorder';
 
-export interface Finding {
-  /** Stable rule id, with `:<qualifier>` when one rule reports several things (e.g. per handler). */
-  id: string;
-  severity: 'info' | 'warning' | 'error';
-  title: string;
-  detail: string;
-  advice: string;
-  /** seqs of the events that show it, ascending. */
-  evidence: number[];
-  /** Upstream issue/PR or documentation URL. */
-  link?: string;
-}
+/** A diagnosis (defined once in the protocol, which the webview shares). */
+export type Finding = WireFinding;
 
 export type Recorded<T extends TraceEventType> = EventOf<T> & { seq: number };
 
