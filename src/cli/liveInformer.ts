@@ -8,20 +8,15 @@
  * check lists through selector → HTTP only: injected faults must not distort it, and its LISTs
  * are not the informer's, so they stay out of the notification log.
  */
-import { RealClock, type Clock } from '../engine/clock';
-import { StatusError, TransportError, type ListerWatcher, type ListOptions, type WatchOptions } from '../engine/listWatch';
+import { StatusError, TransportError, type ListerWatcher } from '../engine/listWatch';
 import { DEFAULT_PROFILE, type Profile } from '../engine/profiles';
-import { SharedIndexInformer } from '../engine/sharedInformer';
-import { discoverResources, HttpListerWatcher, KubeConfigError, KubeConnection, redactedUrl, resolveResource, type ApiResource } from '../kube';
+import { discoverResources, KubeConfigError, KubeConnection, redactedUrl, resolveResource, type ApiResource } from '../kube';
+import { createLiveInformer, type LiveInformer } from '../live/liveInformer';
 import { requestLine, type LogLine } from '../scenario/notificationLog';
-import { FaultInjectingListerWatcher } from '../scenario/faults';
 import { SANDBOX_CONTEXT } from '../scenario/sandbox';
-import { checkConsistency, type ConsistencyResult } from '../trace/consistency';
-import { TraceRecorder } from '../trace/recorder';
 import { profileNamed, stringOption, type Parsed } from './args';
 import { closeResourceNames } from './resourceNames';
 import { UsageError, type CliIo } from './io';
-import { TOOL_VERSION } from './version';
 
 /** A run failed for a reason outside the tool (the server cannot be reached, discovery is refused): exit 1, one line. */
 export class LiveRunError extends Error {
@@ -82,9 +77,10 @@ export async function openLiveInformer(
     profile: target.profile,
     namespace: target.namespace,
     labelSelector: target.labelSelector,
+    source: conn.context.name === SANDBOX_CONTEXT ? 'sandbox' : 'cluster',
     clock: io.clock,
     rand: io.rand,
-    log,
+    ...(log ? { wrapSource: (lw: ListerWatcher) => logged(lw, log) } : {}),
   });
   return { conn, resource, live };
 }
@@ -131,113 +127,6 @@ function unreachable(conn: KubeConnection, e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
-export interface LiveInformerOptions {
-  conn: KubeConnection;
-  resource: ApiResource;
-  profile: Profile;
-  namespace: string;
-  labelSelector?: string;
-  clock?: Clock;
-  /** The engine's jitter source; default Math.random. */
-  rand?: () => number;
-  /** Where the informer's requests are logged as notification-log request lines. */
-  log?: LogLine[];
-}
-
-export interface LiveInformer {
-  clock: Clock;
-  recorder: TraceRecorder;
-  informer: SharedIndexInformer;
-  faults: FaultInjectingListerWatcher;
-  /** Aborts the consistency checks and slow handlers too. */
-  readonly stopSignal: AbortSignal;
-  /** Adds a handler that takes ms per notification, recorded as fault 'slowHandler'. */
-  addSlowHandler(ms: number): void;
-  checkConsistency(): Promise<ConsistencyResult>;
-  start(): void;
-  /** Stops the informer and waits for it and its handlers to end. */
-  stop(): Promise<void>;
-}
-
-export function resourceLabel(r: Pick<ApiResource, 'resource' | 'group'>): string {
-  return r.group ? `${r.resource}.${r.group}` : r.resource;
-}
-
-export function createLiveInformer(o: LiveInformerOptions): LiveInformer {
-  const clock = o.clock ?? new RealClock();
-  const r = o.resource;
-  const recorder = new TraceRecorder({
-    format: 'informer-trace/v1',
-    tool: { name: 'informer-inspector', version: TOOL_VERSION },
-    profile: o.profile.name,
-    gates: { ...o.profile.gates },
-    resource: { group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespaced: r.namespaced },
-    ...(o.namespace ? { namespace: o.namespace } : {}),
-    ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
-    context: o.conn.context.name,
-    source: o.conn.context.name === SANDBOX_CONTEXT ? 'sandbox' : 'cluster',
-    startedAt: new Date().toISOString(),
-    cap: 200_000,
-    redacted: true,
-  });
-  const http = withSelector(new HttpListerWatcher(o.conn, r, { namespace: o.namespace, clock }), o.labelSelector);
-  const faults = new FaultInjectingListerWatcher(http, { clock, sink: recorder });
-  const informer = new SharedIndexInformer({
-    listerWatcher: o.log ? logged(faults, o.log) : faults,
-    profile: o.profile,
-    clock,
-    ...(o.rand ? { rand: o.rand } : {}),
-    sink: recorder,
-    typeDescription: `${r.group ? r.group + '/' : ''}${r.version}, Kind=${r.kind}`,
-    name: 'informer-inspector',
-  });
-  const stop = new AbortController();
-  let running: Promise<void> | undefined;
-  let slowHandlers = 0;
-  return {
-    clock,
-    recorder,
-    informer,
-    faults,
-    stopSignal: stop.signal,
-    addSlowHandler(ms) {
-      const name = `slow-${++slowHandlers}`;
-      recorder.emit({ t: clock.now(), type: 'fault.injected', fault: 'slowHandler', detail: `${name} takes ${ms} ms per notification` });
-      const wait = () => clock.sleep(ms, stop.signal).catch(() => undefined);
-      informer.addEventHandler(name, { onAdd: wait, onUpdate: wait, onDelete: wait });
-    },
-    checkConsistency: () =>
-      checkConsistency({
-        listerWatcher: http,
-        cache: informer.getIndexer(),
-        clock,
-        sink: recorder,
-        signal: stop.signal,
-        labelSelector: o.labelSelector,
-        lastSyncResourceVersion: () => informer.lastSyncResourceVersion(),
-      }),
-    start() {
-      running ??= informer.run(stop.signal);
-    },
-    async stop() {
-      stop.abort();
-      await running;
-    },
-  };
-}
-
-/** Adds the label selector to every list and watch request. */
-function withSelector(lw: ListerWatcher, selector: string | undefined): ListerWatcher {
-  if (!selector) return lw;
-  const sel = <T extends ListOptions | WatchOptions>(opts: T): T => ({ ...opts, labelSelector: selector });
-  return {
-    url: lw.url,
-    watchListSupported: lw.watchListSupported,
-    list: (opts, signal) => lw.list(sel(opts), signal),
-    watch: (opts, signal) => lw.watch(sel(opts), signal),
-  };
-}
-
 /** Logs every request the informer sends as a request line, before anything can fail it. */
 function logged(lw: ListerWatcher, log: LogLine[]): ListerWatcher {
   return {
@@ -257,3 +146,5 @@ function logged(lw: ListerWatcher, log: LogLine[]): ListerWatcher {
     },
   };
 }
+
+export { resourceLabel, type LiveInformer } from '../live/liveInformer';
