@@ -18,6 +18,13 @@ export interface GetOptions {
   /** Like rest.Config.Timeout (http.Client.Timeout): covers connect, headers and the whole body. 0 = none. */
   timeoutMs?: number;
   accept?: string;
+  /**
+   * Called synchronously when the response headers arrive, before the body's first byte is handed
+   * on: attach the body's consumer here. A connection that breaks in the same tick as the last
+   * bytes arrive destroys an unread body (and its buffered bytes) before an awaiting caller runs;
+   * a consumer attached here has already taken them, as Go's reader would from the socket.
+   */
+  onResponse?: (res: GetResponse) => void;
 }
 
 export interface GetResponse {
@@ -95,10 +102,16 @@ export async function httpGet(conn: KubeConnection, url: string, opts: GetOption
       if (enc === 'gzip') {
         const gunzip = zlib.createGunzip();
         res.pipe(gunzip);
-        res.on('error', (e) => gunzip.destroy(e));
-        // A body cut short never ends the gunzip stream: end it with the failure instead.
+        // A body cut short never ends the gunzip stream: end it, so that what it decompresses from
+        // the bytes that did arrive is still handed on; the failure is then reported through
+        // failure() (and the truncated gzip stream's own error).
         res.on('close', () => {
-          if (!res.complete && !gunzip.destroyed) gunzip.destroy(new Error('response body cut short'));
+          if (res.complete || gunzip.destroyed || gunzip.writableEnded) return;
+          if (!failure) failure = new TransportError('eof', `Get "${redactedUrl(url)}": unexpected EOF`);
+          res.unpipe(gunzip);
+          // Bytes still buffered in the (paused) response went nowhere yet.
+          for (let c: Buffer | null; (c = res.read() as Buffer | null) !== null; ) gunzip.write(c);
+          gunzip.end();
         });
         body = gunzip;
       }
@@ -112,7 +125,7 @@ export async function httpGet(conn: KubeConnection, url: string, opts: GetOption
       };
       res.on('error', onBodyError);
       req.on('error', onBodyError);
-      resolve({
+      const response: GetResponse = {
         status: res.statusCode ?? 0,
         headers: res.headers,
         body,
@@ -121,7 +134,17 @@ export async function httpGet(conn: KubeConnection, url: string, opts: GetOption
           req.destroy();
         },
         failure: () => failure,
-      });
+      };
+      if (opts.onResponse) {
+        try {
+          opts.onResponse(response);
+        } catch (e) {
+          response.close();
+          reject(e);
+          return;
+        }
+      }
+      resolve(response);
     });
     req.end();
   });
@@ -172,8 +195,18 @@ function transportKind(err: NodeJS.ErrnoException): TransportErrorKind {
   }
 }
 
-/** Reads a whole (small) body; rejects with the transport failure if the body broke. */
+/**
+ * Reads a whole (small) body; rejects with the transport failure if the body broke. Call it from
+ * GetOptions.onResponse so that no byte is lost to a connection that breaks at once; the promise
+ * is marked handled there (the caller awaits it later).
+ */
 export function readBody(res: GetResponse, maxBytes = 512 << 20): Promise<Buffer> {
+  const p = readBodyNow(res, maxBytes);
+  p.catch(() => undefined);
+  return p;
+}
+
+function readBodyNow(res: GetResponse, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let n = 0;
@@ -187,8 +220,12 @@ export function readBody(res: GetResponse, maxBytes = 512 << 20): Promise<Buffer
       chunks.push(c);
     });
     res.body.on('end', () => {
+      // A gzip body can end cleanly although the response under it was cut short.
+      const f = res.failure();
       res.close();
-      resolve(Buffer.concat(chunks));
+      if (f === 'aborted') reject(abortError());
+      else if (f) reject(f);
+      else resolve(Buffer.concat(chunks));
     });
     res.body.on('error', () => {
       res.close();

@@ -110,10 +110,31 @@ export class KubeConnection {
       const withOptions = this.kc as unknown as { applyOptions?: (o: https.RequestOptions) => Promise<void> };
       if (typeof withOptions.applyOptions === 'function') {
         await withOptions.applyOptions.call(this.kc, opts);
-        return opts;
+        return this.withBasicAuth(opts);
       }
     }
     await this.kc.applyToHTTPSOptions(opts);
+    return this.withBasicAuth(opts);
+  }
+
+  /**
+   * Username/password of the kubeconfig user as `Authorization: Basic …`, whatever the scheme, like
+   * client-go's BasicAuthRoundTripper (HasBasicAuth: a username; the password may be empty). client-node
+   * only sets it (as `auth`) on its HTTPS path. An Authorization header already there (a bearer
+   * token, an auth plugin's) is kept, as the round tripper keeps one. The value is never logged.
+   */
+  private withBasicAuth(opts: https.RequestOptions): https.RequestOptions {
+    const user = this.kc.getCurrentUser();
+    const username = typeof user?.username === 'string' ? user.username : '';
+    if (!username) return opts;
+    // client-node's `user:password` form (with "undefined" for a missing password) is not used.
+    delete opts.auth;
+    const headers = (opts.headers ??= {}) as Record<string, string | string[] | number | undefined>;
+    const has = Object.keys(headers).some((k) => k.toLowerCase() === 'authorization' && headers[k] !== undefined && headers[k] !== '');
+    if (!has) {
+      const password = typeof user?.password === 'string' ? user.password : '';
+      headers.Authorization = `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
+    }
     return opts;
   }
 }

@@ -67,8 +67,10 @@ export class HttpListerWatcher implements ListerWatcher {
     const url = `${this.base}?${encodeQuery(listQuery(options))}`;
     for (let attempt = 0; ; attempt++) {
       let res: GetResponse;
+      let bodyRead: Promise<Buffer> | undefined;
       try {
-        res = await this.send('list', url, attempt, signal);
+        // The body is read from the moment the response arrives (see GetOptions.onResponse).
+        res = await this.send('list', url, attempt, signal, (r) => (bodyRead = readBody(r)));
       } catch (e) {
         // Do() retries a GET on connection reset and probable EOF, after an artificial Retry-After: 1.
         if (e instanceof TransportError && (e.kind === 'connection-reset' || e.kind === 'eof') && attempt < this.maxRetries) {
@@ -79,7 +81,7 @@ export class HttpListerWatcher implements ListerWatcher {
       }
       let body: Buffer;
       try {
-        body = await readBody(res);
+        body = await (bodyRead ?? readBody(res));
       } catch (e) {
         if (e instanceof TransportError) {
           throw new TransportError(e.kind, `unexpected error when reading response body. Please retry. Original error: ${e.message}`);
@@ -102,8 +104,15 @@ export class HttpListerWatcher implements ListerWatcher {
     const url = `${this.base}?${encodeQuery(watchQuery(options))}`;
     for (let attempt = 0; ; attempt++) {
       let res: GetResponse;
+      let watcher: StreamWatcher | undefined;
+      let bodyRead: Promise<Buffer> | undefined;
       try {
-        res = await this.send('watch', url, attempt, signal);
+        // The stream is decoded from the moment the response arrives: events whose bytes come
+        // together with a broken connection are delivered, not dropped with the unread body.
+        res = await this.send('watch', url, attempt, signal, (r) => {
+          if (r.status === 200) watcher = new StreamWatcher(r);
+          else bodyRead = readBody(r, 1 << 20);
+        });
       } catch (e) {
         const retryable = e instanceof TransportError && (e.kind === 'connection-reset' || e.kind === 'eof' || e.kind === 'timeout');
         if (!retryable) throw e;
@@ -114,10 +123,10 @@ export class HttpListerWatcher implements ListerWatcher {
         // Request.Watch: retries exhausted on probable-EOF/timeout → watch.NewEmptyWatch(), nil.
         return new EmptyWatcher({ kind: 'open-retries-exhausted', message: (e as Error).message });
       }
-      if (res.status === 200) return new StreamWatcher(res);
+      if (res.status === 200) return watcher ?? new StreamWatcher(res);
       let body: Buffer;
       try {
-        body = await readBody(res, 1 << 20);
+        body = await (bodyRead ?? readBody(res, 1 << 20));
       } catch {
         body = Buffer.alloc(0);
       }
@@ -141,9 +150,15 @@ export class HttpListerWatcher implements ListerWatcher {
     return s === undefined ? undefined : s * 1000;
   }
 
-  private send(verb: 'list' | 'watch', url: string, attempt: number, signal: AbortSignal): Promise<GetResponse> {
+  private send(
+    verb: 'list' | 'watch',
+    url: string,
+    attempt: number,
+    signal: AbortSignal,
+    onResponse: (res: GetResponse) => void,
+  ): Promise<GetResponse> {
     this.opts.onRequest?.({ verb, method: 'GET', url, attempt });
-    return httpGet(this.conn, url, { signal, timeoutMs: this.opts.requestTimeoutMs });
+    return httpGet(this.conn, url, { signal, timeoutMs: this.opts.requestTimeoutMs, onResponse });
   }
 }
 

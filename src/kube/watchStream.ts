@@ -171,11 +171,24 @@ export class StreamWatcher implements Watcher {
   private _end: StreamEnd | undefined;
   private pendingEnd: StreamEnd | undefined;
 
+  /**
+   * Takes the body at once (construct it from GetOptions.onResponse): every byte that arrives is
+   * decoded into the queue right away, so a connection that breaks just after its last bytes
+   * still hands out every complete event before the end, as client-go's decoder reads them.
+   */
   constructor(private readonly res: GetResponse) {
     const body = res.body;
     body.on('data', (chunk: Buffer) => this.onData(chunk));
-    body.on('end', () => this.finish(this.framer.partial ? { kind: 'unexpected-eof' } : { kind: 'eof' }));
+    body.on('end', () => {
+      // A gzip body ends cleanly on the bytes it got even when the response under it was cut short.
+      if (res.failure()) onBroken();
+      else this.finish(this.framer.partial ? { kind: 'unexpected-eof' } : { kind: 'eof' });
+    });
     const onBroken = () => {
+      if (this.finished) return;
+      // Bytes still buffered in the body (it was paused, or they came with the break) are events
+      // that reached the client: decode them before the end.
+      for (let c: Buffer | null; !this.finished && (c = body.read() as Buffer | null) !== null; ) this.onData(c);
       if (this.finished) return;
       const f = res.failure();
       if (f === 'aborted') this.finish({ kind: 'stopped' });

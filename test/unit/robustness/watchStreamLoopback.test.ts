@@ -117,8 +117,8 @@ describe('robustness: watch stream over loopback HTTP', () => {
   it('a connection broken in the middle of a frame ends the watch quietly (unexpected EOF or reset), without an ERROR', async () => {
     await check(
       fc.asyncProperty(streamText, fc.boolean(), async ({ events, text }, gzip) => {
-        // The break comes once the client holds the complete events. (Bytes that arrive together
-        // with the reset before the watcher is attached are lost: see the report of this suite.)
+        // The break comes once the client holds the complete events. (A break in the same tick as
+        // the bytes: test/unit/kube/watchBreak.test.ts.)
         let breakNow = () => {};
         script = { chunks: [Buffer.from(text), Buffer.from('{"type":"ADDED","obj')], gzip, breakAfter: new Promise<void>((r) => (breakNow = r)) };
         const w = await lw.watch({ resourceVersion: '1' }, new AbortController().signal);
