@@ -9,60 +9,31 @@
 import { strict as assert } from 'node:assert';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../../src/cli/cli';
-import { FakeClock } from '../../../src/engine/clock';
 import { parseLog, type RequestLine } from '../../../src/scenario/notificationLog';
-import { seededRand } from '../../../src/scenario/replay';
 import { sandboxKubeconfig, startSandbox, type Sandbox } from '../../../src/scenario/sandbox';
 import { importTrace } from '../../../src/trace/traceFile';
-import { memoryIo, type MemoryIo } from './memoryIo';
-import { LoopbackTraffic, runOnVirtualTime } from './virtualTime';
+import { memoryIo } from './memoryIo';
+import { closedPort, VirtualCli } from './virtualTime';
 
 const SEEDED_CONFIGMAPS = 12;
 
-let clock = new FakeClock();
-let traffic: LoopbackTraffic | undefined;
+const vt = new VirtualCli();
+const { later, virtualIo, live } = vt;
 
 /**
  * A sandbox on a fresh FakeClock, with the loopback traffic watched from here on. Bookmarks every
  * 500 ms let the consistency check see the informer catch up without waiting seconds.
  */
 async function sandbox(): Promise<Sandbox> {
-  clock = new FakeClock();
-  traffic = new LoopbackTraffic().start();
+  const clock = vt.start();
   return startSandbox({ runStoryline: false, writeKubeconfig: true, bookmarkIntervalMs: 500, clock });
-}
-
-/** An io whose live commands run on the sandbox's clock, with seeded jitter (backoff), so each run is the same. */
-function virtualIo(): MemoryIo {
-  return memoryIo({}, { clock, rand: seededRand(1) });
-}
-
-/** Runs the CLI, moving virtual time whenever loopback is quiet, until the command returns. */
-function live(argv: string[], m: MemoryIo): Promise<number> {
-  if (!traffic) throw new Error('start the sandbox first');
-  return runOnVirtualTime(clock, traffic, runCli(argv, m.io), { stuckAfterMs: 45_000 });
 }
 
 function requests(log: string): RequestLine[] {
   return parseLog(log, 'record log').filter((l): l is RequestLine => l.kind === 'request');
-}
-
-/** fn at virtual time ms from now. */
-function later(ms: number, fn: () => void): void {
-  clock.setTimer(ms, fn);
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
 }
 
 describe('cli record against the sandbox (live, real loopback HTTP, virtual time)', function () {
@@ -72,8 +43,7 @@ describe('cli record against the sandbox (live, real loopback HTTP, virtual time
   afterEach(async () => {
     await sb?.stop();
     sb = undefined;
-    traffic?.stop();
-    traffic = undefined;
+    vt.stop();
   });
 
   it('v1.15: refused connections for 2 s end in a relist; the trace is valid; identical updates are a finding', async () => {

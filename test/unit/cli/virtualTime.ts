@@ -14,7 +14,10 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
-import { type FakeClock, settle } from '../../../src/engine/clock';
+import { runCli } from '../../../src/cli/cli';
+import { FakeClock, settle } from '../../../src/engine/clock';
+import { seededRand } from '../../../src/scenario/replay';
+import { memoryIo, type MemoryIo } from './memoryIo';
 
 /** Every loopback TCP connection this process opens or accepts (both ends) and every HTTP client request, while started. */
 export class LoopbackTraffic {
@@ -130,3 +133,43 @@ export async function runOnVirtualTime<T>(clock: FakeClock, traffic: LoopbackTra
     }
   }
 }
+
+/**
+ * The live-CLI harness the tests share: one FakeClock (fresh at each start()) for the command's
+ * duration, faults, checks and backoff, for the server under test and for the test's own
+ * scheduled changes, and the loopback traffic watched while started. later/virtualIo/live are
+ * bound, so a test file can take them as plain functions.
+ */
+export class VirtualCli {
+  clock = new FakeClock();
+  private traffic: LoopbackTraffic | undefined;
+
+  /** A fresh clock, and the loopback traffic watched from here on. */
+  start(): FakeClock {
+    this.clock = new FakeClock();
+    this.traffic = new LoopbackTraffic().start();
+    return this.clock;
+  }
+
+  stop(): void {
+    this.traffic?.stop();
+    this.traffic = undefined;
+  }
+
+  /** fn at virtual time ms from now. */
+  readonly later = (ms: number, fn: () => void): void => {
+    this.clock.setTimer(ms, fn);
+  };
+
+  /** An io whose live commands run on the virtual clock, with seeded jitter (backoff), so each run is the same. */
+  readonly virtualIo = (): MemoryIo => memoryIo({}, { clock: this.clock, rand: seededRand(1) });
+
+  /** Runs the CLI, moving virtual time whenever loopback is quiet, until the command returns. */
+  readonly live = (argv: string[], m: MemoryIo): Promise<number> => {
+    if (!this.traffic) throw new Error('start() the virtual time first (no traffic watch)');
+    return runOnVirtualTime(this.clock, this.traffic, runCli(argv, m.io), { stuckAfterMs: 45_000 });
+  };
+}
+
+/** A loopback port nothing listens on. */
+export { closedPort } from '../kube/loopback';

@@ -5,47 +5,25 @@
  * never shows in an error text.
  */
 import { strict as assert } from 'node:assert';
-import * as http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import type { Clock } from '../../../src/engine/clock';
 import { StatusError, TransportError } from '../../../src/engine/listWatch';
 import { KubeConnection } from '../../../src/kube/kubeconfig';
-import { HttpListerWatcher } from '../../../src/kube/listerWatcher';
+import { closedPort, type Loopback, loopbackKubeconfig, loopbackListerWatcher, startLoopback } from './loopback';
 
-const CM = { group: '', version: 'v1', resource: 'configmaps', namespaced: true };
 const PASSWORD = 'pa:ss-SUPERSECRET-é';
-const noSleepClock: Clock = {
-  now: () => 0,
-  setTimer: (_ms, fn) => {
-    const h = setImmediate(fn);
-    return { cancel: () => clearImmediate(h) };
-  },
-  sleep: async () => undefined,
-};
 
-function kubeconfig(port: number, user: string): string {
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    `clusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}"}}]`,
-    `users: [{name: u, user: ${user}}]`,
-    'contexts: [{name: x, context: {cluster: c, user: u}}]',
-    'current-context: x',
-  ].join('\n');
-}
+const kubeconfig = loopbackKubeconfig;
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 describe('kube: basic auth over plain HTTP', () => {
-  let server: http.Server;
+  let loop: Loopback;
   let port: number;
-  const sockets = new Set<Socket>();
   const seen: Array<{ method: string; auth?: string }> = [];
   const methods: string[] = [];
   let expected = '';
 
   before(async () => {
-    server = http.createServer((req, res) => {
+    loop = await startLoopback((req, res) => {
       seen.push({ method: req.method ?? '', auth: req.headers.authorization });
       methods.push(req.method ?? '');
       if (req.headers.authorization !== expected) {
@@ -61,20 +39,12 @@ describe('kube: basic auth over plain HTTP', () => {
         res.end(JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [] }));
       }
     });
-    server.on('connection', (s) => {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    port = (server.address() as AddressInfo).port;
+    port = loop.port;
   });
-  after(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
+  after(() => loop.close());
   beforeEach(() => (seen.length = 0));
 
-  const lw = (user: string) => new HttpListerWatcher(KubeConnection.load({ kubeconfigYaml: kubeconfig(port, user) }), CM, { clock: noSleepClock, maxRetries: 0 });
+  const lw = (user: string) => loopbackListerWatcher(port, user);
 
   it('LIST and WATCH send Authorization: Basic with the kubeconfig username/password', async () => {
     expected = basic('admin', PASSWORD);
@@ -110,15 +80,8 @@ describe('kube: basic auth over plain HTTP', () => {
       assert.ok(!JSON.stringify(e.status).includes('SUPERSECRET') && !e.message.includes('SUPERSECRET'));
       return true;
     });
-    const dead = http.createServer();
-    await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
-    const deadPort = (dead.address() as AddressInfo).port;
-    await new Promise<void>((r) => dead.close(() => r()));
-    const w = new HttpListerWatcher(
-      KubeConnection.load({ kubeconfigYaml: kubeconfig(deadPort, `{username: admin, password: ${JSON.stringify(PASSWORD)}}`) }),
-      CM,
-      { clock: noSleepClock, maxRetries: 0 },
-    );
+    const deadPort = await closedPort();
+    const w = loopbackListerWatcher(deadPort, `{username: admin, password: ${JSON.stringify(PASSWORD)}}`);
     await assert.rejects(w.watch({ resourceVersion: '1' }, new AbortController().signal), (e: unknown) => {
       assert.ok(e instanceof TransportError);
       assert.ok(!e.message.includes('SUPERSECRET') && !e.message.includes(Buffer.from(`admin:${PASSWORD}`).toString('base64')), e.message);

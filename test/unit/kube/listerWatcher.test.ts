@@ -4,60 +4,32 @@
  */
 import { strict as assert } from 'node:assert';
 import * as http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import type { Clock } from '../../../src/engine/clock';
 import { StatusError, TransportError, type Watcher, type WatchEvent } from '../../../src/engine/listWatch';
 import { KubeConnection } from '../../../src/kube/kubeconfig';
 import { HttpListerWatcher, type HttpRequestInfo } from '../../../src/kube/listerWatcher';
 import { JsonFramer } from '../../../src/kube/watchStream';
+import { closedPort, CM, type Loopback, loopbackKubeconfig, noSleepClock, startLoopback } from './loopback';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
-const CM = { group: '', version: 'v1', resource: 'configmaps', namespaced: true };
-const noSleepClock: Clock = {
-  now: () => 0,
-  setTimer: (_ms, fn) => {
-    const h = setImmediate(fn);
-    return { cancel: () => clearImmediate(h) };
-  },
-  sleep: async () => undefined,
-};
 
-function kubeconfig(port: number): string {
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters: [{name: c, cluster: {server: "http://127.0.0.1:' + port + '"}}]',
-    'users: [{name: u, user: {token: secret-token-value}}]',
-    'contexts: [{name: x, context: {cluster: c, user: u}}]',
-    'current-context: x',
-  ].join('\n');
-}
+const kubeconfig = (port: number): string => loopbackKubeconfig(port, '{token: secret-token-value}');
 
 describe('kube/HttpListerWatcher against a fake server', () => {
-  let server: http.Server;
+  let loop: Loopback;
   let port: number;
   let handler: Handler;
-  const sockets = new Set<Socket>();
   const seen: Array<{ method: string; url: string; auth?: string }> = [];
   let requests: HttpRequestInfo[];
 
   before(async () => {
-    server = http.createServer((req, res) => {
+    loop = await startLoopback((req, res) => {
       seen.push({ method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization });
       handler(req, res);
     });
-    server.on('connection', (s) => {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    port = (server.address() as AddressInfo).port;
+    port = loop.port;
   });
-  after(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
+  after(() => loop.close());
   beforeEach(() => {
     seen.length = 0;
     requests = [];
@@ -270,10 +242,7 @@ describe('kube/HttpListerWatcher against a fake server', () => {
   });
 
   it('connection refused is a TransportError at once (no retries), with the Go text', async () => {
-    const dead = http.createServer();
-    await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
-    const deadPort = (dead.address() as AddressInfo).port;
-    await new Promise<void>((r) => dead.close(() => r()));
+    const deadPort = await closedPort();
     const w = new HttpListerWatcher(KubeConnection.load({ kubeconfigYaml: kubeconfig(deadPort) }), CM, { clock: noSleepClock, onRequest: (r) => requests.push(r) });
     for (const op of [() => w.list({ resourceVersion: '0' }, signal()), () => w.watch({ resourceVersion: '1' }, signal())]) {
       await assert.rejects(op(), (e: unknown) => {

@@ -6,22 +6,10 @@
  * A real node:http server on 127.0.0.1, plain and gzip.
  */
 import { strict as assert } from 'node:assert';
-import * as http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import * as zlib from 'node:zlib';
-import type { Clock } from '../../../src/engine/clock';
 import type { WatchEvent, Watcher } from '../../../src/engine/listWatch';
-import { KubeConnection } from '../../../src/kube/kubeconfig';
-import { HttpListerWatcher } from '../../../src/kube/listerWatcher';
-
-const noSleepClock: Clock = {
-  now: () => 0,
-  setTimer: (_ms, fn) => {
-    const h = setImmediate(fn);
-    return { cancel: () => clearImmediate(h) };
-  },
-  sleep: async () => undefined,
-};
+import type { HttpListerWatcher } from '../../../src/kube/listerWatcher';
+import { type Loopback, loopbackListerWatcher, startLoopback } from './loopback';
 
 interface Plan {
   events: number;
@@ -54,14 +42,13 @@ async function drainAll(w: Watcher): Promise<WatchEvent[]> {
 }
 
 describe('kube/watch: bytes that arrive together with the connection break', () => {
-  let server: http.Server;
+  let loop: Loopback;
   let lw: HttpListerWatcher;
   let plan: Plan = { events: 1, how: 'destroy', gzip: false, partial: false };
-  const sockets = new Set<Socket>();
   const methods: string[] = [];
 
   before(async () => {
-    server = http.createServer((req, res) => {
+    loop = await startLoopback((req, res) => {
       methods.push(req.method ?? '');
       const p = plan;
       const text =
@@ -76,31 +63,10 @@ describe('kube/watch: bytes that arrive together with the connection break', () 
       if (p.breakAfterMs === undefined) brk();
       else setTimeout(brk, p.breakAfterMs);
     });
-    server.on('connection', (s) => {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as AddressInfo).port;
-    const yaml = [
-      'apiVersion: v1',
-      'kind: Config',
-      `clusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}"}}]`,
-      'users: [{name: u, user: {token: loopback-token}}]',
-      'contexts: [{name: x, context: {cluster: c, user: u}}]',
-      'current-context: x',
-    ].join('\n');
-    lw = new HttpListerWatcher(
-      KubeConnection.load({ kubeconfigYaml: yaml }),
-      { group: '', version: 'v1', resource: 'configmaps', namespaced: true },
-      { clock: noSleepClock, maxRetries: 0 },
-    );
+    lw = loopbackListerWatcher(loop.port);
   });
 
-  after(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
+  after(() => loop.close());
 
   const cases: Plan[] = [];
   for (const how of ['destroy', 'reset'] as const) {

@@ -5,13 +5,11 @@
  */
 import { strict as assert } from 'node:assert';
 import * as http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
-import type { Clock } from '../../../src/engine/clock';
-import { KubeConnection } from '../../../src/kube/kubeconfig';
-import { HttpListerWatcher } from '../../../src/kube/listerWatcher';
+import type { HttpListerWatcher } from '../../../src/kube/listerWatcher';
 import { StatusError, TransportError } from '../../../src/engine/listWatch';
+import { type Loopback, loopbackListerWatcher, startLoopback } from '../kube/loopback';
 import { check, isOneLine, jsonValue } from './support';
 import { assertEndsLikeStreamWatcher, chunked, drain, isDecodeError, streamText } from './watchStreamSupport';
 
@@ -22,28 +20,18 @@ interface Script {
   breakAfter?: Promise<void>;
 }
 
-const noSleepClock: Clock = {
-  now: () => 0,
-  setTimer: (_ms, fn) => {
-    const h = setImmediate(fn);
-    return { cancel: () => clearImmediate(h) };
-  },
-  sleep: async () => undefined,
-};
-
 function write(res: http.ServerResponse | zlib.Gzip, chunk: Uint8Array): Promise<void> {
   return new Promise((r) => res.write(chunk, () => setImmediate(r)));
 }
 
 describe('robustness: watch stream over loopback HTTP', () => {
-  let server: http.Server;
+  let loop: Loopback;
   let lw: HttpListerWatcher;
   let script: Script = { chunks: [] };
-  const sockets = new Set<Socket>();
   const methods: string[] = [];
 
   before(async () => {
-    server = http.createServer((req, res) => {
+    loop = await startLoopback((req, res) => {
       methods.push(req.method ?? '');
       void (async () => {
         const s = script;
@@ -63,27 +51,10 @@ describe('robustness: watch stream over loopback HTTP', () => {
         else res.end();
       })();
     });
-    server.on('connection', (s) => {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as AddressInfo).port;
-    const yaml = [
-      'apiVersion: v1',
-      'kind: Config',
-      `clusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}"}}]`,
-      'users: [{name: u, user: {token: loopback-token}}]',
-      'contexts: [{name: x, context: {cluster: c, user: u}}]',
-      'current-context: x',
-    ].join('\n');
-    lw = new HttpListerWatcher(KubeConnection.load({ kubeconfigYaml: yaml }), { group: '', version: 'v1', resource: 'configmaps', namespaced: true }, { clock: noSleepClock, maxRetries: 0 });
+    lw = loopbackListerWatcher(loop.port);
   });
 
-  after(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
+  after(() => loop.close());
 
   async function watch(s: Script) {
     script = s;

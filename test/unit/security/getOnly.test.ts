@@ -9,12 +9,8 @@ import { strict as assert } from 'node:assert';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../../../src/cli/cli';
-import { FakeClock } from '../../../src/engine/clock';
-import { seededRand } from '../../../src/scenario/replay';
 import { discoverResources, HttpListerWatcher, KubeConnection } from '../../../src/kube';
-import { memoryIo, type MemoryIo } from '../cli/memoryIo';
-import { LoopbackTraffic, runOnVirtualTime } from '../cli/virtualTime';
+import { VirtualCli } from '../cli/virtualTime';
 import { FakeApiServer, kubeconfigWithCredentials, type SeenRequest } from './fakeApiServer';
 
 /**
@@ -22,21 +18,8 @@ import { FakeApiServer, kubeconfigWithCredentials, type SeenRequest } from './fa
  * backoff, and for the interrupt), moved only while loopback is quiet (runOnVirtualTime), so a
  * busy machine cannot cut a run short before the data it checks has flowed.
  */
-let clock = new FakeClock();
-let traffic: LoopbackTraffic | undefined;
-
-function later(ms: number, fn: () => void): void {
-  clock.setTimer(ms, fn);
-}
-
-function virtualIo(): MemoryIo {
-  return memoryIo({}, { clock, rand: seededRand(1) });
-}
-
-function live(argv: string[], m: MemoryIo): Promise<number> {
-  if (!traffic) throw new Error('no traffic watch');
-  return runOnVirtualTime(clock, traffic, runCli(argv, m.io), { stuckAfterMs: 45_000 });
-}
+const vt = new VirtualCli();
+const { later, virtualIo, live } = vt;
 
 function describeSeen(seen: readonly SeenRequest[]): string {
   return seen.map((r) => `${r.method} ${r.url}`).join('\n');
@@ -53,8 +36,7 @@ describe('security: the extension and CLI only ever send GET to a cluster', func
   let kubeconfig: string;
 
   beforeEach(async () => {
-    clock = new FakeClock();
-    traffic = new LoopbackTraffic().start();
+    vt.start();
     server = await new FakeApiServer().start();
     dir = await mkdtemp(join(tmpdir(), 'ii-getonly-'));
     kubeconfig = join(dir, 'kubeconfig');
@@ -63,8 +45,7 @@ describe('security: the extension and CLI only ever send GET to a cluster', func
   afterEach(async () => {
     await server.stop();
     await rm(dir, { recursive: true, force: true });
-    traffic?.stop();
-    traffic = undefined;
+    vt.stop();
   });
 
   it('record on v1.32: discovery, LIST, watch, relist after a 500 and a consistency LIST are all GETs', async () => {

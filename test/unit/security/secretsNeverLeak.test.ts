@@ -11,15 +11,12 @@
  */
 import { strict as assert } from 'node:assert';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../../src/cli/cli';
-import { FakeClock } from '../../../src/engine/clock';
-import { seededRand } from '../../../src/scenario/replay';
 import { importTrace } from '../../../src/trace/traceFile';
 import { memoryIo, type MemoryIo } from '../cli/memoryIo';
-import { LoopbackTraffic, runOnVirtualTime } from '../cli/virtualTime';
+import { closedPort, VirtualCli } from '../cli/virtualTime';
 import { FakeApiServer, forbiddenStrings, kubeconfigWithCredentials, SECRET_VALUES } from './fakeApiServer';
 
 /**
@@ -27,21 +24,8 @@ import { FakeApiServer, forbiddenStrings, kubeconfigWithCredentials, SECRET_VALU
  * backoff, and for the interrupt), moved only while loopback is quiet (runOnVirtualTime), so a
  * busy machine cannot cut a run short before the data it checks has flowed.
  */
-let clock = new FakeClock();
-let traffic: LoopbackTraffic | undefined;
-
-function later(ms: number, fn: () => void): void {
-  clock.setTimer(ms, fn);
-}
-
-function virtualIo(): MemoryIo {
-  return memoryIo({}, { clock, rand: seededRand(1) });
-}
-
-function live(argv: string[], m: MemoryIo): Promise<number> {
-  if (!traffic) throw new Error('no traffic watch');
-  return runOnVirtualTime(clock, traffic, runCli(argv, m.io), { stuckAfterMs: 45_000 });
-}
+const vt = new VirtualCli();
+const { later, virtualIo, live } = vt;
 
 /** Every output of one CLI run, labelled, for the leak check. */
 function outputs(m: MemoryIo, inputs: readonly string[] = []): Record<string, string> {
@@ -55,30 +39,20 @@ function assertNoLeak(where: Record<string, string>): void {
   }
 }
 
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
 describe('security: Secret payloads and credentials never reach a trace, a log or CLI output', function () {
   this.timeout(60_000);
   let server: FakeApiServer;
   let dir: string;
 
   beforeEach(async () => {
-    clock = new FakeClock();
-    traffic = new LoopbackTraffic().start();
+    vt.start();
     server = await new FakeApiServer().start();
     dir = await mkdtemp(join(tmpdir(), 'ii-secrets-'));
   });
   afterEach(async () => {
     await server.stop();
     await rm(dir, { recursive: true, force: true });
-    traffic?.stop();
-    traffic = undefined;
+    vt.stop();
   });
 
   async function kubeconfigFor(serverUrl: string): Promise<string> {
