@@ -3,7 +3,7 @@
  * the maximum of a level series, the nearest row to a pointer. Work is proportional to the rows
  * inside the window plus the number of bins, never to the whole trace.
  */
-import { lowerBound } from './packed';
+import { lowerBound, upperBound } from './packed';
 
 export interface BinWindow {
   t0: number;
@@ -62,8 +62,8 @@ export function binStepMax(times: ArrayLike<number>, values: ArrayLike<number>, 
     // Rows of this bin: before its end (the last bin also takes rows at exactly t1). The end is
     // found by binary search, so the row loop below only compares values.
     const binEnd = w.t0 + ((b + 1) * (w.t1 - w.t0)) / w.bins;
-    let end = lowerBoundFrom(times, i, n, binEnd);
-    if (b === w.bins - 1) end = Math.max(end, upperBoundFrom(times, i, n, w.t1));
+    let end = lowerBound(times, n, binEnd, i);
+    if (b === w.bins - 1) end = Math.max(end, upperBound(times, n, w.t1, i));
     let max = current;
     for (; i < end; i++) {
       const v = values[i];
@@ -73,30 +73,6 @@ export function binStepMax(times: ArrayLike<number>, values: ArrayLike<number>, 
     out[b] = max;
   }
   return out;
-}
-
-/** First index in [from, n) with times[index] >= t. */
-function lowerBoundFrom(times: ArrayLike<number>, from: number, n: number, t: number): number {
-  let lo = from;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid] < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** First index in [from, n) with times[index] > t. */
-function upperBoundFrom(times: ArrayLike<number>, from: number, n: number, t: number): number {
-  let lo = from;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid] <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The row whose time is closest to t, within maxDistance; -1 when none. Ties go to the later row. */

@@ -71,9 +71,9 @@ export class PackedLane<S extends ColumnSpec> {
   }
 }
 
-/** First index i in [0, n) with times[i] >= t (n when none). `times` must be non-decreasing. */
-export function lowerBound(times: ArrayLike<number>, n: number, t: number): number {
-  let lo = 0;
+/** First index i in [from, n) with times[i] >= t (n when none). `times` must be non-decreasing. */
+export function lowerBound(times: ArrayLike<number>, n: number, t: number, from = 0): number {
+  let lo = from;
   let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
@@ -83,9 +83,9 @@ export function lowerBound(times: ArrayLike<number>, n: number, t: number): numb
   return lo;
 }
 
-/** First index i in [0, n) with times[i] > t (n when none). */
-export function upperBound(times: ArrayLike<number>, n: number, t: number): number {
-  let lo = 0;
+/** First index i in [from, n) with times[i] > t (n when none). */
+export function upperBound(times: ArrayLike<number>, n: number, t: number, from = 0): number {
+  let lo = from;
   let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
