@@ -14,7 +14,7 @@ import { discoverResources, resolveResource, type ApiResource } from '../../src/
 import { KubeConnection } from '../../src/kube/kubeconfig';
 import { HttpListerWatcher } from '../../src/kube/listerWatcher';
 import { useCluster, type E2ECluster } from './cluster';
-import { assertEngineOnlyGot, createNamespace, rvMap, waitFor } from './helpers';
+import { assertEngineOnlyGot, createNamespace, diffMaps, rvMap, waitFor } from './helpers';
 
 const GROUP = 'e2e.example.com';
 const N = 30;
@@ -33,14 +33,6 @@ async function createWidgets(c: E2ECluster, ns: string, n: number, concurrency =
     for (let i = next++; i < n; i = next++) await c.adminOk('POST', widgetsPath(ns), widgetBody(ns, `w-${i}`, { size: i }));
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-}
-
-function describeDiff(store: Map<string, string>, fresh: Map<string, string>): string {
-  const missing = [...fresh.keys()].filter((k) => !store.has(k));
-  const extra = [...store.keys()].filter((k) => !fresh.has(k));
-  const stale = [...fresh.keys()].filter((k) => store.has(k) && store.get(k) !== fresh.get(k));
-  if (!missing.length && !extra.length && !stale.length) return '';
-  return `missing ${missing.length} (${missing.slice(0, 3)}), extra ${extra.length} (${extra.slice(0, 3)}), stale ${stale.length} (${stale.slice(0, 3)})`;
 }
 
 describe('e2e: informer on a custom resource (CRD) against kube-apiserver', function () {
@@ -134,7 +126,7 @@ describe('e2e: informer on a custom resource (CRD) against kube-apiserver', func
             async () => {
               const fresh = rvMap((await c.consistentList(widgetsPath(ns))).items);
               const store = rvMap(informer.getIndexer().list() as any[]);
-              last = describeDiff(store, fresh);
+              last = diffMaps(store, fresh);
               return last === '' && informer.hasSynced();
             },
             30_000,

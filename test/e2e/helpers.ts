@@ -54,3 +54,12 @@ export function rvMap(items: Array<{ metadata?: { namespace?: string; name?: str
   for (const o of items) m.set(`${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name}`, o.metadata?.resourceVersion ?? '');
   return m;
 }
+
+/** How a store's key→RV map differs from a fresh LIST's: "" when equal. */
+export function diffMaps(store: Map<string, string>, fresh: Map<string, string>): string {
+  const missing = [...fresh.keys()].filter((k) => !store.has(k));
+  const extra = [...store.keys()].filter((k) => !fresh.has(k));
+  const stale = [...fresh.keys()].filter((k) => store.has(k) && store.get(k) !== fresh.get(k));
+  if (!missing.length && !extra.length && !stale.length) return '';
+  return `missing ${missing.length} (${missing.slice(0, 3)}), extra ${extra.length} (${extra.slice(0, 3)}), stale ${stale.length} (${stale.slice(0, 3)})`;
+}

@@ -13,7 +13,7 @@ import { KubeConnection } from '../../src/kube/kubeconfig';
 import { HttpListerWatcher, type HttpRequestInfo } from '../../src/kube/listerWatcher';
 import type { E2ECluster } from './cluster';
 import { FaultProxy } from './faultProxy';
-import { CONFIGMAPS, rvMap, waitFor } from './helpers';
+import { CONFIGMAPS, diffMaps, rvMap, waitFor } from './helpers';
 
 export interface RunningInformer {
   informer: SharedIndexInformer;
@@ -100,14 +100,6 @@ export function startInformer(c: E2ECluster, o: InformerOptions): RunningInforme
       }
     },
   };
-}
-
-function diffMaps(store: Map<string, string>, fresh: Map<string, string>): string {
-  const missing = [...fresh.keys()].filter((k) => !store.has(k));
-  const extra = [...store.keys()].filter((k) => !fresh.has(k));
-  const stale = [...fresh.keys()].filter((k) => store.has(k) && store.get(k) !== fresh.get(k));
-  if (!missing.length && !extra.length && !stale.length) return '';
-  return `missing ${missing.length} (${missing.slice(0, 3)}), extra ${extra.length} (${extra.slice(0, 3)}), stale ${stale.length} (${stale.slice(0, 3)})`;
 }
 
 /** The engine's outcome sequence of watch endings, e.g. "1:rewatch 6:rewatch-after-backoff". */
