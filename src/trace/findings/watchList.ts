@@ -5,12 +5,10 @@
  * a tight loop. Watch-lists that fail with an error (410, refused, 422 ...) are other rows.
  */
 import { at, evidence, LINKS, plural, type Finding, type TraceView } from './types';
-
-/** The §1.10 row of "watch-list stream closed without the end bookmark". */
-export const ROW_WATCHLIST_NO_BOOKMARK = 26;
+import { WatchEnd } from '../../engine/decisionRows';
 
 export function watchListWithoutBookmark(trace: TraceView): Finding[] {
-  const ends = trace.of('watch.end').filter((e) => e.watchList && e.row === ROW_WATCHLIST_NO_BOOKMARK);
+  const ends = trace.of('watch.end').filter((e) => e.watchList && e.row === WatchEnd.WatchListWithoutBookmark);
   if (ends.length === 0) return [];
   const starts = ends.map((e) => trace.lastBefore('watch.start', e.seq)?.seq);
   return [
