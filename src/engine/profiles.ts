@@ -75,6 +75,13 @@ export interface Profile {
   realFifoSyncAfterProcess: boolean;
   /** printf-style (≤v0.32) or structured (v0.33+) log texts. */
   logStyle: 'printf' | 'structured';
+  /**
+   * Which watch event objects of kind Table (meta.k8s.io v1/v1beta1) handleAnyWatch skips with
+   * "Unsupported watch event object gvk" (§1.7): every one ('always', v0.36+), only those streamed
+   * before a watch-list's initial-events-end bookmark ('initial-watch-list', v0.34–v0.35), or none
+   * ('never', ≤v0.33: the Table is stored like any object).
+   */
+  skipsTableWatchObjects: 'always' | 'initial-watch-list' | 'never';
 }
 
 const base = {
@@ -95,6 +102,7 @@ const base = {
   bookmarksToStore: false,
   realFifoSyncAfterProcess: false,
   logStyle: 'structured',
+  skipsTableWatchObjects: 'never',
 } as const satisfies Partial<Profile>;
 
 const noGates: Gates = {
@@ -151,6 +159,7 @@ export const PROFILES: readonly Profile[] = [
     gates: { ...noGates, InOrderInformers: true },
     knownGates: ['WatchListClient', 'InOrderInformers'],
     lockedGates: {},
+    skipsTableWatchObjects: 'initial-watch-list',
   },
   {
     ...base,
@@ -173,6 +182,7 @@ export const PROFILES: readonly Profile[] = [
     rvOrderingGuard: true,
     bookmarksToStore: true,
     realFifoSyncAfterProcess: true,
+    skipsTableWatchObjects: 'always',
   },
 ];
 

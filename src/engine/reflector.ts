@@ -180,6 +180,7 @@ export class Reflector {
         expectedGVK: o.expectedGVK,
         bookmarksToStore: o.profile.bookmarksToStore,
         rvOrderingGuard: o.profile.rvOrderingGuard,
+        skipsTableWatchObjects: o.profile.skipsTableWatchObjects,
       },
       resync: { periodMs: o.resyncPeriodMs, shouldResync: o.shouldResync },
       now: () => this.now(),

@@ -9,6 +9,7 @@ import type { EventSink } from './events';
 import type { ReflectorStore } from './fifo';
 import type { StreamEnd, WatchEvent, Watcher } from './listWatch';
 import type { KubeObject } from './objects';
+import type { Profile } from './profiles';
 import { goDuration, type ReflectorLog } from './reflectorLogs';
 
 /** The annotation on the BOOKMARK that ends a watch-list's initial events. */
@@ -119,6 +120,8 @@ export interface WatchHandlingContext {
   bookmarksToStore: boolean;
   /** v0.36 ordering guard in effect (§1.7). */
   rvOrderingGuard: boolean;
+  /** Which Table objects are skipped (Profile.skipsTableWatchObjects). */
+  skipsTableWatchObjects: Profile['skipsTableWatchObjects'];
 }
 
 export interface HandleWatchRequest {
@@ -188,6 +191,11 @@ function gvkOf(o: KubeObject): string {
 
 function isTable(o: KubeObject): boolean {
   return o.kind === 'Table' && (o.apiVersion === 'meta.k8s.io/v1' || o.apiVersion === 'meta.k8s.io/v1beta1');
+}
+
+/** Whether a Table object is skipped; `initialEvents` is true while a watch-list streams its initial events. */
+function skipsTable(rule: Profile['skipsTableWatchObjects'], initialEvents: boolean): boolean {
+  return rule === 'always' || (rule === 'initial-watch-list' && initialEvents);
 }
 
 /**
@@ -267,7 +275,7 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
       emitEvent(false, 'Unexpected watch event object gvk');
       continue;
     }
-    if (obj && typeof obj === 'object' && isTable(obj)) {
+    if (obj && typeof obj === 'object' && isTable(obj) && skipsTable(ctx.skipsTableWatchObjects, req.exitOnInitialEventsEnd)) {
       log.unsupportedGVK(gvkOf(obj));
       emitEvent(false, 'Unsupported watch event object gvk');
       continue;
