@@ -79,9 +79,16 @@ export interface Profile {
    * Which watch event objects of kind Table (meta.k8s.io v1/v1beta1) handleAnyWatch skips with
    * "Unsupported watch event object gvk" (§1.7): every one ('always', v0.36+), only those streamed
    * before a watch-list's initial-events-end bookmark ('initial-watch-list', v0.34–v0.35), or none
-   * ('never', ≤v0.33: the Table is stored like any object).
+   * ('never', v0.32 and 1.15: the Table is stored like any object).
    */
   skipsTableWatchObjects: 'always' | 'initial-watch-list' | 'never';
+  /**
+   * When the very-short-watch clock (§1.7: < 1 s and no events) starts: before the watch request
+   * is sent ('before-request': v0.32, v0.34, v0.36), or once the watch call has returned
+   * ('after-open': client-go v12 / Kubernetes 1.15, whose watchHandler takes the start time
+   * itself), so there the time the server took to answer does not count.
+   */
+  veryShortWatchClockStarts: 'before-request' | 'after-open';
 }
 
 const base = {
@@ -103,6 +110,7 @@ const base = {
   realFifoSyncAfterProcess: false,
   logStyle: 'structured',
   skipsTableWatchObjects: 'never',
+  veryShortWatchClockStarts: 'before-request',
 } as const satisfies Partial<Profile>;
 
 const noGates: Gates = {
@@ -138,6 +146,7 @@ export const PROFILES: readonly Profile[] = [
     // client-go v12 sends no allowWatchBookmarks (seen against the real v12 oracle).
     watchBookmarks: false,
     logStyle: 'printf',
+    veryShortWatchClockStarts: 'after-open',
   },
   {
     ...base,

@@ -56,8 +56,9 @@ async function watch(r: ReflectorPhaseContext, signal: AbortSignal, handed: Hand
   try {
     for (;;) {
       if (signal.aborted) return undefined;
-      // Taken per iteration, also for a handed-over watch-list stream: its very-short-watch clock starts here.
-      const start = r.now();
+      // Taken per iteration, also for a handed-over watch-list stream: its very-short-watch clock
+      // starts here, or (profile veryShortWatchClockStarts 'after-open') once the watch has opened.
+      let start = r.now();
       if (!w) {
         fromWatchList = false;
         timeoutSeconds = r.watchTimeoutSeconds();
@@ -80,6 +81,7 @@ async function watch(r: ReflectorPhaseContext, signal: AbortSignal, handed: Hand
           return err instanceof Error ? err : new Error(String(err));
         }
         if (signal.aborted) return undefined;
+        if (r.profile.veryShortWatchClockStarts === 'after-open') start = r.now();
       }
       r.enter('watching');
       const res = await handleAnyWatch(r.watchHandling, {
