@@ -7,7 +7,7 @@
  */
 import type { Clock } from './clock';
 import type { Classification } from './errors';
-import type { ReflectorState, TraceEvent } from './events';
+import type { ReflectorState, TraceEvent } from '../format/events';
 import type { ReflectorStore } from './fifo';
 import type { ListOptions, ObjectList, Watcher, WatchOptions } from './listWatch';
 import type { Profile } from './profiles';
