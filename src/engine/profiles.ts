@@ -83,6 +83,11 @@ export interface Profile {
    */
   skipsTableWatchObjects: 'always' | 'initial-watch-list' | 'never';
   /**
+   * A LIST answered with a list of kind Table (meta.k8s.io v1/v1beta1) fails as "unsupported list
+   * gvk" (§1.10 row 25) (v0.36+); older lines take its items like any list's.
+   */
+  rejectsTableLists: boolean;
+  /**
    * When the very-short-watch clock (§1.7: < 1 s and no events) starts: before the watch request
    * is sent ('before-request': v0.32, v0.34, v0.36), or once the watch call has returned
    * ('after-open': client-go v12 / Kubernetes 1.15, whose watchHandler takes the start time
@@ -110,6 +115,7 @@ const base = {
   realFifoSyncAfterProcess: false,
   logStyle: 'structured',
   skipsTableWatchObjects: 'never',
+  rejectsTableLists: false,
   veryShortWatchClockStarts: 'before-request',
 } as const satisfies Partial<Profile>;
 
@@ -192,6 +198,7 @@ export const PROFILES: readonly Profile[] = [
     bookmarksToStore: true,
     realFifoSyncAfterProcess: true,
     skipsTableWatchObjects: 'always',
+    rejectsTableLists: true,
   },
 ];
 

@@ -47,7 +47,7 @@ export class ReflectorLister {
     if (rv === '0' && result.paginated) this.paginatedResult = true;
     ctx.markResourceVersionAvailable();
     const list = result.list;
-    if (list.kind === 'Table' && (list.apiVersion === 'meta.k8s.io/v1' || list.apiVersion === 'meta.k8s.io/v1beta1')) {
+    if (ctx.profile.rejectsTableLists && list.kind === 'Table' && (list.apiVersion === 'meta.k8s.io/v1' || list.apiVersion === 'meta.k8s.io/v1beta1')) {
       const e = new Error(`unsupported list gvk: ${list.apiVersion}, Kind=${list.kind}, type: ${ctx.typeDescription}`);
       return this.failed(e, 'sync', e);
     }
