@@ -254,7 +254,8 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
     const event = next.event;
     const obj = event.object;
     ticker?.observeEvent();
-    const emitEvent = (accepted: boolean, skipped?: string, initialEventsEnd?: boolean): void =>
+    /** Traces this event: accepted, or skipped with the log text that says why. */
+    const emitEvent = ({ accepted, skipped, initialEventsEnd }: { accepted: boolean; skipped?: string; initialEventsEnd?: boolean }): void =>
       sink.emit({
         t: clock.now(),
         type: 'watch.event',
@@ -266,23 +267,23 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
         ...(initialEventsEnd ? { initialEventsEnd } : {}),
       });
     if (event.type === 'ERROR') {
-      emitEvent(false);
+      emitEvent({ accepted: false });
       return { kind: 'error', err: errorFromWatchObject(obj), source: 'stream', how: 'error-event', eventCount };
     }
     if (ctx.expectedGVK && obj && typeof obj === 'object' && (obj.apiVersion !== ctx.expectedGVK.apiVersion || obj.kind !== ctx.expectedGVK.kind)) {
       const expected = `${ctx.expectedGVK.apiVersion}, Kind=${ctx.expectedGVK.kind}`;
       log.unexpectedGVK(expected, gvkOf(obj));
-      emitEvent(false, 'Unexpected watch event object gvk');
+      emitEvent({ accepted: false, skipped: 'Unexpected watch event object gvk' });
       continue;
     }
     if (obj && typeof obj === 'object' && isTable(obj) && skipsTable(ctx.skipsTableWatchObjects, req.exitOnInitialEventsEnd)) {
       log.unsupportedGVK(gvkOf(obj));
-      emitEvent(false, 'Unsupported watch event object gvk');
+      emitEvent({ accepted: false, skipped: 'Unsupported watch event object gvk' });
       continue;
     }
     if (!obj || typeof obj !== 'object' || Array.isArray(obj)) {
       log.unableToUnderstand(event.type);
-      emitEvent(false, 'Unable to understand watch event');
+      emitEvent({ accepted: false, skipped: 'Unable to understand watch event' });
       continue;
     }
     const rv = obj.metadata?.resourceVersion ?? '';
@@ -310,7 +311,7 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
       default:
         log.unknownEvent(event.type);
     }
-    emitEvent(true, undefined, initialEventsEnd);
+    emitEvent({ accepted: true, initialEventsEnd });
     if (!ctx.rvOrderingGuard || req.propagateRVFromStart || eventReceivedBesidesAdded) {
       req.setResourceVersion(rv, event.type === 'BOOKMARK' ? 'bookmark' : 'event');
     }
