@@ -12,10 +12,12 @@ import { computeFindings } from '../trace/findings';
 import { exportTrace } from '../trace/traceFile';
 import { durationMs, parseCommandArgs, stringListOption, stringOption } from './args';
 import { describeConsistency } from './checkConsistencyCommand';
-import { consistencySchedule, ONE_SHOT, parseFaultSpec, scheduleFaults } from './faultSpecs';
+import { consistencySchedule, faultOf, parseFaultSpec, scheduleFaults } from './faultSpecs';
 import { formatFindings } from './findingsText';
 import { EXIT_OK, writeOutput, type CliIo } from './io';
-import { LIVE_TARGET_OPTIONS, liveTargetOf, openLiveInformer, resourceLabel, type LiveInformer } from './liveInformer';
+import type { LiveInformer } from '../app/liveInformer';
+import { resourceLabel } from '../app/resources';
+import { LIVE_TARGET_OPTIONS, liveTargetOf, openLiveInformer } from './liveTarget';
 
 function secondsLabel(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
@@ -72,10 +74,9 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
   const tracePath = stringOption(parsed, 'trace');
   if (tracePath !== undefined) writeOutput(io, tracePath, exportTrace(live.recorder), 'trace');
 
-  const pending = new Set(live.faults.pendingFaults());
+  const pending = new Set<string>(live.faults.pendingFaults());
   for (const spec of faultSpecs) {
-    const name = ONE_SHOT[spec.kind];
-    if (name && pending.has(name)) note(`fault ${spec.text} was armed but never took effect (no matching request or event came)`);
+    if (faultOf(spec).oneShot && pending.has(spec.fault)) note(`fault ${spec.text} was armed but never took effect (no matching request or event came)`);
   }
   if (!quiet) io.stderr(formatFindings(computeFindings(live.recorder.header(), live.recorder.events())).join('\n') + '\n');
   return EXIT_OK;

@@ -1,6 +1,6 @@
 /** A status bar item: how many informers run and how many relists they have had. */
 import * as vscode from 'vscode';
-import type { SessionRegistry } from './sessions';
+import type { SessionRegistry } from '../app/registry';
 
 export class InformerStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('informerInspector.status', vscode.StatusBarAlignment.Left, 50);

@@ -7,8 +7,8 @@
  * second one.
  */
 import * as vscode from 'vscode';
-import type { InformerSession } from './session';
-import type { SessionRegistry } from './sessions';
+import type { InformerSession } from '../app/session';
+import type { SessionRegistry } from '../app/registry';
 import { TimelineWebviewBinding } from './timelineWebview';
 import { timelineHtml, webviewOptions } from './webviewContent';
 

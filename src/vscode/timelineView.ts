@@ -3,7 +3,7 @@
  * started or opened last. When hidden it gets nothing; shown again, a full snapshot.
  */
 import * as vscode from 'vscode';
-import type { SessionRegistry } from './sessions';
+import type { SessionRegistry } from '../app/registry';
 import { TimelineWebviewBinding } from './timelineWebview';
 import { timelineHtml, webviewOptions } from './webviewContent';
 

@@ -6,8 +6,8 @@
  */
 import * as vscode from 'vscode';
 import { ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand } from '../protocol/timeline';
-import type { InformerSession } from './session';
-import type { SessionRegistry } from './sessions';
+import type { InformerSession } from '../app/session';
+import type { SessionRegistry } from '../app/registry';
 import { TimelineStream } from './timelineStream';
 import { exportSessionTrace } from './traceCommands';
 

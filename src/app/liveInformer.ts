@@ -15,8 +15,9 @@ import { SharedIndexInformer } from '../engine/sharedInformer';
 import { HttpListerWatcher, type ApiResource, type KubeConnection } from '../kube';
 import { FaultInjectingListerWatcher } from '../sources/faults';
 import { checkConsistency, type ConsistencyResult } from '../trace/consistency';
-import { DEFAULT_TRACE_CAP, TraceRecorder } from '../trace/recorder';
-import { TOOL_VERSION } from '../cli/version';
+import { TraceRecorder } from '../trace/recorder';
+import { traceHeader } from './headers';
+import { typeDescription } from './resources';
 
 export interface LiveInformerOptions {
   conn: KubeConnection;
@@ -53,38 +54,20 @@ export interface LiveInformer {
   stop(): Promise<void>;
 }
 
-/** client-go's GroupVersionKind.String(): "/v1, Kind=ConfigMap" for the core group. */
-export function typeDescription(r: Pick<ApiResource, 'group' | 'version' | 'kind'>): string {
-  return `${r.group}/${r.version}, Kind=${r.kind}`;
-}
-
-/** "configmaps", or "widgets.demo.example.com" for a named group. */
-export function resourceLabel(r: Pick<ApiResource, 'group' | 'resource'>): string {
-  return r.group ? `${r.resource}.${r.group}` : r.resource;
-}
-
 export function createLiveInformer(o: LiveInformerOptions): LiveInformer {
   const clock = o.clock ?? new RealClock();
   const r = o.resource;
-  const cap = o.cap ?? DEFAULT_TRACE_CAP;
-  const recorder = new TraceRecorder(
-    {
-      format: 'informer-trace/v1',
-      tool: { name: 'informer-inspector', version: TOOL_VERSION },
-      profile: o.profile.name,
-      gates: { ...o.profile.gates },
-      resource: { group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespaced: r.namespaced },
-      ...(o.namespace ? { namespace: o.namespace } : {}),
-      ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
-      ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}),
-      context: o.conn.context.name,
-      source: o.source,
-      startedAt: new Date().toISOString(),
-      cap,
-      redacted: true,
-    },
-    cap,
-  );
+  const header = traceHeader({
+    profile: o.profile,
+    resource: { group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespaced: r.namespaced },
+    source: o.source,
+    context: o.conn.context.name,
+    namespace: o.namespace,
+    labelSelector: o.labelSelector,
+    fieldSelector: o.fieldSelector,
+    cap: o.cap,
+  });
+  const recorder = new TraceRecorder(header, header.cap);
   const http = withSelectors(new HttpListerWatcher(o.conn, r, { namespace: o.namespace, clock }), o.labelSelector, o.fieldSelector);
   const faults = new FaultInjectingListerWatcher(http, { clock, sink: recorder });
   const informer = new SharedIndexInformer({
