@@ -99,7 +99,7 @@ export type SessionSpec =
 type Builder<K extends SessionKind> = (id: string, spec: Extract<SessionSpec, { kind: K }>) => Promise<InformerSession>;
 
 const BUILDERS: { [K in SessionKind]: Builder<K> } = {
-  cluster: (id, spec) => Promise.resolve(liveSession(id, spec)),
+  cluster: async (id, spec) => liveSession(id, spec),
   sandbox: async (id, spec) => {
     try {
       return liveSession(id, spec, spec.sandbox);
@@ -113,7 +113,7 @@ const BUILDERS: { [K in SessionKind]: Builder<K> } = {
     if (run.result.outcome === 'error') throw new RunError(`replay of ${spec.scenario.name} failed: ${run.result.error ?? 'unknown error'}`);
     return new InformerSession({ id, kind: 'replay', title: `${spec.scenario.name} (replay, ${run.profile.name})`, simulated: false, recorder: run.recorder });
   },
-  import: (id, spec) => {
+  import: async (id, spec) => {
     let data: ReturnType<typeof importTrace>;
     try {
       data = importTrace(spec.text);
@@ -121,9 +121,7 @@ const BUILDERS: { [K in SessionKind]: Builder<K> } = {
       if (e instanceof TraceFileError) throw new BadInputError(e.message);
       throw e;
     }
-    return Promise.resolve(
-      new InformerSession({ id, kind: 'import', title: spec.name, simulated: data.header.source === 'sandbox', imported: { header: data.header, events: data.events } }),
-    );
+    return new InformerSession({ id, kind: 'import', title: spec.name, simulated: data.header.source === 'sandbox', imported: { header: data.header, events: data.events } });
   },
 };
 
