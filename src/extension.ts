@@ -33,12 +33,15 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     });
 
+  const viewProvider = new TimelineViewProvider(uri, registry);
   context.subscriptions.push(
     registry,
     log,
     new InformerStatusBar(registry),
+    viewProvider,
+    { dispose: () => TimelinePanel.disposeAll() },
     vscode.window.registerWebviewPanelSerializer(TimelinePanel.viewType, new TimelinePanelSerializer(uri, registry)),
-    vscode.window.registerWebviewViewProvider(TimelineViewProvider.viewId, new TimelineViewProvider(uri, registry)),
+    vscode.window.registerWebviewViewProvider(TimelineViewProvider.viewId, viewProvider),
     vscode.window.registerCustomEditorProvider(TraceEditorProvider.viewType, new TraceEditorProvider(uri, registry), {
       supportsMultipleEditorsPerDocument: true,
     }),

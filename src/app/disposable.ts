@@ -79,3 +79,10 @@ export class Emitter<T> implements IDisposable {
     this.listeners.clear();
   }
 }
+
+/** A bag of disposables released together (for owners that are not classes of their own). */
+export class DisposableStore extends Disposable {
+  add<T extends IDisposable>(d: T): T {
+    return this.track(d);
+  }
+}

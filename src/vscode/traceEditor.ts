@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { EmptyNotification, ReadyCommand } from '../protocol/timeline';
+import { DisposableStore, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
 import { TimelineWebviewBinding } from './timelineWebview';
@@ -51,20 +52,21 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
     if (!session) {
       const message = `Cannot open ${doc.uri.path.split('/').pop()}: ${problem}`;
       void vscode.window.showErrorMessage(message);
-      const sub = panel.webview.onDidReceiveMessage((msg: unknown) => {
-        if (ReadyCommand.is(msg)) void panel.webview.postMessage(EmptyNotification.create({ message }));
-      });
-      panel.onDidDispose(() => sub.dispose());
+      const store = new DisposableStore();
+      store.add(
+        panel.webview.onDidReceiveMessage((msg: unknown) => {
+          if (ReadyCommand.is(msg)) void panel.webview.postMessage(EmptyNotification.create({ message }));
+        }),
+      );
+      store.add(panel.onDidDispose(() => store.dispose()));
       return;
     }
     const opened = session;
-    const binding = new TimelineWebviewBinding(panel.webview, this.registry, opened, false);
-    const visibility = panel.onDidChangeViewState((e) => binding.setVisible(e.webviewPanel.visible));
-    panel.onDidDispose(() => {
-      visibility.dispose();
-      binding.dispose();
-      // A closed trace editor's session is forgotten: nothing else shows an imported trace.
-      this.registry.remove(opened.id);
-    });
+    const store = new DisposableStore();
+    // A closed trace editor's session is forgotten: nothing else shows an imported trace.
+    store.add(toDisposable(() => this.registry.remove(opened.id)));
+    const binding = store.add(new TimelineWebviewBinding(panel.webview, this.registry, opened, false));
+    store.add(panel.onDidChangeViewState((e) => binding.setVisible(e.webviewPanel.visible)));
+    store.add(panel.onDidDispose(() => store.dispose()));
   }
 }
