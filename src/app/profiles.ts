@@ -8,6 +8,8 @@ import { DEFAULT_PROFILE, findProfile, PROFILES, withGates, type Profile } from 
 import type { Scenario } from '../scenario/types';
 import { BadInputError } from './errors';
 
+export { DEFAULT_PROFILE, PROFILES } from '../engine/profiles';
+
 export function profileNamed(name: string): Profile {
   const p = findProfile(name);
   if (!p) throw new BadInputError(`unknown profile "${name}" (one of: ${PROFILES.map((x) => x.name).join(', ')})`);

@@ -11,17 +11,20 @@ import type { Clock } from '../engine/clock';
 import type { ListerWatcher } from '../engine/listWatch';
 import type { Profile } from '../engine/profiles';
 import type { ApiResource, KubeConnection } from '../kube';
+import { requestLine, type LogLine } from '../scenario/notificationLog';
 import type { Scenario } from '../scenario/types';
 import { replayScenario } from '../sources/engineReplay';
 import type { ReplayResult } from '../sources/replay';
 import { SANDBOX_CONTEXT, startSandbox, type Sandbox } from '../sources/sandbox';
+
+export { DEFAULT_STORYLINE, startSandbox, STORYLINES, STORYLINE_DESCRIPTIONS, type StorylineName } from '../sources/sandbox';
 import { TraceRecorder } from '../trace/recorder';
-import { importTrace, TraceFileError } from '../trace/traceFile';
-import { BadInputError, RunError } from './errors';
+import { RunError } from './errors';
 import { scenarioResource, traceHeader } from './headers';
 import { createLiveInformer, type LiveInformer } from './liveInformer';
 import { replayProfile } from './profiles';
 import { connect, resourceLabel } from './resources';
+import { readTrace } from './traces';
 import { InformerSession, type LiveControls, type SessionKind } from './session';
 
 /** What names a live informer once cluster and resource are known. */
@@ -43,8 +46,12 @@ export interface LiveOptions {
   rand?: () => number;
   /** Trace recorder cap (events). */
   cap?: number;
-  /** Wraps the informer's ListerWatcher (outside the fault injector), e.g. to log requests. */
-  wrapSource?: (lw: ListerWatcher) => ListerWatcher;
+  /**
+   * Receives every request the informer sends as a notification-log line, before anything can
+   * fail it: the chain is informer → request log → fault injector → selectors → HTTP, so a
+   * request the injector refuses is still logged (the informer did send it).
+   */
+  requestLog?: LogLine[];
 }
 
 /**
@@ -52,11 +59,33 @@ export interface LiveOptions {
  * the sandbox's (whoever started it), else 'cluster'.
  */
 export function openLive(target: LiveTarget, o: LiveOptions = {}): LiveInformer {
+  const { requestLog, ...rest } = o;
   return createLiveInformer({
     ...target,
     source: target.conn.context.name === SANDBOX_CONTEXT ? 'sandbox' : 'cluster',
-    ...o,
+    ...rest,
+    ...(requestLog ? { wrapSource: (lw: ListerWatcher) => logged(lw, requestLog) } : {}),
   });
+}
+
+/** Logs every request as a request line, then passes it on. */
+function logged(lw: ListerWatcher, log: LogLine[]): ListerWatcher {
+  return {
+    get url() {
+      return lw.url;
+    },
+    get watchListSupported() {
+      return lw.watchListSupported;
+    },
+    list(opts, signal) {
+      log.push(requestLine('list', opts));
+      return lw.list(opts, signal);
+    },
+    watch(opts, signal) {
+      log.push(requestLine('watch', opts));
+      return lw.watch(opts, signal);
+    },
+  };
 }
 
 /** Starts the SIMULATED sandbox and connects to it; the caller owns the sandbox. */
@@ -114,13 +143,7 @@ const BUILDERS: { [K in SessionKind]: Builder<K> } = {
     return new InformerSession({ id, kind: 'replay', title: `${spec.scenario.name} (replay, ${run.profile.name})`, simulated: false, recorder: run.recorder });
   },
   import: async (id, spec) => {
-    let data: ReturnType<typeof importTrace>;
-    try {
-      data = importTrace(spec.text);
-    } catch (e) {
-      if (e instanceof TraceFileError) throw new BadInputError(e.message);
-      throw e;
-    }
+    const data = readTrace(spec.text);
     return new InformerSession({ id, kind: 'import', title: spec.name, simulated: data.header.source === 'sandbox', imported: { header: data.header, events: data.events } });
   },
 };

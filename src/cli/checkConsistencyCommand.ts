@@ -6,10 +6,10 @@
  * differences. Exit 0 when the cache matches, 1 when it is stale or the informer never synced.
  */
 import type { ConsistencyResult } from '../trace/consistency';
-import { exportTrace } from '../trace/traceFile';
 import { durationMs, offsetMs, parseCommandArgs, stringOption } from './args';
 import { EXIT_FAILED, EXIT_OK, UsageError, writeOutput, type CliIo } from './io';
 import { RunError } from '../app/errors';
+import { exportTrace } from '../app/traces';
 import type { LiveInformer } from '../app/liveInformer';
 import { resourceLabel } from '../app/resources';
 import { LIVE_TARGET_OPTIONS, liveTargetOf, openLiveInformer } from './liveTarget';

@@ -2,19 +2,14 @@
  * What `record` and `check-consistency` share: the options that name the target and opening the
  * live informer on it through the app layer, with the command's clock and jitter, and (for
  * `record`) a request log.
- *
- * The request chain is informer → request log → fault injector → selector → HTTP, so that a
- * request the injector refuses is still logged (the informer did send it); the consistency
- * check's LISTs are not the informer's and stay out of the log.
  */
 import { openLive } from '../app/sessions';
 import type { LiveInformer } from '../app/liveInformer';
-import { profileNamed } from '../app/profiles';
+import { DEFAULT_PROFILE, profileNamed } from '../app/profiles';
 import { connect, findResource } from '../app/resources';
-import type { ListerWatcher } from '../engine/listWatch';
-import { DEFAULT_PROFILE, type Profile } from '../engine/profiles';
+import type { Profile } from '../engine/profiles';
 import type { ApiResource, KubeConnection } from '../kube';
-import { requestLine, type LogLine } from '../scenario/notificationLog';
+import type { LogLine } from '../scenario/notificationLog';
 import { stringOption, type Parsed } from './args';
 import { UsageError, type CliIo } from './io';
 
@@ -65,27 +60,7 @@ export async function openLiveInformer(
   const resource = await findResource(conn, target.resourceName);
   const live = openLive(
     { conn, resource, profile: target.profile, namespace: target.namespace, labelSelector: target.labelSelector },
-    { clock: io.clock, rand: io.rand, ...(log ? { wrapSource: (lw: ListerWatcher) => logged(lw, log) } : {}) },
+    { clock: io.clock, rand: io.rand, ...(log ? { requestLog: log } : {}) },
   );
   return { conn, resource, live };
-}
-
-/** Logs every request the informer sends as a request line, before anything can fail it. */
-function logged(lw: ListerWatcher, log: LogLine[]): ListerWatcher {
-  return {
-    get url() {
-      return lw.url;
-    },
-    get watchListSupported() {
-      return lw.watchListSupported;
-    },
-    list(opts, signal) {
-      log.push(requestLine('list', opts));
-      return lw.list(opts, signal);
-    },
-    watch(opts, signal) {
-      log.push(requestLine('watch', opts));
-      return lw.watch(opts, signal);
-    },
-  };
 }

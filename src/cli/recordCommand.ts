@@ -6,10 +6,9 @@
  * faults and checking the cache against the server on a schedule, then writes the notification
  * log (stdout by default) and the trace, and prints the findings on stderr.
  */
-import { formatLog, type LogLine } from '../scenario/notificationLog';
-import { loggingHandler } from '../sources/replay';
-import { computeFindings } from '../trace/findings';
-import { exportTrace } from '../trace/traceFile';
+import { addLoggingHandler, formatLog } from '../app/scenarios';
+import { computeFindings, exportTrace } from '../app/traces';
+import type { LogLine } from '../scenario/notificationLog';
 import { durationMs, parseCommandArgs, stringListOption, stringOption } from './args';
 import { describeConsistency } from './checkConsistencyCommand';
 import { consistencySchedule, faultOf, parseFaultSpec, scheduleFaults } from './faultSpecs';
@@ -51,7 +50,7 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
 
   const log: LogLine[] = [];
   const { conn, resource, live } = await openLiveInformer(target, io, log);
-  live.informer.addEventHandler('main', loggingHandler('main', target.profile, (l) => log.push(l)));
+  addLoggingHandler(live.informer, 'main', target.profile, log);
   const { clock } = live;
   const startedAt = clock.now();
   const cancelFaults = scheduleFaults(faultSpecs, { clock, faults: live.faults, addSlowHandler: (ms) => live.addSlowHandler(ms) });

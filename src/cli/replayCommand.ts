@@ -3,11 +3,10 @@
  * Runs a scenario through the engine in virtual time; the notification log goes to stdout or
  * --log, the trace (informer-trace/v1) to --trace. Exit 0 when the run ends without divergence.
  */
+import { formatLog, parseScenario } from '../app/scenarios';
 import { replay } from '../app/sessions';
-import { formatLog } from '../scenario/notificationLog';
+import { exportTrace } from '../app/traces';
 import type { Scenario } from '../scenario/types';
-import { parseScenarioText, ScenarioValidationError } from '../scenario/validate';
-import { exportTrace } from '../trace/traceFile';
 import { intOption, parseCommandArgs, stringOption } from './args';
 import { EXIT_FAILED, EXIT_OK, fileLabel, readInput, UsageError, writeOutput, type CliIo } from './io';
 
@@ -43,12 +42,5 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
 }
 
 export function loadScenario(io: CliIo, path: string): Scenario {
-  const text = readInput(io, path, 'scenario');
-  try {
-    return parseScenarioText(text, fileLabel(path));
-  } catch (e) {
-    // Every problem is one line; the first is the error, the rest follow it on stderr.
-    if (e instanceof ScenarioValidationError) throw new UsageError(e.problems.join('\n'));
-    throw e;
-  }
+  return parseScenario(readInput(io, path, 'scenario'), fileLabel(path));
 }

@@ -8,14 +8,13 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import * as vscode from 'vscode';
-import { profileNamed } from '../app/profiles';
+import { DEFAULT_PROFILE, PROFILES, profileNamed } from '../app/profiles';
 import type { SessionRegistry } from '../app/registry';
 import { connect, listableResources, resourceLabel, resourceNamed } from '../app/resources';
 import type { InformerSession } from '../app/session';
-import { createSession, startSandboxConnection } from '../app/sessions';
-import { DEFAULT_PROFILE, PROFILES } from '../engine/profiles';
+import { createSession, DEFAULT_STORYLINE, startSandboxConnection, STORYLINES, STORYLINE_DESCRIPTIONS } from '../app/sessions';
 import type { ApiResource, KubeConnection } from '../kube';
-import { DEFAULT_STORYLINE, STORYLINES, STORYLINE_DESCRIPTIONS, type Sandbox } from '../sources/sandbox';
+import type { Sandbox } from '../sources/sandbox';
 
 const SANDBOX_ITEM = 'Built-in sandbox cluster (SIMULATED)';
 

@@ -7,9 +7,9 @@ import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
+import { parseScenario } from '../app/scenarios';
 import { createSession } from '../app/sessions';
-import { parseScenarioText } from '../scenario/validate';
-import { exportTrace } from '../trace/traceFile';
+import { exportTrace } from '../app/traces';
 
 export const TRACE_SUFFIX = '.informer-trace.json';
 
@@ -66,7 +66,7 @@ export async function pickAndOpenTrace(): Promise<void> {
 /** Replays a scenario file through the engine in virtual time and returns its session. */
 export async function replayScenarioFile(registry: SessionRegistry, uri: vscode.Uri, profileName?: string): Promise<InformerSession> {
   const text = Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
-  const scenario = parseScenarioText(text, uri.path.split('/').pop() ?? 'scenario');
+  const scenario = parseScenario(text, uri.path.split('/').pop() ?? 'scenario');
   const session = await createSession(registry.newId(), { kind: 'replay', scenario, profile: profileName });
   registry.add(session);
   return session;
