@@ -7,86 +7,22 @@
  * and one builder to BUILDERS; the compiler then insists on both. A builder gets its spec and
  * returns a started InformerSession whose stop() ends everything the session owns.
  */
-import type { Clock } from '../engine/clock';
-import type { ListerWatcher } from '../engine/listWatch';
 import type { Profile } from '../engine/profiles';
-import type { ApiResource, KubeConnection } from '../kube';
-import { requestLine, type LogLine } from '../scenario/notificationLog';
+import type { KubeConnection } from '../kube';
 import type { Scenario } from '../scenario/types';
 import { replayScenario } from '../sources/engineReplay';
 import type { ReplayResult } from '../sources/replay';
-import { SANDBOX_CONTEXT, startSandbox, type Sandbox } from '../sources/sandbox';
+import { startSandbox, type Sandbox } from '../sources/sandbox';
 
 export { DEFAULT_STORYLINE, startSandbox, STORYLINES, STORYLINE_DESCRIPTIONS, type StorylineName } from '../sources/sandbox';
 import { TraceRecorder } from '../trace/recorder';
 import { RunError } from './errors';
 import { scenarioResource, traceHeader } from './headers';
-import { createLiveInformer, type LiveInformer } from './liveInformer';
+import { openLive, type LiveTarget } from './liveInformer';
 import { replayProfile } from './profiles';
 import { connect, resourceLabel } from './resources';
 import { readTrace } from './traces';
 import { InformerSession, type LiveControls, type SessionKind } from './session';
-
-/** What names a live informer once cluster and resource are known. */
-export interface LiveTarget {
-  conn: KubeConnection;
-  resource: ApiResource;
-  profile: Profile;
-  /** "" = all namespaces. */
-  namespace: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-  /** The informer's default resync period; 0 = none. */
-  resyncPeriodMs?: number;
-}
-
-export interface LiveOptions {
-  clock?: Clock;
-  /** The engine's jitter source; default Math.random. */
-  rand?: () => number;
-  /** Trace recorder cap (events). */
-  cap?: number;
-  /**
-   * Receives every request the informer sends as a notification-log line, before anything can
-   * fail it: the chain is informer → request log → fault injector → selectors → HTTP, so a
-   * request the injector refuses is still logged (the informer did send it).
-   */
-  requestLog?: LogLine[];
-}
-
-/**
- * A live informer (not started) on the target. The trace says 'sandbox' when the connection is
- * the sandbox's (whoever started it), else 'cluster'.
- */
-export function openLive(target: LiveTarget, o: LiveOptions = {}): LiveInformer {
-  const { requestLog, ...rest } = o;
-  return createLiveInformer({
-    ...target,
-    source: target.conn.context.name === SANDBOX_CONTEXT ? 'sandbox' : 'cluster',
-    ...rest,
-    ...(requestLog ? { wrapSource: (lw: ListerWatcher) => logged(lw, requestLog) } : {}),
-  });
-}
-
-/** Logs every request as a request line, then passes it on. */
-function logged(lw: ListerWatcher, log: LogLine[]): ListerWatcher {
-  return {
-    get url() {
-      return lw.url;
-    },
-    get watchListSupported() {
-      return lw.watchListSupported;
-    },
-    list(opts, signal) {
-      log.push(requestLine('list', opts));
-      return lw.list(opts, signal);
-    },
-    watch(opts, signal) {
-      log.push(requestLine('watch', opts));
-      return lw.watch(opts, signal);
-    },
-  };
-}
 
 /** Starts the SIMULATED sandbox and connects to it; the caller owns the sandbox. */
 export async function startSandboxConnection(storyline?: string): Promise<{ sandbox: Sandbox; conn: KubeConnection }> {

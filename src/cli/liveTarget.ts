@@ -3,8 +3,7 @@
  * live informer on it through the app layer, with the command's clock and jitter, and (for
  * `record`) a request log.
  */
-import { openLive } from '../app/sessions';
-import type { LiveInformer } from '../app/liveInformer';
+import { openLive, type LiveInformer } from '../app/liveInformer';
 import { DEFAULT_PROFILE, profileNamed } from '../app/profiles';
 import { connect, findResource } from '../app/resources';
 import type { Profile } from '../engine/profiles';

@@ -4,8 +4,8 @@
  * pile up listeners, and disposing the provider releases everything it holds.
  */
 import { strict as assert } from 'node:assert';
-import Module from 'node:module';
 import { SessionRegistry } from '../../../src/app/registry';
+import { requireWithFakeVscode } from './fakeVscode';
 
 type TimelineViewModule = typeof import('../../../src/vscode/timelineView');
 
@@ -15,17 +15,7 @@ const fakeVscode = {
 };
 
 function load(): TimelineViewModule {
-  const mod = Module as unknown as { _load: (request: string, parent: unknown, isMain: boolean) => unknown };
-  const original = mod._load;
-  mod._load = function (request, parent, isMain) {
-    return request === 'vscode' ? fakeVscode : original.call(this, request, parent, isMain);
-  };
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require('../../../src/vscode/timelineView') as TimelineViewModule;
-  } finally {
-    mod._load = original;
-  }
+  return requireWithFakeVscode<TimelineViewModule>('../../../src/vscode/timelineView', fakeVscode);
 }
 
 /** An event whose live subscriptions are counted. */
