@@ -36,6 +36,32 @@ async function drain(w: Watcher): Promise<Drained> {
   return { events, end: w.end?.kind };
 }
 
+/**
+ * Structural equality of JSON values without recursion (node's deepEqual overflows the stack on
+ * the 10,000-level values these inputs hold); the first difference as a path, or undefined.
+ */
+export function jsonDifference(a: unknown, b: unknown): string | undefined {
+  const stack: [unknown, unknown, string][] = [[a, b, '']];
+  while (stack.length > 0) {
+    const [x, y, at] = stack.pop()!;
+    if (x === y || (Number.isNaN(x) && Number.isNaN(y))) continue;
+    if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object' || Array.isArray(x) !== Array.isArray(y)) return `${at || '/'}: ${String(x).slice(0, 80)} ≠ ${String(y).slice(0, 80)}`;
+    const kx = Object.keys(x);
+    const ky = Object.keys(y);
+    if (kx.length !== ky.length) return `${at || '/'}: ${kx.length} keys ≠ ${ky.length} keys`;
+    for (const k of kx) {
+      if (!Object.prototype.hasOwnProperty.call(y, k)) return `${at}/${k}: missing`;
+      stack.push([(x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], `${at}/${k}`]);
+    }
+  }
+  return undefined;
+}
+
+function assertSameJson(got: unknown, want: unknown, what: string): void {
+  const d = jsonDifference(got, want);
+  assert.equal(d, undefined, `${what} differ at ${d}`);
+}
+
 type Expected = { events: WatchEvent[]; error: boolean };
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -81,9 +107,9 @@ function assertMatchesReference(d: Drained, want: Expected): void {
   if (want.error) {
     assert.equal(d.events.length, want.events.length + 1, `events: ${d.events.length}, want ${want.events.length} and a decode ERROR`);
     assert.ok(isDecodeError(d.events[d.events.length - 1]), 'the last event is not the decode ERROR');
-    assert.deepEqual(d.events.slice(0, -1), want.events);
+    assertSameJson(d.events.slice(0, -1), want.events, 'events');
   } else {
-    assert.deepEqual(d.events, want.events);
+    assertSameJson(d.events, want.events, 'events');
     assert.equal(d.end, 'eof');
   }
 }
@@ -207,7 +233,7 @@ export const watchMutated: FuzzTarget<{ lines: string[]; muts: Mutation[]; tail:
     }
     const want = referenceDecode(intact).events;
     assert.ok(d.events.length >= want.length, `${d.events.length} events, ${want.length} intact lines before the damage`);
-    assert.deepEqual(d.events.slice(0, want.length), want);
+    assertSameJson(d.events.slice(0, want.length), want, 'intact events');
   },
 };
 
@@ -261,7 +287,7 @@ export const watchGzip: FuzzTarget<{ lines: string[]; level: number; damage: 'no
     // ordering contract holds then. A cut body must give an exact prefix of the reference events.
     if (damage === 'cut') {
       assert.ok(delivered.length <= want.events.length, `${delivered.length} events from a cut body of ${want.events.length}`);
-      assert.deepEqual(delivered, want.events.slice(0, delivered.length));
+      assertSameJson(delivered, want.events.slice(0, delivered.length), 'events of the cut body');
     }
   },
 };

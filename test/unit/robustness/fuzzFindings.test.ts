@@ -3,8 +3,13 @@
  * fails on the code as it was before its fix.
  */
 import { strict as assert } from 'node:assert';
-import type { Status } from '../../../src/engine/listWatch';
+import { RealClock } from '../../../src/engine/clock';
+import { compareUpdate, deepEqual } from '../../../src/engine/diff';
+import type { ListerWatcher, Status } from '../../../src/engine/listWatch';
 import { TransportError } from '../../../src/engine/listWatch';
+import type { KubeObject } from '../../../src/engine/objects';
+import { findProfile } from '../../../src/engine/profiles';
+import { SharedIndexInformer } from '../../../src/engine/sharedInformer';
 import { decodeList } from '../../../src/kube/listerWatcher';
 import { JsonFramer, MAX_NESTING_DEPTH, StreamWatcher } from '../../../src/kube/watchStream';
 import { assertEndsLikeStreamWatcher, drain, isDecodeError, responseOf } from './watchStreamSupport';
@@ -54,5 +59,49 @@ describe('robustness: bugs found by the fuzzer', () => {
       () => decodeList(Buffer.from('{"items":\n x}')),
       (e: unknown) => e instanceof TransportError && /^couldn't decode the list response: /.test(e.message) && !/[\r\n]/.test(e.message),
     );
+  });
+});
+
+describe('robustness: bugs found while fuzzing (deep objects in the informer)', () => {
+  it('an update of an object nested 9,990 levels deep (the decoder allows 10,000) is delivered; comparing it overflowed the stack', async () => {
+    const depth = 9990;
+    const deep = (v: string) =>
+      JSON.parse(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"d","namespace":"n","resourceVersion":"${v}"},"data":${'['.repeat(depth)}"${v}"${']'.repeat(depth)}}`) as KubeObject;
+    const cmp = compareUpdate(deep('1'), deep('2'));
+    assert.equal(cmp.change, 'other');
+    assert.deepEqual(cmp.diff.map((d) => d.path), ['metadata.resourceVersion', `data${'[0]'.repeat(depth)}`]);
+    assert.equal(deepEqual(deep('1'), deep('1')), true);
+    assert.equal(deepEqual(deep('1'), deep('2')), false);
+
+    let sent = false;
+    const lw: ListerWatcher = {
+      url: 'https://127.0.0.1:6443/api/v1/configmaps',
+      list: async () => ({ apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '1' }, items: [deep('1')] }),
+      watch: async (_o, signal) => ({
+        next: async () => {
+          if (!sent) {
+            sent = true;
+            return { type: 'MODIFIED', object: deep('2') };
+          }
+          await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
+          return null;
+        },
+        stop() {},
+      }),
+    };
+    const logs: string[] = [];
+    const inf = new SharedIndexInformer({ listerWatcher: lw, profile: findProfile('v1.32')!, clock: new RealClock(), sink: { emit: (e) => void (e.type === 'log' && e.level === 'error' && logs.push(e.msg)) }, typeDescription: '/v1, Kind=ConfigMap', name: 'deep' });
+    let updated: (() => void) | undefined;
+    const delivered = new Promise<void>((r) => (updated = r));
+    inf.addEventHandler('h', { onUpdate: () => updated?.() });
+    const ac = new AbortController();
+    const run = inf.run(ac.signal);
+    const timer = setTimeout(() => ac.abort(), 10_000);
+    await Promise.race([delivered, run]);
+    clearTimeout(timer);
+    ac.abort();
+    await run;
+    assert.deepEqual(logs, []);
+    assert.equal((inf.getIndexer().list()[0] as KubeObject).metadata?.resourceVersion, '2');
   });
 });
