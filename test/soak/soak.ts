@@ -1,6 +1,6 @@
 /**
  * `npm run soak -- [--restarts 100] [--compactions 20] [--resets 1000] [--bursts 20] [--objects 300]
- *                  [--seed S] [--out DIR] [--max-growth 0.10]`
+ *                  [--seed S] [--out DIR] [--max-growth 0.10] [--deadline-min M]`
  *
  * Informers under the v1.15, v1.32 and v1.36 profiles, side by side, each assembled as the CLI and
  * the extension assemble them (createLiveInformer: HTTP ListerWatcher → engine → TraceRecorder),
@@ -21,9 +21,12 @@
  * Writes DIR/soak.json (every figure) and DIR/soak-memory.svg; prints a summary; exits 1 when a
  * store did not converge, something was lost, an unhandled rejection or uncaught exception
  * happened, a recorder went over its cap, a handle was left, or memory grew more than
- * --max-growth after warm-up (checked on runs of 10 minutes or more).
+ * --max-growth after warm-up (checked on runs of 10 minutes or more). With --deadline-min, no new
+ * fault starts after M minutes: the run ends with the faults done so far (soak.json says how many
+ * of the planned ones). soak.json is rewritten every 10 faults; SIGINT/SIGTERM end the run the
+ * same way (the cluster is stopped).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -64,6 +67,8 @@ const OPTS = {
   maxGrowth: num('max-growth', 0.1),
   settleTimeoutMs: num('settle-timeout-s', 180) * 1000,
   cap: num('cap', 20_000),
+  /** Stop injecting faults after this many minutes (0 = none) and finish with what was done. */
+  deadlineMin: num('deadline-min', 0),
 };
 const PROFILES = ['v1.15', 'v1.32', 'v1.36'];
 const NS = 'soak';
@@ -98,6 +103,9 @@ interface FaultRecord {
 
 const t0 = Date.now();
 const elapsed = () => (Date.now() - t0) / 1000;
+let interrupted = '';
+process.on('SIGINT', () => (interrupted = 'SIGINT'));
+process.on('SIGTERM', () => (interrupted = 'SIGTERM'));
 
 // ---- the writer
 
@@ -352,10 +360,25 @@ async function main(): Promise<void> {
       [plan[i], plan[j]] = [plan[j], plan[i]];
     }
     let resetsDone = 0;
+    const writePartial = (done: number) => {
+      mkdirSync(OPTS.out, { recursive: true });
+      writeFileSync(
+        path.join(OPTS.out, 'soak.partial.json'),
+        JSON.stringify({ options: OPTS, planned: plan.length, done, runSeconds: elapsed(), resetsApplied: resetsDone, throttled429: throttle.throttled, writes: writer.ops, relistsByReason: relists, recorder: { cap: OPTS.cap, drops }, problems, faults, samples }, null, 1),
+      );
+    };
+    let stopReason = '';
     const warmupFaults = Math.ceil(plan.length * 0.2);
-    let warmupT = elapsed();
+    let warmupT = -1;
     for (const [n, kind] of plan.entries()) {
-      if (n === warmupFaults) warmupT = elapsed();
+      if (interrupted) stopReason = `stopped by ${interrupted}`;
+      else if (OPTS.deadlineMin > 0 && elapsed() > OPTS.deadlineMin * 60) stopReason = `deadline of ${OPTS.deadlineMin} min reached`;
+      if (stopReason) {
+        console.log(`soak: ${stopReason} after ${n} of ${plan.length} faults`);
+        break;
+      }
+      // Warm-up: the first fifth of the faults or the first 5 minutes, whichever ends first.
+      if (warmupT < 0 && (n === warmupFaults || elapsed() > 300)) warmupT = elapsed();
       writer.start();
       await sleep(400 + rand() * 800);
       const f0 = Date.now();
@@ -403,11 +426,13 @@ async function main(): Promise<void> {
       faults.push({ kind, at: elapsed(), faultMs, convergedMs: s.ms, ...(s.lost ? { lost: s.lost } : {}), ...(note ? { note } : {}) });
       if (s.lost) problems.push(`after fault ${n + 1} (${kind}) not converged in ${OPTS.settleTimeoutMs / 1000} s: ${s.lost}`);
       if ((n + 1) % 10 === 0 || n === plan.length - 1) {
+        writePartial(n + 1);
         const m = process.memoryUsage();
         console.log(`soak: ${n + 1}/${plan.length} faults at ${elapsed().toFixed(0)} s, rss ${(m.rss / 2 ** 20).toFixed(0)} MiB heap ${(m.heapUsed / 2 ** 20).toFixed(0)} MiB, writes ${JSON.stringify(writer.ops)}, problems ${problems.length}`);
       }
     }
     await writer.pause();
+    if (warmupT < 0) warmupT = elapsed();
 
     // ---- stop everything, then look for what was left behind
     await Promise.all(informers.map(({ li }) => li.stop()));
@@ -439,6 +464,8 @@ async function main(): Promise<void> {
     );
     const result = {
       options: OPTS,
+      faultsPlanned: plan.length,
+      stopReason: stopReason || 'all planned faults applied',
       kubeVersion: cluster.kubeVersion,
       apiserverFlags: flags,
       runSeconds: runS,
@@ -459,7 +486,8 @@ async function main(): Promise<void> {
     mkdirSync(OPTS.out, { recursive: true });
     writeFileSync(path.join(OPTS.out, 'soak.json'), JSON.stringify(result, null, 1));
     writeFileSync(path.join(OPTS.out, 'soak-memory.svg'), memorySvg(samples, warmupT));
-    console.log(`soak: ${runS.toFixed(0)} s, ${result.faultsSurvived}/${faults.length} faults survived (${resetsDone} resets, ${throttle.throttled} requests answered 429)`);
+    rmSync(path.join(OPTS.out, 'soak.partial.json'), { force: true });
+    console.log(`soak: ${runS.toFixed(0)} s, ${result.faultsSurvived}/${faults.length} faults survived (of ${plan.length} planned) (${resetsDone} resets, ${throttle.throttled} requests answered 429)`);
     console.log(`soak: convergence ${JSON.stringify(convergence)}`);
     console.log(`soak: relists ${JSON.stringify(relists)}`);
     console.log(`soak: recorder drops ${JSON.stringify(drops)}; memory after warm-up: RSS ${(rssGrowth * 100).toFixed(1)} %, heap ${(heapGrowth * 100).toFixed(1)} %`);
