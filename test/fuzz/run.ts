@@ -75,7 +75,12 @@ async function main(): Promise<void> {
   for (const n of names) if (!TARGETS.some((t) => t.name === n)) usage(`no target "${n}"`);
   const chosen = TARGETS.filter((t) => names.includes(t.name));
   const totalWeight = chosen.reduce((s, t) => s + t.weight, 0);
-  const plan = chosen.map((t) => ({ name: t.name, inputs: Math.max(t.minInputs ?? 1, Math.round((inputs * t.weight) / totalWeight)) }));
+  // Shares rounded down, the remainder to the largest fractions: the plan adds up to N (more only by floors).
+  const exact = chosen.map((t) => (inputs * t.weight) / totalWeight);
+  const counts = exact.map(Math.floor);
+  const byFraction = exact.map((x, i) => [x - Math.floor(x), i] as const).sort((a, b) => b[0] - a[0]);
+  for (let k = 0; k < inputs - counts.reduce((a, b) => a + b, 0); k++) counts[byFraction[k % byFraction.length][1]]++;
+  const plan = chosen.map((t, i) => ({ name: t.name, inputs: Math.max(t.minInputs ?? 1, counts[i]) }));
   console.log(`fuzz: ${plan.reduce((s, p) => s + p.inputs, 0)} inputs over ${plan.length} targets, seed ${seed}`);
   const results: TargetResult[] = [];
   const t0 = Date.now();
