@@ -3,7 +3,7 @@
  *                  [--seed S] [--out DIR] [--max-growth 0.10] [--deadline-min M]`
  *
  * Informers under the v1.15, v1.32 and v1.36 profiles, side by side, each assembled as the CLI and
- * the extension assemble them (createLiveInformer: HTTP ListerWatcher → engine → TraceRecorder),
+ * the extension assemble them (openLive: HTTP ListerWatcher → engine → TraceRecorder),
  * against a real kube-apiserver + etcd through the TCP fault proxy, while a writer creates,
  * updates and deletes ConfigMaps. Faults, in a seeded random order:
  *  - apiserver restarts, alternately a crash (SIGKILL) and a graceful shutdown (SIGTERM with
@@ -33,7 +33,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { findProfile } from '../../src/engine/profiles';
 import type { ApiResource } from '../../src/kube/discovery';
 import { KubeConnection } from '../../src/kube/kubeconfig';
-import { createLiveInformer, type LiveInformer } from '../../src/live/liveInformer';
+import { openLive, type LiveInformer } from '../../src/app/liveInformer';
 import { E2ECluster, GRACEFUL_SHUTDOWN_FLAGS } from '../e2e/cluster';
 import { FaultProxy } from '../e2e/faultProxy';
 import { sleep } from '../e2e/helpers';
@@ -295,7 +295,7 @@ async function main(): Promise<void> {
     const conn = KubeConnection.load({ kubeconfigYaml: cluster.kubeconfigYaml({ server: proxy.url }) });
     const resource: ApiResource = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'], categories: [], verbs: ['list', 'watch'] };
     informers = PROFILES.map((profile) => {
-      const li = createLiveInformer({ conn, resource, profile: findProfile(profile)!, namespace: NS, source: 'cluster', cap: OPTS.cap });
+      const li = openLive({ conn, resource, profile: findProfile(profile)!, namespace: NS }, { cap: OPTS.cap });
       relists[profile] = {};
       drops[profile] = { markers: 0, events: 0 };
       li.recorder.subscribe((batch) => {

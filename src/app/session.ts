@@ -1,13 +1,16 @@
 /**
- * One inspection the extension shows: a running informer (cluster or sandbox), a replayed
- * scenario, or an imported trace. It owns its recorder (or the imported events) and whatever
- * must be stopped with it. Free of 'vscode' so the stream logic around it is testable under mocha.
+ * One inspection: a running informer (cluster or sandbox), a replayed scenario, or an imported
+ * trace (sessions.ts builds each kind). It owns its recorder (or the imported events) and
+ * whatever must be stopped with it.
  */
-import type { FaultInjectingListerWatcher } from '../scenario/faults';
+import type { FaultInjectingListerWatcher } from '../sources/faults';
 import type { SharedIndexInformer } from '../engine/sharedInformer';
 import type { ConsistencyResult } from '../trace/consistency';
-import { computeFindings, type Finding } from '../trace/findings';
-import type { RecordedEvent, TraceHeader, TraceRecorder } from '../trace/recorder';
+import { computeFindings } from '../trace/findings';
+import type { Finding } from '../format/trace';
+import type { TraceRecorder } from '../trace/recorder';
+import type { RecordedEvent } from '../format/events';
+import type { TraceHeader } from '../format/trace';
 import type { SessionInfo } from '../protocol/timeline';
 
 /** Findings are recomputed at most this often for a live session (they read the whole trace). */
@@ -23,8 +26,12 @@ export interface LiveControls {
   checkConsistency(): Promise<ConsistencyResult>;
 }
 
+/** The kinds of session sessions.ts builds. */
+export type SessionKind = 'cluster' | 'sandbox' | 'replay' | 'import';
+
 export interface SessionParts {
   id: string;
+  kind: SessionKind;
   title: string;
   simulated: boolean;
   /** A live or replayed recorder; absent for an imported trace. */
@@ -44,6 +51,7 @@ export interface SessionParts {
 
 export class InformerSession {
   readonly id: string;
+  readonly kind: SessionKind;
   readonly title: string;
   readonly simulated: boolean;
   readonly informer?: SharedIndexInformer;
@@ -60,6 +68,7 @@ export class InformerSession {
 
   constructor(p: SessionParts) {
     this.id = p.id;
+    this.kind = p.kind;
     this.title = p.title;
     this.simulated = p.simulated;
     this.recorder = p.recorder;
