@@ -97,6 +97,8 @@ interface FaultRecord {
   at: number;
   faultMs: number;
   convergedMs: Record<string, number | null>;
+  /** Backoff sleeps (ms) the reflector chose from the start of the fault until it settled. */
+  backoffMs: Record<string, number>;
   lost?: string;
   note?: string;
 }
@@ -277,6 +279,7 @@ async function main(): Promise<void> {
   const faults: FaultRecord[] = [];
   const relists: Record<string, Record<string, number>> = {};
   const drops: Record<string, { markers: number; events: number }> = {};
+  const backoffTotal: Record<string, number> = {};
   let capExceeded = '';
   let informers: { profile: string; li: LiveInformer }[] = [];
   const sampler = setInterval(() => {
@@ -298,9 +301,11 @@ async function main(): Promise<void> {
       const li = openLive({ conn, resource, profile: findProfile(profile)!, namespace: NS }, { cap: OPTS.cap });
       relists[profile] = {};
       drops[profile] = { markers: 0, events: 0 };
+      backoffTotal[profile] = 0;
       li.recorder.subscribe((batch) => {
         for (const e of batch) {
           if (e.type === 'relist') relists[profile][e.reason] = (relists[profile][e.reason] ?? 0) + 1;
+          else if (e.type === 'backoff') backoffTotal[profile] += e.sleepMs;
           else if (e.type === 'trace.dropped') {
             drops[profile].markers++;
             drops[profile].events += e.count;
@@ -382,6 +387,7 @@ async function main(): Promise<void> {
       writer.start();
       await sleep(400 + rand() * 800);
       const f0 = Date.now();
+      const backoffBefore = { ...backoffTotal };
       let note: string | undefined;
       try {
         switch (kind) {
@@ -423,7 +429,8 @@ async function main(): Promise<void> {
       const faultMs = Date.now() - f0;
       await writer.pause();
       const s = await settle(Date.now());
-      faults.push({ kind, at: elapsed(), faultMs, convergedMs: s.ms, ...(s.lost ? { lost: s.lost } : {}), ...(note ? { note } : {}) });
+      const backoffMs = Object.fromEntries(PROFILES.map((p) => [p, Math.round(backoffTotal[p] - backoffBefore[p])]));
+      faults.push({ kind, at: elapsed(), faultMs, convergedMs: s.ms, backoffMs, ...(s.lost ? { lost: s.lost } : {}), ...(note ? { note } : {}) });
       if (s.lost) problems.push(`after fault ${n + 1} (${kind}) not converged in ${OPTS.settleTimeoutMs / 1000} s: ${s.lost}`);
       if ((n + 1) % 10 === 0 || n === plan.length - 1) {
         writePartial(n + 1);
