@@ -1,0 +1,184 @@
+/**
+ * `npm run bench:peers`: this engine beside real client-go v0.36, @kubernetes/client-node and the
+ * Node floor, on the same bytes from one fake apiserver (bench/peers/fakeApiserver.ts), each
+ * client in its own process, rounds interleaved. Prints the markdown table of docs/BENCHMARKS.md.
+ *
+ *   npm run bench:peers                                  N = 10 000, 50 000 events, 5 rounds
+ *   npm run bench:peers -- --objects 50000 --rounds 3 --events 20000 --only engine-recorder,typed-proto
+ *
+ * Builds bench/clientgo (Go modules, k8s.io/client-go v0.36.6) when its binary is older than its
+ * sources, generates the workload once per (objects, events) under the OS temp directory.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { build } from 'esbuild';
+import { FakeApiserver, loadWorkload } from './fakeApiserver';
+import { summarize, table, thousands, type Summary } from '../stats';
+
+const VARIANTS = ['engine-null', 'engine-recorder', 'typed-proto', 'typed-json', 'dynamic', 'client-node', 'floor'] as const;
+type Variant = (typeof VARIANTS)[number];
+const LABEL: Record<Variant, string> = {
+  'engine-null': 'this engine, v1.36, null sink',
+  'engine-recorder': 'this engine, v1.36, TraceRecorder',
+  'typed-proto': 'client-go v0.36 typed, protobuf',
+  'typed-json': 'client-go v0.36 typed, JSON',
+  dynamic: 'client-go v0.36 dynamic (JSON)',
+  'client-node': '@kubernetes/client-node informer',
+  floor: 'Node floor: socket, split lines, JSON.parse',
+};
+const GO_VARIANTS = new Set<Variant>(['typed-proto', 'typed-json', 'dynamic']);
+const ROOT = path.resolve(__dirname, '..', '..');
+const GO_DIR = path.join(ROOT, 'bench', 'clientgo');
+const GO_BIN = path.join(GO_DIR, 'bin', 'peers');
+const RUN_LIMIT_MS = 330_000;
+
+interface Result {
+  syncMs: number;
+  watchCpuS: number;
+  watchWallS: number;
+  peakRssKiB: number;
+  objects: number;
+}
+
+function parseArgs(argv: readonly string[]): { objects: number; events: number; rounds: number; only: Variant[] } {
+  const o = { objects: 10_000, events: 50_000, rounds: 5, only: [...VARIANTS] as Variant[] };
+  for (let i = 0; i < argv.length; i++) {
+    const v = argv[++i] ?? '';
+    if (argv[i - 1] === '--objects') o.objects = Number(v);
+    else if (argv[i - 1] === '--events') o.events = Number(v);
+    else if (argv[i - 1] === '--rounds') o.rounds = Number(v);
+    else if (argv[i - 1] === '--only') {
+      o.only = v.split(',').map((s) => s.trim()) as Variant[];
+      const bad = o.only.filter((s) => !VARIANTS.includes(s));
+      if (bad.length > 0) throw new Error(`--only takes a comma list of ${VARIANTS.join(', ')}; got ${bad.join(',')}`);
+    } else throw new Error(`unknown argument ${argv[i - 1]} (use --objects N, --events N, --rounds N, --only a,b)`);
+  }
+  for (const [k, n] of [['objects', o.objects], ['events', o.events], ['rounds', o.rounds]] as const) {
+    if (!Number.isInteger(n) || n <= 0 || n > 1_000_000) throw new Error(`--${k} must be a whole number from 1 to 1000000`);
+  }
+  return o;
+}
+
+function newestMtime(dir: string, names: readonly string[]): number {
+  return Math.max(...names.map((n) => fs.statSync(path.join(dir, n)).mtimeMs));
+}
+
+/** Builds the Go client unless its binary is newer than main.go, go.mod and go.sum. */
+function buildGo(): void {
+  const src = newestMtime(GO_DIR, ['main.go', 'go.mod', 'go.sum']);
+  if (fs.existsSync(GO_BIN) && fs.statSync(GO_BIN).mtimeMs > src) return;
+  console.error('building bench/clientgo …');
+  const r = spawnSync('go', ['build', '-o', GO_BIN, '.'], { cwd: GO_DIR, stdio: 'inherit', timeout: 900_000 });
+  if (r.status !== 0) throw new Error('go build of bench/clientgo failed');
+}
+
+function generate(objects: number, events: number): { dir: string; sizes: Record<string, number> } {
+  const dir = path.join(os.tmpdir(), `informer-inspector-peers-${objects}-${events}`);
+  const sizesFile = path.join(dir, 'sizes.json');
+  const fresh = fs.existsSync(sizesFile) && fs.statSync(sizesFile).mtimeMs > fs.statSync(GO_BIN).mtimeMs;
+  if (!fresh) {
+    const r = spawnSync(GO_BIN, ['gen', dir, String(objects), String(events)], { encoding: 'utf8', timeout: 600_000, maxBuffer: 1 << 20 });
+    if (r.status !== 0) throw new Error(`peers gen failed: ${r.stderr}`);
+    fs.writeFileSync(sizesFile, r.stdout.trim());
+  }
+  return { dir, sizes: JSON.parse(fs.readFileSync(sizesFile, 'utf8')) as Record<string, number> };
+}
+
+async function bundleNodeClient(): Promise<string> {
+  const out = path.join(os.tmpdir(), `informer-inspector-peers-client-${process.pid}.js`);
+  await build({ entryPoints: [path.join(__dirname, 'client.ts')], bundle: true, platform: 'node', target: 'node20', outfile: out, logLevel: 'error' });
+  return out;
+}
+
+function runOne(variant: Variant, url: string, events: number, nodeClient: string): Promise<Result> {
+  const [cmd, args, env] = GO_VARIANTS.has(variant)
+    ? [GO_BIN, ['client', variant, url, String(events)], { ...process.env, KUBE_FEATURE_WatchListClient: 'false' }]
+    : [process.execPath, [nodeClient, variant, url, String(events)], process.env];
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_LIMIT_MS);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const last = out.trim().split('\n').pop() ?? '';
+      if (code !== 0 || !last.startsWith('{')) return reject(new Error(`${variant} exited ${code}: ${err.trim().split('\n').slice(-5).join(' / ')}`));
+      resolve(JSON.parse(last) as Result);
+    });
+  });
+}
+
+const f1 = (x: number) => x.toFixed(2);
+const range = (s: Summary, f: (x: number) => string) => `${f(s.median)} (${f(s.min)}–${f(s.max)})`;
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  buildGo();
+  const { dir, sizes } = generate(o.objects, o.events);
+  const nodeClient = await bundleNodeClient();
+  const server = new FakeApiserver(loadWorkload(dir));
+  const url = await server.start();
+  const results = new Map<Variant, Result[]>(o.only.map((v) => [v, []]));
+  const log: string[] = [];
+  try {
+    for (let r = 0; r < o.rounds; r++) {
+      for (const v of o.only) {
+        server.reset();
+        const res = await runOne(v, url, o.events, nodeClient);
+        if (res.objects !== o.objects) throw new Error(`${v} cached ${res.objects} objects, not ${o.objects}`);
+        log.push(`round ${r + 1} ${v}: ${server.requests.join(', ')}`);
+        results.get(v)?.push(res);
+        console.error(`round ${r + 1}/${o.rounds} ${v}: ${thousands(o.events / res.watchCpuS)} events/CPU-s, sync ${res.syncMs.toFixed(0)} ms, peak RSS ${(res.peakRssKiB / 1024).toFixed(0)} MiB`);
+      }
+    }
+  } finally {
+    await server.stop();
+    fs.rmSync(nodeClient, { force: true });
+  }
+  const rate = (v: Variant) => (results.get(v) ?? []).map((x) => o.events / x.watchCpuS);
+  const rows = o.only.map((v) => {
+    const rs = results.get(v) ?? [];
+    return [
+      LABEL[v],
+      (() => {
+        const s = summarize(rate(v));
+        return `${thousands(s.median)} (${thousands(s.min)}–${thousands(s.max)})`;
+      })(),
+      range(summarize(rs.map((x) => o.events / x.watchWallS)), (x) => thousands(x)),
+      range(summarize(rs.map((x) => x.syncMs / 1000)), f1),
+      range(summarize(rs.map((x) => x.peakRssKiB / 1024)), (x) => x.toFixed(0)),
+    ];
+  });
+  const lines: string[] = [];
+  lines.push(
+    `Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, load average at end ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')}; ` +
+      `N = ${thousands(o.objects)} Pods of ${sizes.podJsonBytes} bytes JSON (LIST ${(sizes.listJsonBytes / 1048576).toFixed(1)} MiB JSON, ${(sizes.listPbBytes / 1048576).toFixed(1)} MiB protobuf), ` +
+      `${thousands(o.events)} MODIFIED events (${(sizes.watchJsonBytes / 1048576).toFixed(1)} MiB JSON, ${(sizes.watchPbBytes / 1048576).toFixed(1)} MiB protobuf); ${o.rounds} interleaved rounds, median (min–max).`,
+  );
+  lines.push(table([`client (N = ${thousands(o.objects)})`, 'watch events per CPU-second', 'watch events per wall-second', 'sync, wall s', 'peak RSS, MiB'], rows));
+  const ratioRows: string[][] = [];
+  for (const eng of ['engine-recorder', 'engine-null'] as const) {
+    for (const peer of ['typed-proto', 'floor', 'client-node'] as const) {
+      const a = results.get(eng);
+      const b = results.get(peer);
+      if (!a || !b) continue;
+      const per = a.map((x, i) => (o.events / x.watchCpuS) / (o.events / b[i].watchCpuS));
+      const rss = a.map((x, i) => x.peakRssKiB / b[i].peakRssKiB);
+      const sync = a.map((x, i) => x.syncMs / b[i].syncMs);
+      const s = summarize(per);
+      ratioRows.push([`${eng} / ${peer}`, `${f1(s.median)}× (${per.map(f1).join(', ')})`, `${f1(summarize(sync).median)}× (${sync.map(f1).join(', ')})`, `${f1(summarize(rss).median)}× (${rss.map(f1).join(', ')})`]);
+    }
+  }
+  if (ratioRows.length > 0) lines.push(table(['ratio, per round', 'events per CPU-second', 'sync wall time', 'peak RSS'], ratioRows));
+  lines.push(`Requests answered (first round): ${log.slice(0, o.only.length).join('; ')}.`);
+  console.log(lines.join('\n\n'));
+}
+
+main().catch((e: unknown) => {
+  console.error(`bench:peers: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+});
