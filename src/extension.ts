@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { addHandlerCommand, checkCacheCommand, exportTraceCommand, FAULT_COMMANDS, injectFault, stopInformer } from './vscode/commands';
 import { inspectInformer, type InspectArgs } from './vscode/inspectCommand';
 import { AUTOSTART_ENV, parseAutostart } from './vscode/autostartRequest';
+import { watchAccess } from './vscode/accessAlert';
 import { attachLog } from './vscode/logChannel';
 import type { InformerSession } from './vscode/session';
 import { SessionRegistry } from './vscode/sessions';
@@ -46,6 +47,12 @@ export function activate(context: vscode.ExtensionContext): void {
       if (!s) return undefined;
       const detach = attachLog(log, s);
       s.onEnded(detach);
+      const unwatch = watchAccess(s, {
+        showError: (message, ...actions) => vscode.window.showErrorMessage(message, ...actions),
+        log: (line) => log.error(line),
+        showLog: () => log.show(true),
+      });
+      s.onEnded(unwatch);
       log.info(`started ${s.title}`);
       showSession(s);
       return s.id;

@@ -9,12 +9,13 @@
 import { formatLog, type LogLine } from '../scenario/notificationLog';
 import { loggingHandler } from '../scenario/replay';
 import { computeFindings } from '../trace/findings';
+import { ACCESS_FINDING_IDS } from '../trace/findings/access';
 import { exportTrace } from '../trace/traceFile';
 import { durationMs, parseCommandArgs, stringListOption, stringOption } from './args';
 import { describeConsistency } from './checkConsistencyCommand';
 import { consistencySchedule, ONE_SHOT, parseFaultSpec, scheduleFaults } from './faultSpecs';
 import { formatFindings } from './findingsText';
-import { EXIT_OK, writeOutput, type CliIo } from './io';
+import { EXIT_FAILED, EXIT_OK, writeOutput, type CliIo } from './io';
 import { LIVE_TARGET_OPTIONS, liveTargetOf, openLiveInformer, resourceLabel, type LiveInformer } from './liveInformer';
 
 function secondsLabel(ms: number): string {
@@ -77,8 +78,12 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
     const name = ONE_SHOT[spec.kind];
     if (name && pending.has(name)) note(`fault ${spec.text} was armed but never took effect (no matching request or event came)`);
   }
-  if (!quiet) io.stderr(formatFindings(computeFindings(live.recorder.header(), live.recorder.events())).join('\n') + '\n');
-  return EXIT_OK;
+  const findings = computeFindings(live.recorder.header(), live.recorder.events());
+  if (!quiet) io.stderr(formatFindings(findings).join('\n') + '\n');
+  // Refused access is a failed run, reported even with --quiet: the informer could not read its resource.
+  const denied = findings.filter((f) => ACCESS_FINDING_IDS.includes(f.id));
+  for (const f of denied) io.stderr(`informer-inspector record: ${f.title}\n  ${f.detail}\n  fix: ${f.advice}\n`);
+  return denied.length ? EXIT_FAILED : EXIT_OK;
 }
 
 /**

@@ -4,6 +4,7 @@
  * Rules live in findings/*.ts; each is a pure function of the trace.
  */
 import type { RecordedEvent, TraceHeader } from './recorder';
+import { accessDenied } from './findings/access';
 import { slowHandlers, fifoBacklog, tombstonesDelivered } from './findings/handlers';
 import { identicalUpdatesAfterRelist } from './findings/identicalUpdates';
 import { clientTimeoutRelist, consistentRelist, expiredRelist, internalErrorRelist, refusedWatchRelist } from './findings/relistCauses';
@@ -15,6 +16,7 @@ import { watchListWithoutBookmark } from './findings/watchList';
 export type { Finding } from './findings/types';
 
 export const FINDING_RULES: readonly FindingRule[] = [
+  accessDenied,
   relistStorm,
   refusedWatchRelist,
   identicalUpdatesAfterRelist,

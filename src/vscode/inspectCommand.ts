@@ -118,10 +118,7 @@ export async function inspectInformer(
     if (!conn) return undefined;
     const connection = conn;
 
-    const discovery = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Discovering resources of ${connection.context.name}…` },
-      () => discoverResources(connection),
-    );
+    const discovery = await discoverWithRetry(connection);
     const resources = discovery.resources.filter((r) => r.verbs.includes('list') && r.verbs.includes('watch'));
     if (resources.length === 0) throw new Error(`no listable and watchable resources found in ${connection.context.name}`);
     const resource = args.resource ? findResource(resources, args.resource) : await pickResource(resources, memory.resource ?? 'configmaps');
@@ -171,6 +168,37 @@ export async function inspectInformer(
     if (e instanceof Cancelled) return undefined;
     void vscode.window.showErrorMessage(`Inspect informer: ${(e as Error).message}`);
     return undefined;
+  }
+}
+
+export const RETRY = 'Retry';
+
+/**
+ * Discovery in a cancellable progress notification; a failure (refused connection, 401, TLS)
+ * is shown with a Retry action instead of ending the flow. Cancel or dismiss ends it quietly.
+ */
+async function discoverWithRetry(conn: KubeConnection): Promise<Awaited<ReturnType<typeof discoverResources>>> {
+  for (;;) {
+    try {
+      return await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Discovering resources of ${conn.context.name}…`, cancellable: true },
+        (_progress, token) => {
+          const abort = new AbortController();
+          token.onCancellationRequested(() => abort.abort());
+          return discoverResources(conn, abort.signal).catch((e: unknown) => {
+            if (abort.signal.aborted) throw new Cancelled();
+            throw e;
+          });
+        },
+      );
+    } catch (e) {
+      if (e instanceof Cancelled) throw e;
+      const choice = await vscode.window.showErrorMessage(
+        `Inspect informer: discovery at ${conn.server} (context ${conn.context.name}) failed: ${(e as Error).message}`,
+        RETRY,
+      );
+      if (choice !== RETRY) throw new Cancelled();
+    }
   }
 }
 
