@@ -85,17 +85,13 @@ export async function openLiveInformer(
   return { conn, resource, live };
 }
 
-/** Loads the kubeconfig; every problem with it is bad input, reported on one line. */
+/** Loads the kubeconfig by client-go's loading rules; every problem with it is bad input, reported on one line. */
 export function connect(kubeconfigPath: string | undefined, context: string | undefined): KubeConnection {
   try {
     return KubeConnection.load({ kubeconfigPath, context });
   } catch (e) {
     if (!(e instanceof KubeConfigError)) throw e;
-    // client-node's YAML errors run over several lines with a code excerpt; the first line says it.
-    const first = e.message.replace(/^cannot load kubeconfig: /, '').split('\n')[0];
-    const why = /ENOENT/.test(first) ? 'no such file' : /EISDIR/.test(first) ? 'is a directory' : first;
-    const where = kubeconfigPath ?? process.env.KUBECONFIG ?? '~/.kube/config';
-    throw new UsageError(e.message.startsWith('cannot load kubeconfig') ? `cannot load kubeconfig ${where}: ${why}` : first);
+    throw new UsageError(e.message.split('\n')[0]);
   }
 }
 

@@ -4,12 +4,9 @@
  * kubeconfig (or when chosen) it runs against the built-in SIMULATED sandbox cluster. Every
  * failure (broken kubeconfig, unreachable cluster) ends in one error message, never a throw.
  */
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_PROFILE, PROFILES, findProfile } from '../engine/profiles';
-import { discoverResources, KubeConnection, type ApiResource } from '../kube';
+import { discoverResources, KubeconfigSet, KubeConnection, NoKubeconfigError, type ApiResource } from '../kube';
 import { DEFAULT_STORYLINE, STORYLINES, STORYLINE_DESCRIPTIONS, startSandbox, type Sandbox } from '../scenario/sandbox';
 import { startLiveSession, resourceLabel } from './liveSession';
 import type { InformerSession } from './session';
@@ -63,12 +60,6 @@ async function input(prompt: string, value: string, placeHolder: string): Promis
   return v.trim();
 }
 
-function kubeconfigExists(): boolean {
-  const env = process.env.KUBECONFIG;
-  if (env) return env.split(delimiter).some((p) => p !== '' && existsSync(p));
-  return existsSync(join(homedir(), '.kube', 'config'));
-}
-
 export async function inspectInformer(
   context: vscode.ExtensionContext,
   registry: SessionRegistry,
@@ -80,22 +71,24 @@ export async function inspectInformer(
     let conn: KubeConnection | undefined;
     let useSandbox = args.sandbox !== undefined;
     if (!useSandbox && !args.context) {
-      let loaded: KubeConnection | undefined;
+      let loaded: KubeconfigSet | undefined;
       let problem = 'No kubeconfig found.';
-      if (kubeconfigExists()) {
-        try {
-          loaded = KubeConnection.load();
-        } catch (e) {
-          problem = `The kubeconfig cannot be used: ${(e as Error).message}.`;
-        }
+      try {
+        loaded = KubeconfigSet.load();
+      } catch (e) {
+        problem = e instanceof NoKubeconfigError ? 'No kubeconfig found (KUBECONFIG or ~/.kube/config).' : `The kubeconfig cannot be used: ${(e as Error).message}.`;
       }
-      const items: vscode.QuickPickItem[] = loaded
-        ? loaded.contexts().map((c) => ({ label: c.name, description: c.name === loaded.context.name ? `${c.server} (current)` : c.server }))
-        : [];
-      items.push({ label: SANDBOX_ITEM, description: 'a simulated API server on loopback', detail: loaded ? undefined : problem });
-      const chosen = await pick(items, loaded ? 'Kubernetes context' : `${problem} Use the built-in sandbox?`, memory.context ?? loaded?.context.name);
+      // kubectl's current context first, then the others in file order.
+      const contexts = loaded ? [...loaded.contexts()].sort((a, b) => Number(b.name === loaded.currentContext) - Number(a.name === loaded.currentContext)) : [];
+      const items: vscode.QuickPickItem[] = contexts.map((c) => ({
+        label: c.name,
+        description: c.name === loaded?.currentContext ? `${c.server} (current)` : c.server,
+        detail: c.namespace ? `namespace ${c.namespace}` : undefined,
+      }));
+      items.push({ label: SANDBOX_ITEM, description: 'a simulated API server on loopback', detail: items.length ? undefined : problem });
+      const chosen = await pick(items, items.length > 1 ? 'Kubernetes context' : `${problem} Use the built-in sandbox?`, loaded?.currentContext || memory.context);
       if (chosen.label === SANDBOX_ITEM) useSandbox = true;
-      else conn = loaded?.withContext(chosen.label);
+      else conn = loaded?.connect(chosen.label);
       memory.context = chosen.label;
     } else if (args.context) {
       conn = KubeConnection.load({ context: args.context });
@@ -128,7 +121,7 @@ export async function inspectInformer(
     if (args.namespace === undefined && resource.namespaced) {
       const ns = connection.context.namespace ?? 'default';
       const items: vscode.QuickPickItem[] = [{ label: 'All namespaces' }, { label: ns, description: 'context namespace' }, { label: 'Other namespace…' }];
-      const chosen = await pick(items, 'Namespace', memory.namespace ?? 'All namespaces');
+      const chosen = await pick(items, 'Namespace', memory.namespace ?? ns);
       namespace = chosen.label === 'All namespaces' ? '' : chosen.label === 'Other namespace…' ? await input('Namespace', ns, 'default') : chosen.label;
       memory.namespace = chosen.label;
     }
