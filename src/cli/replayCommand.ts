@@ -10,7 +10,7 @@ import type { Scenario } from '../scenario/types';
 import { parseScenarioText, ScenarioValidationError } from '../scenario/validate';
 import { TraceRecorder } from '../trace/recorder';
 import { exportTrace } from '../trace/traceFile';
-import { intOption, parseCommandArgs, profileNamed, stringOption } from './args';
+import { intOption, jsonOutput, jsonText, parseCommandArgs, profileNamed, stringOption } from './args';
 import { EXIT_FAILED, EXIT_OK, fileLabel, readInput, UsageError, writeOutput, type CliIo } from './io';
 import { TOOL_VERSION } from './version';
 
@@ -29,12 +29,26 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
 
   const result = await replayScenario(scenario, { profile, seed: intOption(parsed, 'seed'), sink: recorder });
 
+  const json = jsonOutput(parsed);
   const logPath = stringOption(parsed, 'log');
   if (logPath !== undefined) writeOutput(io, logPath, formatLog(result.log), 'log');
-  else io.stdout(formatLog(result.log));
+  else if (!json) io.stdout(formatLog(result.log));
   const tracePath = stringOption(parsed, 'trace');
   if (recorder && tracePath !== undefined) writeOutput(io, tracePath, exportTrace(recorder), 'trace');
 
+  if (json) {
+    io.stdout(
+      jsonText({
+        scenario: scenario.name,
+        profile: profile.name,
+        outcome: result.outcome,
+        diverged: result.diverged,
+        ...(result.error ? { error: result.error } : {}),
+        log: logPath ?? result.log,
+        ...(tracePath !== undefined ? { trace: tracePath } : {}),
+      }),
+    );
+  }
   if (result.outcome !== 'ended') {
     io.stderr(`replay ${fileLabel(path)}: the run did not end normally (${result.outcome}${result.error ? `: ${result.error}` : ''})\n`);
     return EXIT_FAILED;
