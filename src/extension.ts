@@ -33,7 +33,15 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     });
 
+  // Context keys for menus: faults, stop and the cache check only while a live informer runs.
+  const updateContextKeys = () => {
+    void vscode.commands.executeCommand('setContext', 'informerInspector.running', registry.running().length > 0);
+    void vscode.commands.executeCommand('setContext', 'informerInspector.hasSession', registry.all().length > 0);
+  };
+  updateContextKeys();
+
   context.subscriptions.push(
+    registry.onDidChange(updateContextKeys),
     registry,
     log,
     new InformerStatusBar(registry),
@@ -59,7 +67,9 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     cmd('stop', () => stopInformer(registry)),
     cmd('exportTrace', () => exportTraceCommand(registry)),
-    cmd('openTrace', () => pickAndOpenTrace()),
+    cmd('openTrace', (file?: vscode.Uri) =>
+      file instanceof vscode.Uri ? vscode.commands.executeCommand('vscode.openWith', file, TraceEditorProvider.viewType) : pickAndOpenTrace(),
+    ),
     cmd('replayScenario', async (file?: vscode.Uri) => {
       const target =
         file ??

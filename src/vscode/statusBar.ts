@@ -11,14 +11,17 @@ export class InformerStatusBar implements vscode.Disposable {
     this.item.name = 'Informer Inspector';
     this.item.command = 'informerInspector.showTimeline';
     this.disposables.push(registry.onDidChange(() => this.update()));
-    // Relist counts change with events; a slow poll is cheaper than a listener per emit.
-    this.timer = setInterval(() => this.update(), 1000);
     this.update();
   }
 
   update(): void {
     const running = this.registry.running();
+    // Relist counts change with events; a slow poll is cheaper than a listener per emit, and it
+    // runs only while an informer does.
+    if (running.length > 0 && !this.timer) this.timer = setInterval(() => this.update(), 1000);
     if (running.length === 0) {
+      if (this.timer) clearInterval(this.timer);
+      this.timer = undefined;
       this.item.hide();
       return;
     }

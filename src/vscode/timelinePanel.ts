@@ -64,7 +64,7 @@ export class TimelinePanel implements vscode.Disposable {
   ) {
     this.key = session?.id ?? `restored-${Date.now()}`;
     TimelinePanel.panels.set(this.key, this);
-    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'timeline.svg');
+    panel.iconPath = { light: vscode.Uri.joinPath(extensionUri, 'media', 'timeline-light.svg'), dark: vscode.Uri.joinPath(extensionUri, 'media', 'timeline-dark.svg') };
     panel.webview.html = timelineHtml(panel.webview, extensionUri, panel.title);
     this.binding = new TimelineWebviewBinding(panel.webview, registry, session, false, RESTORED_EMPTY_MESSAGE);
     this.disposables.push(

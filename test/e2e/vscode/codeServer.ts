@@ -33,16 +33,11 @@ export function ensureCodeServer(): string {
   return out.trim().split('\n').pop() ?? '';
 }
 
-/** Bundles and packages the extension; returns the .vsix path. */
+/** Packages the extension exactly as a publisher would (plain `vsce package`; vscode:prepublish bundles); returns the .vsix path. */
 export function packageExtension(): string {
-  execFileSync('node', ['esbuild.mjs', '--production'], { cwd: REPO, stdio: 'inherit' });
   const vsix = join(REPO, '.cache', 'informer-inspector-e2e.vsix');
   mkdirSync(join(REPO, '.cache'), { recursive: true });
-  execFileSync(
-    'npx',
-    ['@vscode/vsce', 'package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '--no-rewrite-relative-links', '-o', vsix],
-    { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  execFileSync('npx', ['@vscode/vsce', 'package', '-o', vsix], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
   return vsix;
 }
 
