@@ -11,7 +11,7 @@ import { replayCommand } from './replayCommand';
 import { sandboxCommand } from './sandboxCommand';
 import { summarizeCommand } from './summarizeCommand';
 import { jsonOutput, jsonText, parseCommandArgs } from './args';
-import { STORYLINES } from '../scenario/sandbox';
+import { STORYLINES } from '../sources/sandbox';
 import { TOOL_VERSION } from './version';
 
 type Command = (args: string[], io: CliIo) => number | Promise<number>;

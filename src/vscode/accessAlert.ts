@@ -3,8 +3,8 @@
  * or WATCH (401/403/404): an error notification with the finding's title and fix, a "Show Log"
  * action, and the finding written to the log channel. Free of 'vscode' except through `ui`.
  */
-import type { RecordedEvent } from '../trace/recorder';
-import type { Finding } from '../trace/findings';
+import type { RecordedEvent } from '../format/events';
+import type { Finding } from '../format/trace';
 import { ACCESS_FINDING_IDS } from '../trace/findings/access';
 
 export interface AccessAlertUi {

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { DEFAULT_PROFILE, PROFILES, findProfile } from '../engine/profiles';
 import { discoverResources, KubeconfigSet, KubeConnection, NoKubeconfigError, type ApiResource } from '../kube';
-import { DEFAULT_STORYLINE, STORYLINES, STORYLINE_DESCRIPTIONS, startSandbox, type Sandbox } from '../scenario/sandbox';
+import { DEFAULT_STORYLINE, STORYLINES, STORYLINE_DESCRIPTIONS, startSandbox, type Sandbox } from '../sources/sandbox';
 import { startLiveSession, resourceLabel } from './liveSession';
 import type { InformerSession } from './session';
 import type { SessionRegistry } from './sessions';

@@ -4,7 +4,8 @@
  * may not read its resource never syncs and looks idle. One error finding per status code, with
  * the server's own message and the command that shows or fixes the cause.
  */
-import { evidence, plural, type Finding, type TraceView } from './types';
+import type { Finding } from '../../format/trace';
+import { evidence, plural, type TraceView } from './types';
 
 const LINKS = {
   401: 'https://kubernetes.io/docs/reference/access-authn-authz/authentication/',

@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { runCli } from '../../../src/cli/cli';
 import { guardPipe } from '../../../src/cli/io';
 import { parseLog, type RequestLine } from '../../../src/scenario/notificationLog';
-import { startSandbox, type Sandbox } from '../../../src/scenario/sandbox';
+import { startSandbox, type Sandbox } from '../../../src/sources/sandbox';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import { exportTrace, importTrace } from '../../../src/trace/traceFile';
 import { memoryIo } from './memoryIo';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import type { TraceEvent } from '../../../src/engine/events';
+import type { TraceEvent } from '../../../src/format/events';
 import { computeFindings } from '../../../src/trace/findings';
-import type { RecordedEvent } from '../../../src/trace/recorder';
+import type { RecordedEvent } from '../../../src/format/events';
 import { SHOW_LOG, watchAccess } from '../../../src/vscode/accessAlert';
 import { header, numbered } from '../trace/fixtures';
 
