@@ -1,8 +1,9 @@
 /**
- * "Inspect informer": context → resource (from discovery, CRDs included, searchable) →
- * namespace → optional selectors → profile, each pick defaulting to the last choice. Without a
- * kubeconfig (or when chosen) it runs against the built-in SIMULATED sandbox cluster. Every
- * failure (broken kubeconfig, unreachable cluster) ends in one error message, never a throw.
+ * "Inspect informer", one multi-step input (title, step n of m, Back, stays open on focus loss):
+ * context (kubectl's current first; or the SIMULATED sandbox → storyline) → resource (from
+ * discovery, CRDs included, searchable) → namespace (the context's first; a typed name is kept as
+ * typed) → one optional selectors step → profile. Each step defaults to the last choice and can be
+ * given as a command argument instead. Every failure ends in one error message, never a throw.
  */
 import * as vscode from 'vscode';
 import { DEFAULT_PROFILE, PROFILES, findProfile } from '../engine/profiles';
@@ -11,18 +12,29 @@ import { DEFAULT_STORYLINE, STORYLINES, STORYLINE_DESCRIPTIONS, startSandbox, ty
 import { startLiveSession, resourceLabel } from './liveSession';
 import type { InformerSession } from './session';
 import type { SessionRegistry } from './sessions';
+import { askPick, askText, BACK, Cancelled } from './multiStep';
+import { namespaceProblem, parseSelectors } from './inspectInput';
 
 const SANDBOX_ITEM = 'Built-in sandbox cluster (SIMULATED)';
+const ALL_NAMESPACES = 'All namespaces';
+const TITLE = 'Inspect informer';
+const MEMORY_KEY = 'informerInspector.lastInspect';
 
 interface Remembered {
   context?: string;
   resource?: string;
+  /** As typed or picked; "" = all namespaces. */
   namespace?: string;
+  /** The selectors step as typed. */
+  selectors?: string;
   profile?: string;
   storyline?: string;
 }
 
-/** Arguments for scripted use (tests, keybindings); anything absent is asked for. */
+/**
+ * Arguments for keybindings, walkthrough links and other extensions; each one given skips its
+ * step (`namespace: ""` means all namespaces; `selectors` is the selectors step's text).
+ */
 export interface InspectArgs {
   sandbox?: string;
   context?: string;
@@ -30,125 +42,186 @@ export interface InspectArgs {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
+  selectors?: string;
   profile?: string;
 }
 
-class Cancelled extends Error {}
-
-async function pick<T extends vscode.QuickPickItem>(items: T[], placeholder: string, activeLabel?: string): Promise<T> {
-  const qp = vscode.window.createQuickPick<T>();
-  qp.items = items;
-  qp.placeholder = placeholder;
-  qp.matchOnDescription = true;
-  qp.matchOnDetail = true;
-  const active = items.find((i) => i.label === activeLabel);
-  if (active) qp.activeItems = [active];
-  try {
-    return await new Promise<T>((resolve, reject) => {
-      qp.onDidAccept(() => (qp.selectedItems[0] ? resolve(qp.selectedItems[0]) : undefined));
-      qp.onDidHide(() => reject(new Cancelled()));
-      qp.show();
-    });
-  } finally {
-    qp.dispose();
-  }
-}
-
-async function input(prompt: string, value: string, placeHolder: string): Promise<string> {
-  const v = await vscode.window.showInputBox({ prompt, value, placeHolder, ignoreFocusOut: true });
-  if (v === undefined) throw new Cancelled();
-  return v.trim();
-}
+type StepName = 'context' | 'storyline' | 'resource' | 'namespace' | 'selectors' | 'profile';
 
 export async function inspectInformer(
   context: vscode.ExtensionContext,
   registry: SessionRegistry,
   args: InspectArgs = {},
 ): Promise<InformerSession | undefined> {
-  const memory = context.globalState.get<Remembered>('informerInspector.lastInspect') ?? {};
+  const memory = context.globalState.get<Remembered>(MEMORY_KEY) ?? {};
   let sandbox: Sandbox | undefined;
-  try {
-    let conn: KubeConnection | undefined;
-    let useSandbox = args.sandbox !== undefined;
-    if (!useSandbox && !args.context) {
-      let loaded: KubeconfigSet | undefined;
-      let problem = 'No kubeconfig found.';
-      try {
-        loaded = KubeconfigSet.load();
-      } catch (e) {
-        problem = e instanceof NoKubeconfigError ? 'No kubeconfig found (KUBECONFIG or ~/.kube/config).' : `The kubeconfig cannot be used: ${(e as Error).message}.`;
-      }
-      // kubectl's current context first, then the others in file order.
-      const contexts = loaded ? [...loaded.contexts()].sort((a, b) => Number(b.name === loaded.currentContext) - Number(a.name === loaded.currentContext)) : [];
-      const items: vscode.QuickPickItem[] = contexts.map((c) => ({
-        label: c.name,
-        description: c.name === loaded?.currentContext ? `${c.server} (current)` : c.server,
-        detail: c.namespace ? `namespace ${c.namespace}` : undefined,
-      }));
-      items.push({ label: SANDBOX_ITEM, description: 'a simulated API server on loopback', detail: items.length ? undefined : problem });
-      const chosen = await pick(items, items.length > 1 ? 'Kubernetes context' : `${problem} Use the built-in sandbox?`, loaded?.currentContext || memory.context);
-      if (chosen.label === SANDBOX_ITEM) useSandbox = true;
-      else conn = loaded?.connect(chosen.label);
-      memory.context = chosen.label;
-    } else if (args.context) {
-      conn = KubeConnection.load({ context: args.context });
-    }
+  // What the steps decided so far.
+  let kubeconfig: KubeconfigSet | undefined;
+  let kubeconfigProblem = 'No kubeconfig found (KUBECONFIG or ~/.kube/config).';
+  let conn: KubeConnection | undefined;
+  let useSandbox = args.sandbox !== undefined;
+  let storyline = args.sandbox || undefined;
+  let resources: ApiResource[] | undefined;
+  let resource: ApiResource | undefined;
+  let namespace = args.namespace;
+  // Scripted use (a resource given) asks no selectors unless they are given too.
+  const selectorsGiven = args.selectors !== undefined || args.labelSelector !== undefined || args.fieldSelector !== undefined || args.resource !== undefined;
+  let selectors = args.selectors ?? (selectorsGiven ? `${args.labelSelector ?? ''}${args.fieldSelector ? `; ${args.fieldSelector}` : ''}` : undefined);
+  let profileName = args.profile;
 
+  const stopSandbox = async () => {
+    await sandbox?.stop();
+    sandbox = undefined;
+    conn = undefined;
+    resources = undefined;
+  };
+
+  /** The steps still to be asked, in order (a step given as an argument is skipped). */
+  const plan = (): StepName[] => {
+    const steps: StepName[] = [];
+    if (!args.context && args.sandbox === undefined) steps.push('context');
+    if (useSandbox && !args.sandbox) steps.push('storyline');
+    if (!args.resource) steps.push('resource');
+    if (args.namespace === undefined && (resource?.namespaced ?? true)) steps.push('namespace');
+    if (!selectorsGiven) steps.push('selectors');
+    if (!args.profile) steps.push('profile');
+    return steps;
+  };
+
+  /** Connects (or starts the sandbox) and discovers, once per choice of cluster. */
+  const ensureResources = async (): Promise<ApiResource[]> => {
+    if (resources) return resources;
     if (useSandbox) {
-      const storyline =
-        args.sandbox ||
-        (
-          await pick(
-            STORYLINES.map((s) => ({ label: s, detail: STORYLINE_DESCRIPTIONS[s] })),
-            'Sandbox storyline (what goes wrong in the simulated cluster)',
-            memory.storyline ?? DEFAULT_STORYLINE,
-          )
-        ).label;
-      memory.storyline = storyline;
-      sandbox = await startSandbox({ scenario: storyline });
-      conn = KubeConnection.load({ kubeconfigYaml: sandbox.kubeconfigYaml });
+      if (!sandbox) {
+        sandbox = await startSandbox({ scenario: storyline ?? DEFAULT_STORYLINE });
+        conn = KubeConnection.load({ kubeconfigYaml: sandbox.kubeconfigYaml });
+      }
+    } else if (!conn) {
+      conn = args.context ? KubeConnection.load({ context: args.context }) : kubeconfig!.connect(memory.context);
     }
-    if (!conn) return undefined;
-    const connection = conn;
+    const discovery = await discoverWithRetry(conn!);
+    resources = discovery.resources.filter((r) => r.verbs.includes('list') && r.verbs.includes('watch'));
+    if (resources.length === 0) throw new Error(`no listable and watchable resources found in ${conn!.context.name}`);
+    return resources;
+  };
 
-    const discovery = await discoverWithRetry(connection);
-    const resources = discovery.resources.filter((r) => r.verbs.includes('list') && r.verbs.includes('watch'));
-    if (resources.length === 0) throw new Error(`no listable and watchable resources found in ${connection.context.name}`);
-    const resource = args.resource ? findResource(resources, args.resource) : await pickResource(resources, memory.resource ?? 'configmaps');
-    memory.resource = resourceLabel(resource);
-
-    let namespace = args.namespace ?? '';
-    if (args.namespace === undefined && resource.namespaced) {
-      const ns = connection.context.namespace ?? 'default';
-      const items: vscode.QuickPickItem[] = [{ label: 'All namespaces' }, { label: ns, description: 'context namespace' }, { label: 'Other namespace…' }];
-      const chosen = await pick(items, 'Namespace', memory.namespace ?? ns);
-      namespace = chosen.label === 'All namespaces' ? '' : chosen.label === 'Other namespace…' ? await input('Namespace', ns, 'default') : chosen.label;
-      memory.namespace = chosen.label;
+  try {
+    if (!args.context && args.sandbox === undefined) {
+      try {
+        kubeconfig = KubeconfigSet.load();
+      } catch (e) {
+        kubeconfigProblem = e instanceof NoKubeconfigError ? kubeconfigProblem : `The kubeconfig cannot be used: ${(e as Error).message}.`;
+      }
     }
-    const labelSelector = args.labelSelector ?? (args.resource ? '' : await input('Label selector (optional, e.g. app=web)', '', 'empty: everything'));
-    const fieldSelector = args.fieldSelector ?? (args.resource ? '' : await input('Field selector (optional, e.g. metadata.name=x)', '', 'empty: everything'));
-    const profileName =
-      args.profile ??
-      (
-        await pick(
-          PROFILES.map((p) => ({ label: p.name, description: `client-go ${p.clientGo} (Kubernetes ${p.kubernetes})`, detail: p.summary })),
-          'client-go behaviour profile',
-          memory.profile ?? DEFAULT_PROFILE,
-        )
-      ).label;
-    const profile = findProfile(profileName);
+    let i = 0;
+    for (;;) {
+      const steps = plan();
+      if (i >= steps.length) break;
+      const name = steps[i];
+      const info = { title: TITLE, step: i + 1, totalSteps: steps.length };
+      let answer: unknown;
+      switch (name) {
+        case 'context': {
+          // kubectl's current context first, then the others in file order.
+          const current = kubeconfig?.currentContext ?? '';
+          const contexts = kubeconfig ? [...kubeconfig.contexts()].sort((a, b) => Number(b.name === current) - Number(a.name === current)) : [];
+          const items: vscode.QuickPickItem[] = contexts.map((c) => ({
+            label: c.name,
+            description: c.name === current ? `${c.server} (current)` : c.server,
+            detail: c.namespace ? `namespace ${c.namespace}` : undefined,
+          }));
+          items.push({ label: SANDBOX_ITEM, description: 'a simulated API server on loopback', detail: items.length ? undefined : kubeconfigProblem });
+          const r = await askPick(info, items, items.length > 1 ? 'Kubernetes context' : `${kubeconfigProblem} Use the built-in sandbox?`, {
+            activeLabel: current || memory.context,
+          });
+          answer = r;
+          if (r === BACK) break;
+          const label = r.item!.label;
+          await stopSandbox();
+          useSandbox = label === SANDBOX_ITEM;
+          if (!useSandbox) conn = kubeconfig!.connect(label);
+          resources = undefined;
+          resource = undefined;
+          memory.context = label;
+          break;
+        }
+        case 'storyline': {
+          const r = await askPick(info, STORYLINES.map((s) => ({ label: s, detail: STORYLINE_DESCRIPTIONS[s] })), 'Sandbox storyline (what goes wrong in the simulated cluster)', {
+            activeLabel: memory.storyline ?? DEFAULT_STORYLINE,
+          });
+          answer = r;
+          if (r === BACK) break;
+          if (storyline !== r.item!.label) await stopSandbox();
+          storyline = memory.storyline = r.item!.label;
+          break;
+        }
+        case 'resource': {
+          const all = await ensureResources();
+          const items = all.map((r) => ({
+            label: resourceLabel(r),
+            description: `${r.group ? r.group + '/' : ''}${r.version} ${r.kind}${r.namespaced ? '' : ' (cluster-scoped)'}`,
+            detail: r.shortNames.length > 0 ? `short names: ${r.shortNames.join(', ')}` : undefined,
+            resource: r,
+          }));
+          const r = await askPick(info, items, `Resource to inform on in ${conn!.context.name} (type to search; CRDs included)`, { activeLabel: memory.resource ?? 'configmaps' });
+          answer = r;
+          if (r === BACK) break;
+          resource = r.item!.resource;
+          memory.resource = resourceLabel(resource);
+          break;
+        }
+        case 'namespace': {
+          const ctxNs = conn?.context.namespace ?? 'default';
+          const items: vscode.QuickPickItem[] = [{ label: ctxNs, description: 'the context namespace' }, { label: ALL_NAMESPACES }];
+          if (memory.namespace && memory.namespace !== ctxNs) items.splice(1, 0, { label: memory.namespace, description: 'last used' });
+          const r = await askPick(info, items, 'Namespace (pick, or type a name)', {
+            activeLabel: memory.namespace === '' ? ALL_NAMESPACES : (memory.namespace ?? ctxNs),
+            typed: { description: 'namespace as typed', validate: namespaceProblem },
+          });
+          answer = r;
+          if (r === BACK) break;
+          namespace = r.typed ?? (r.item!.label === ALL_NAMESPACES ? '' : r.item!.label);
+          memory.namespace = namespace;
+          break;
+        }
+        case 'selectors': {
+          const r = await askText(info, 'Selectors (optional): a label selector, then "; " and a field selector', selectors ?? memory.selectors ?? '', 'e.g. app=web,tier!=db; metadata.name=x — empty: everything');
+          answer = r;
+          if (r === BACK) break;
+          selectors = memory.selectors = r;
+          break;
+        }
+        case 'profile': {
+          const r = await askPick(
+            info,
+            PROFILES.map((p) => ({ label: p.name, description: `client-go ${p.clientGo} (Kubernetes ${p.kubernetes})`, detail: p.summary })),
+            'client-go behaviour profile',
+            { activeLabel: memory.profile ?? DEFAULT_PROFILE },
+          );
+          answer = r;
+          if (r === BACK) break;
+          profileName = memory.profile = r.item!.label;
+          break;
+        }
+      }
+      i = answer === BACK ? Math.max(0, i - 1) : i + 1;
+    }
+
+    const all = await ensureResources();
+    if (!resource) resource = findResource(all, args.resource!);
+    const profile = findProfile(profileName ?? DEFAULT_PROFILE);
     if (!profile) throw new Error(`unknown profile "${profileName}"`);
-    memory.profile = profile.name;
-    await context.globalState.update('informerInspector.lastInspect', memory);
+    await context.globalState.update(MEMORY_KEY, memory);
+    const { labelSelector, fieldSelector } = parseSelectors(selectors ?? '');
 
     const resyncPeriodMs = vscode.workspace.getConfiguration('informerInspector').get<number>('resyncPeriodSeconds', 0) * 1000;
     const session = startLiveSession({
       id: registry.newId(),
-      conn: connection,
+      conn: conn!,
       resource,
-      namespace,
-      labelSelector: labelSelector || undefined,
-      fieldSelector: fieldSelector || undefined,
+      namespace: resource.namespaced ? (namespace ?? conn!.context.namespace ?? 'default') : '',
+      labelSelector,
+      fieldSelector,
       profile,
       resyncPeriodMs,
       sandbox,
@@ -199,14 +272,4 @@ function findResource(resources: ApiResource[], name: string): ApiResource {
   const found = resources.find((r) => resourceLabel(r) === name || r.resource === name);
   if (!found) throw new Error(`resource "${name}" not found (it must support list and watch)`);
   return found;
-}
-
-async function pickResource(resources: ApiResource[], last: string): Promise<ApiResource> {
-  const items = resources.map((r) => ({
-    label: resourceLabel(r),
-    description: `${r.group ? r.group + '/' : ''}${r.version} ${r.kind}${r.namespaced ? '' : ' (cluster-scoped)'}`,
-    detail: r.shortNames.length > 0 ? `short names: ${r.shortNames.join(', ')}` : undefined,
-    resource: r,
-  }));
-  return (await pick(items, 'Resource to inform on (type to search; CRDs included)', last)).resource;
 }
