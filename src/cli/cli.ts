@@ -3,6 +3,7 @@
  * failure ends as one line on stderr: bad input exits 2, a failed run 1; no stack traces
  * (set INFORMER_INSPECTOR_DEBUG=1 to see one for an unexpected error).
  */
+import { BadInputError } from '../app/errors';
 import { checkConsistencyCommand } from './checkConsistencyCommand';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type CliIo } from './io';
 import { profilesCommand } from './profilesCommand';
@@ -11,8 +12,8 @@ import { replayCommand } from './replayCommand';
 import { sandboxCommand } from './sandboxCommand';
 import { summarizeCommand } from './summarizeCommand';
 import { jsonOutput, jsonText, parseCommandArgs } from './args';
-import { STORYLINES } from '../sources/sandbox';
-import { TOOL_VERSION } from './version';
+import { STORYLINES } from '../app/sessions';
+import { TOOL_VERSION } from '../format/tool';
 
 type Command = (args: string[], io: CliIo) => number | Promise<number>;
 
@@ -166,7 +167,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     return await command.run(args, io);
   } catch (e) {
-    if (e instanceof UsageError) {
+    if (e instanceof BadInputError) {
       io.stderr(`informer-inspector: ${e.message.split('\n').join('\ninformer-inspector: ')}\n`);
       return EXIT_USAGE;
     }

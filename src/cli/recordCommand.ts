@@ -6,17 +6,17 @@
  * faults and checking the cache against the server on a schedule, then writes the notification
  * log (stdout by default) and the trace, and prints the findings on stderr.
  */
-import { formatLog, type LogLine } from '../scenario/notificationLog';
-import { loggingHandler } from '../sources/replay';
-import { computeFindings } from '../trace/findings';
-import { ACCESS_FINDING_IDS } from '../trace/findings/access';
-import { exportTrace } from '../trace/traceFile';
+import { addLoggingHandler, formatLog } from '../app/scenarios';
+import { ACCESS_FINDING_IDS, computeFindings, exportTrace } from '../app/traces';
+import type { LogLine } from '../scenario/notificationLog';
 import { durationMs, jsonOutput, jsonText, parseCommandArgs, stringListOption, stringOption } from './args';
 import { describeConsistency } from './checkConsistencyCommand';
-import { consistencySchedule, ONE_SHOT, parseFaultSpec, scheduleFaults } from './faultSpecs';
+import { consistencySchedule, faultOf, parseFaultSpec, scheduleFaults } from './faultSpecs';
 import { formatFindings } from './findingsText';
 import { EXIT_FAILED, EXIT_OK, writeOutput, type CliIo } from './io';
-import { LIVE_TARGET_OPTIONS, liveTargetOf, openLiveInformer, resourceLabel, type LiveInformer } from './liveInformer';
+import type { LiveInformer } from '../app/liveInformer';
+import { resourceLabel } from '../app/resources';
+import { LIVE_TARGET_OPTIONS, liveTargetOf, openLiveInformer } from './liveTarget';
 
 function secondsLabel(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
@@ -53,7 +53,7 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
 
   const log: LogLine[] = [];
   const { conn, resource, namespace, live } = await openLiveInformer(target, io, log);
-  live.informer.addEventHandler('main', loggingHandler('main', target.profile, (l) => log.push(l)));
+  addLoggingHandler(live.informer, 'main', target.profile, log);
   const { clock } = live;
   const startedAt = clock.now();
   const cancelFaults = scheduleFaults(faultSpecs, { clock, faults: live.faults, addSlowHandler: (ms) => live.addSlowHandler(ms) });
@@ -79,11 +79,10 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
   const tracePath = stringOption(parsed, 'trace');
   if (tracePath !== undefined) writeOutput(io, tracePath, exportTrace(live.recorder), 'trace');
 
-  const pending = new Set(live.faults.pendingFaults());
+  const pending = new Set<string>(live.faults.pendingFaults());
   const notTaken: string[] = [];
   for (const spec of faultSpecs) {
-    const name = ONE_SHOT[spec.kind];
-    if (name && pending.has(name)) notTaken.push(spec.text);
+    if (faultOf(spec).oneShot && pending.has(spec.fault)) notTaken.push(spec.text);
   }
   for (const f of notTaken) note(`fault ${f} was armed but never took effect (no matching request or event came)`);
   const findings = computeFindings(live.recorder.header(), live.recorder.events());

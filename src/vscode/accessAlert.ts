@@ -5,7 +5,7 @@
  */
 import type { RecordedEvent } from '../format/events';
 import type { Finding } from '../format/trace';
-import { ACCESS_FINDING_IDS } from '../trace/findings/access';
+import { ACCESS_FINDING_IDS } from '../app/traces';
 
 export interface AccessAlertUi {
   /** Shows an error notification with the actions; resolves with the one chosen. */

@@ -6,12 +6,13 @@
  * given as a command argument instead. Every failure ends in one error message, never a throw.
  */
 import * as vscode from 'vscode';
-import { DEFAULT_PROFILE, PROFILES, findProfile } from '../engine/profiles';
-import { discoverResources, KubeconfigSet, KubeConnection, NoKubeconfigError, type ApiResource } from '../kube';
-import { DEFAULT_STORYLINE, STORYLINES, STORYLINE_DESCRIPTIONS, startSandbox, type Sandbox } from '../sources/sandbox';
-import { startLiveSession, resourceLabel } from './liveSession';
-import type { InformerSession } from './session';
-import type { SessionRegistry } from './sessions';
+import { DEFAULT_PROFILE, PROFILES, profileNamed } from '../app/profiles';
+import type { SessionRegistry } from '../app/registry';
+import { connect, listableResources, loadKubeconfigs, NoKubeconfigError, resourceLabel, resourceNamed } from '../app/resources';
+import type { InformerSession } from '../app/session';
+import { createSession, DEFAULT_STORYLINE, startSandboxConnection, STORYLINES, STORYLINE_DESCRIPTIONS } from '../app/sessions';
+import type { ApiResource, KubeconfigSet, KubeConnection } from '../kube';
+import type { Sandbox } from '../sources/sandbox';
 import { askPick, askText, BACK, Cancelled } from './multiStep';
 import { namespaceProblem, parseSelectors } from './inspectInput';
 
@@ -92,12 +93,9 @@ export async function inspectInformer(
   const ensureResources = async (): Promise<ApiResource[]> => {
     if (resources) return resources;
     if (useSandbox) {
-      if (!sandbox) {
-        sandbox = await startSandbox({ scenario: storyline ?? DEFAULT_STORYLINE });
-        conn = KubeConnection.load({ kubeconfigYaml: sandbox.kubeconfigYaml });
-      }
+      if (!sandbox) ({ sandbox, conn } = await startSandboxConnection(storyline ?? DEFAULT_STORYLINE));
     } else if (!conn) {
-      conn = args.context ? KubeConnection.load({ context: args.context }) : kubeconfig!.connect(memory.context);
+      conn = args.context ? connect({ context: args.context }) : kubeconfig!.connect(memory.context);
     }
     const discovery = await discoverWithRetry(conn!);
     resources = discovery.resources.filter((r) => r.verbs.includes('list') && r.verbs.includes('watch'));
@@ -108,7 +106,7 @@ export async function inspectInformer(
   try {
     if (!args.context && args.sandbox === undefined) {
       try {
-        kubeconfig = KubeconfigSet.load();
+        kubeconfig = loadKubeconfigs();
       } catch (e) {
         kubeconfigProblem = e instanceof NoKubeconfigError ? kubeconfigProblem : `The kubeconfig cannot be used: ${(e as Error).message}.`;
       }
@@ -208,15 +206,13 @@ export async function inspectInformer(
     }
 
     const all = await ensureResources();
-    if (!resource) resource = findResource(all, args.resource!);
-    const profile = findProfile(profileName ?? DEFAULT_PROFILE);
-    if (!profile) throw new Error(`unknown profile "${profileName}"`);
+    if (!resource) resource = resourceNamed(conn!, all, args.resource!);
+    const profile = profileNamed(profileName ?? DEFAULT_PROFILE);
     await context.globalState.update(MEMORY_KEY, memory);
     const { labelSelector, fieldSelector } = parseSelectors(selectors ?? '');
 
     const resyncPeriodMs = vscode.workspace.getConfiguration('informerInspector').get<number>('resyncPeriodSeconds', 0) * 1000;
-    const session = startLiveSession({
-      id: registry.newId(),
+    const target = {
       conn: conn!,
       resource,
       namespace: resource.namespaced ? (namespace ?? conn!.context.namespace ?? 'default') : '',
@@ -224,9 +220,10 @@ export async function inspectInformer(
       fieldSelector,
       profile,
       resyncPeriodMs,
-      sandbox,
-    });
-    sandbox = undefined; // owned by the session now
+    };
+    const owned = sandbox;
+    sandbox = undefined; // owned by the session now (stopped by it, also when it fails to start)
+    const session = await createSession(registry.newId(), owned ? { kind: 'sandbox', sandbox: owned, ...target } : { kind: 'cluster', ...target });
     registry.add(session);
     return session;
   } catch (e) {
@@ -243,7 +240,7 @@ export const RETRY = 'Retry';
  * Discovery in a cancellable progress notification; a failure (refused connection, 401, TLS)
  * is shown with a Retry action instead of ending the flow. Cancel or dismiss ends it quietly.
  */
-async function discoverWithRetry(conn: KubeConnection): Promise<Awaited<ReturnType<typeof discoverResources>>> {
+async function discoverWithRetry(conn: KubeConnection): Promise<Awaited<ReturnType<typeof listableResources>>> {
   for (;;) {
     try {
       return await vscode.window.withProgress(
@@ -251,7 +248,7 @@ async function discoverWithRetry(conn: KubeConnection): Promise<Awaited<ReturnTy
         (_progress, token) => {
           const abort = new AbortController();
           token.onCancellationRequested(() => abort.abort());
-          return discoverResources(conn, abort.signal).catch((e: unknown) => {
+          return listableResources(conn, abort.signal).catch((e: unknown) => {
             if (abort.signal.aborted) throw new Cancelled();
             throw e;
           });
@@ -268,8 +265,3 @@ async function discoverWithRetry(conn: KubeConnection): Promise<Awaited<ReturnTy
   }
 }
 
-function findResource(resources: ApiResource[], name: string): ApiResource {
-  const found = resources.find((r) => resourceLabel(r) === name || r.resource === name);
-  if (!found) throw new Error(`resource "${name}" not found (it must support list and watch)`);
-  return found;
-}
