@@ -52,6 +52,8 @@ export async function startCodeServer(launcher: string, vsix: string, theme: str
   const workspace = join(root, 'workspace');
   mkdirSync(join(userDir, 'User'), { recursive: true });
   mkdirSync(workspace, { recursive: true });
+  // What `npm start` does too: the extension activates on this marker (workspaceContains), then reads the variable.
+  if (autostart) writeFileSync(join(workspace, '.informer-inspector-autostart'), '');
   writeSettings(userDir, theme);
   execFileSync(launcher, ['--install-extension', vsix, '--extensions-dir', extDir, '--user-data-dir', userDir], { stdio: ['ignore', 'ignore', 'inherit'] });
   const port = await freePort();
