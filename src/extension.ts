@@ -10,6 +10,8 @@ import { addHandlerCommand, checkCacheCommand, exportTraceCommand, injectFault, 
 import { inspectInformer, type InspectArgs } from './vscode/inspectCommand';
 import { AUTOSTART_ENV, parseAutostart } from './vscode/autostartRequest';
 import { watchAccess } from './vscode/accessAlert';
+import { connectKubernetesTools } from './vscode/kubernetesTools';
+import type { KubernetesToolsState } from './vscode/kubernetesToolsState';
 import { attachLog } from './vscode/logChannel';
 import { InformerStatusBar } from './vscode/statusBar';
 import { TimelinePanel, TimelinePanelSerializer } from './vscode/timelinePanel';
@@ -19,6 +21,9 @@ import { pickAndOpenTrace, replayScenarioFile } from './vscode/traceCommands';
 
 export function activate(context: vscode.ExtensionContext): void {
   const registry = new SessionRegistry();
+  // The Kubernetes extension's API, asked for on first use only (activating it costs time).
+  let tools: Promise<KubernetesToolsState> | undefined;
+  const kubernetesTools = () => (tools ??= connectKubernetesTools().then((t) => (context.subscriptions.push(t), t)));
   const log = vscode.window.createOutputChannel('Informer Inspector', { log: true });
   const uri = context.extensionUri;
   const showSession = (s: InformerSession) => {
@@ -55,7 +60,7 @@ export function activate(context: vscode.ExtensionContext): void {
       supportsMultipleEditorsPerDocument: true,
     }),
     cmd('inspect', async (args?: InspectArgs) => {
-      const s = await inspectInformer(context, registry, args ?? {});
+      const s = await inspectInformer(context, registry, args ?? {}, await kubernetesTools());
       if (!s) return undefined;
       const detach = attachLog(log, s);
       s.onEnded(detach);
@@ -68,6 +73,11 @@ export function activate(context: vscode.ExtensionContext): void {
       log.info(`started ${s.title}`);
       showSession(s);
       return s.id;
+    }),
+    // "Inspect informer" on a resource kind in the Kubernetes extension's cluster explorer.
+    cmd('inspectKind', async (node?: unknown) => {
+      const resource = (await kubernetesTools()).resourceOf(node);
+      return vscode.commands.executeCommand('informerInspector.inspect', resource ? { resource, selectors: '' } : undefined);
     }),
     cmd('stop', () => stopInformer(registry)),
     cmd('exportTrace', () => exportTraceCommand(registry)),

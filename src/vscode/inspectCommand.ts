@@ -15,6 +15,7 @@ import type { ApiResource, KubeconfigSet, KubeConnection } from '../kube';
 import type { Sandbox } from '../sources/sandbox';
 import { askPick, askText, BACK, Cancelled } from './multiStep';
 import { namespaceProblem, parseSelectors } from './inspectInput';
+import type { KubernetesToolsState } from './kubernetesToolsState';
 
 const SANDBOX_ITEM = 'Built-in sandbox cluster (SIMULATED)';
 const ALL_NAMESPACES = 'All namespaces';
@@ -53,7 +54,10 @@ export async function inspectInformer(
   context: vscode.ExtensionContext,
   registry: SessionRegistry,
   args: InspectArgs = {},
+  /** The Kubernetes extension's kubeconfig and current context, when it is installed. */
+  k8sTools?: KubernetesToolsState,
 ): Promise<InformerSession | undefined> {
+  const kubeconfigPath = k8sTools?.kubeconfigPath();
   const memory = context.globalState.get<Remembered>(MEMORY_KEY) ?? {};
   let sandbox: Sandbox | undefined;
   // What the steps decided so far.
@@ -95,7 +99,7 @@ export async function inspectInformer(
     if (useSandbox) {
       if (!sandbox) ({ sandbox, conn } = await startSandboxConnection(storyline ?? DEFAULT_STORYLINE));
     } else if (!conn) {
-      conn = args.context ? connect({ context: args.context }) : kubeconfig!.connect(memory.context);
+      conn = args.context ? connect({ context: args.context, kubeconfigPath }) : kubeconfig!.connect(memory.context);
     }
     const discovery = await discoverWithRetry(conn!);
     resources = discovery.resources.filter((r) => r.verbs.includes('list') && r.verbs.includes('watch'));
@@ -106,7 +110,7 @@ export async function inspectInformer(
   try {
     if (!args.context && args.sandbox === undefined) {
       try {
-        kubeconfig = loadKubeconfigs();
+        kubeconfig = loadKubeconfigs(kubeconfigPath ? { kubeconfigPath } : {});
       } catch (e) {
         kubeconfigProblem = e instanceof NoKubeconfigError ? kubeconfigProblem : `The kubeconfig cannot be used: ${(e as Error).message}.`;
       }
@@ -120,8 +124,8 @@ export async function inspectInformer(
       let answer: unknown;
       switch (name) {
         case 'context': {
-          // kubectl's current context first, then the others in file order.
-          const current = kubeconfig?.currentContext ?? '';
+          // The current context first (the Kubernetes extension's if it switched, else kubectl's), then the others in file order.
+          const current = k8sTools?.currentContext() ?? kubeconfig?.currentContext ?? '';
           const contexts = kubeconfig ? [...kubeconfig.contexts()].sort((a, b) => Number(b.name === current) - Number(a.name === current)) : [];
           const items: vscode.QuickPickItem[] = contexts.map((c) => ({
             label: c.name,

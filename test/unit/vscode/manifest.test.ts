@@ -81,6 +81,12 @@ describe('extension manifest', () => {
     }
   });
 
+  it("Inspect informer on a resource kind in the Kubernetes extension's cluster explorer, hidden from the palette", () => {
+    const item = (c.menus['view/item/context'] as MenuItem[]).find((m) => m.command === 'informerInspector.inspectKind');
+    assert.match(item?.when ?? '', /view == extension\.vsKubernetesExplorer && viewItem =~ \/vsKubernetes/);
+    assert.equal((c.menus.commandPalette as MenuItem[]).find((m) => m.command === 'informerInspector.inspectKind')?.when, 'false');
+  });
+
   it('every menu entry names a declared command; every command the extension registers is declared', () => {
     const declared = new Set(commands.map((x) => x.command));
     for (const [menu, items] of Object.entries(c.menus as Record<string, MenuItem[]>)) {
