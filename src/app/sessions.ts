@@ -13,8 +13,6 @@ import type { Scenario } from '../scenario/types';
 import { replayScenario } from '../sources/engineReplay';
 import type { ReplayResult } from '../sources/replay';
 import { startSandbox, type Sandbox } from '../sources/sandbox';
-
-export { DEFAULT_STORYLINE, startSandbox, STORYLINES, STORYLINE_DESCRIPTIONS, type StorylineName } from '../sources/sandbox';
 import { TraceRecorder } from '../trace/recorder';
 import { RunError } from './errors';
 import { scenarioResource, traceHeader } from './headers';
@@ -23,6 +21,8 @@ import { replayProfile } from './profiles';
 import { connect, resourceLabel } from './resources';
 import { readTrace } from './traces';
 import { InformerSession, type LiveControls, type SessionKind } from './session';
+
+export { DEFAULT_STORYLINE, startSandbox, STORYLINES, STORYLINE_DESCRIPTIONS, type StorylineName } from '../sources/sandbox';
 
 /** Starts the SIMULATED sandbox and connects to it; the caller owns the sandbox. */
 export async function startSandboxConnection(storyline?: string): Promise<{ sandbox: Sandbox; conn: KubeConnection }> {

@@ -20,12 +20,12 @@ import {
   type Watcher,
   type WatchOptions,
 } from '../engine/listWatch';
-import type { KubeObject } from '../engine/objects';
 import { watchDecodeErrorStatus } from '../engine/statusErrors';
+import type { Profile } from '../engine/profiles';
 import { requestLine, type DivergenceLine, type RequestLine } from '../scenario/notificationLog';
 import { ScriptedWatcher, closedWatcher } from './scriptedWatcher';
 import { statusOf, withResourceType } from './statusObjects';
-import { stepKind, type HandlerSpec, type NetworkStep, type Scenario, type Step, type Verb, type WatchStreamStep } from '../scenario/types';
+import { stepKind, type HandlerSpec, type ListPageStep, type NetworkStep, type Scenario, type Step, type Verb, type WatchStreamStep } from '../scenario/types';
 
 /** How long the REST client's retries of a watch open take by default (10 retries of ~1 s). */
 export const DEFAULT_WATCH_RETRY_MS = 10_000;
@@ -46,10 +46,15 @@ export class ScriptedServer implements ListerWatcher {
   private next = 0;
   private over = false;
 
+  /**
+   * `restClient`: which REST client the answers stand for (Profile.restRetriesWatchOpen); by
+   * default the modern one, which retries a failing watch open before handing over an empty watcher.
+   */
   constructor(
     private readonly scenario: Scenario,
     private readonly clock: Clock,
     private readonly hooks: ScriptedServerHooks,
+    private readonly restClient: Pick<Profile, 'restRetriesWatchOpen'> = { restRetriesWatchOpen: true },
   ) {
     this.url = resourceUrl(scenario);
   }
@@ -67,11 +72,11 @@ export class ScriptedServer implements ListerWatcher {
       case 'error':
         throw new StatusError(statusOf((step as { error: Parameters<typeof statusOf>[0] }).error));
       default: {
-        const page = step as { items: KubeObject[]; resourceVersion: string; continue?: string };
+        const page = step as ListPageStep;
         const r = this.scenario.resource;
         return {
-          apiVersion: r.apiVersion,
-          kind: `${r.kind}List`,
+          apiVersion: page.listTypeMeta?.apiVersion ?? r.apiVersion,
+          kind: page.listTypeMeta?.kind ?? `${r.kind}List`,
           metadata: { resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}) },
           items: page.items.map((o) => withResourceType(o, r)),
         };
@@ -85,6 +90,13 @@ export class ScriptedServer implements ListerWatcher {
       case 'network': {
         const net = step as NetworkStep;
         if (net.network === 'connection-refused') throw this.transportError(net.network);
+        if (!this.restClient.restRetriesWatchOpen) {
+          // client-go 1.15: no retries. A timeout comes back as the error; a reset gives the empty
+          // closed watcher at once (or after durationMs, when the scenario says the reset took that long).
+          if (net.network === 'timeout') throw this.transportError(net.network);
+          await this.clock.sleep(net.durationMs ?? 0, signal);
+          return closedWatcher(transportErrorText('connection-reset', this.url));
+        }
         // Probable-EOF / timeout on open: the REST client retries, then hands back a closed watcher.
         await this.clock.sleep(net.durationMs ?? DEFAULT_WATCH_RETRY_MS, signal);
         return closedWatcher(transportErrorText(net.network === 'timeout' ? 'timeout' : 'connection-reset', this.url));

@@ -17,7 +17,7 @@ function scenario(steps: Step[]): Scenario {
   };
 }
 
-function harness(steps: Step[]) {
+function harness(steps: Step[], restClient?: { restRetriesWatchOpen: boolean }) {
   const clock = new FakeClock(0);
   const requests: RequestLine[] = [];
   const added: HandlerSpec[] = [];
@@ -28,7 +28,7 @@ function harness(steps: Step[]) {
       added.push(h);
     },
     onEnd: (d) => ends.push(d),
-  });
+  }, restClient);
   return { clock, server, requests, added, ends, signal: new AbortController().signal };
 }
 
@@ -69,6 +69,20 @@ describe('ScriptedServer', () => {
     assert.equal(list.metadata.continue, 'c1');
     assert.equal(list.items[0].kind, 'ConfigMap');
     assert.equal(list.items[0].apiVersion, 'v1');
+  });
+
+  it('gives a list page the listTypeMeta apiVersion/kind when the step has one, else <kind>List', async () => {
+    const h = harness([
+      { on: 'list', resourceVersion: '10', listTypeMeta: { apiVersion: 'meta.k8s.io/v1', kind: 'Table' }, items: [obj('a', '5')] },
+      { on: 'list', resourceVersion: '11', items: [] },
+    ]);
+    const table = await answered(h.clock, h.server.list({ resourceVersion: '0' }, h.signal));
+    assert.equal(table.apiVersion, 'meta.k8s.io/v1');
+    assert.equal(table.kind, 'Table');
+    assert.equal(table.items[0].kind, 'ConfigMap');
+    const plain = await answered(h.clock, h.server.list({ resourceVersion: '10' }, h.signal));
+    assert.equal(plain.apiVersion, 'v1');
+    assert.equal(plain.kind, 'ConfigMapList');
   });
 
   it('waits advanceMs (virtual) and runs addHandler steps before answering', async () => {
@@ -161,6 +175,29 @@ describe('ScriptedServer', () => {
     void h.server.watch({ resourceVersion: '10' }, h.signal).then((x) => (w = x));
     await h.clock.runUntilIdle(() => w !== undefined);
     assert.equal(h.clock.now(), 10_300);
+  });
+
+  it('as client-go 1.15 (no REST retries on watch open): a reset gives the empty watcher at once, a timeout is the error', async () => {
+    const h = harness(
+      [
+        { on: 'watch', network: 'connection-reset' },
+        { on: 'watch', network: 'connection-reset', durationMs: 3000 },
+        { on: 'watch', network: 'timeout', durationMs: 3000 },
+      ],
+      { restRetriesWatchOpen: false },
+    );
+    const first = await answered(h.clock, h.server.watch({ resourceVersion: '10' }, h.signal));
+    assert.equal(h.clock.now(), 0);
+    assert.equal(await first.next(), null);
+    assert.equal(first.end?.kind, 'open-retries-exhausted');
+    const opening = h.server.watch({ resourceVersion: '10' }, h.signal);
+    await h.clock.advance(3000);
+    const second = await opening;
+    assert.equal(h.clock.now(), 3000);
+    assert.equal(await second.next(), null);
+    const failing = h.server.watch({ resourceVersion: '10' }, h.signal);
+    await assert.rejects(answered(h.clock, failing), (e: unknown) => e instanceof TransportError && e.kind === 'timeout');
+    assert.equal(h.clock.now(), 3000);
   });
 
   it('stops a stream when the watcher is stopped', async () => {
