@@ -5,6 +5,7 @@
  */
 import { checkConsistencyCommand } from './checkConsistencyCommand';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type CliIo } from './io';
+import { observeCommand } from './observeCommand';
 import { profilesCommand } from './profilesCommand';
 import { recordCommand } from './recordCommand';
 import { replayCommand } from './replayCommand';
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, Command> = {
   sandbox: sandboxCommand,
   summarize: summarizeCommand,
   profiles: profilesCommand,
+  observe: observeCommand,
 };
 
 export const USAGE = `usage: informer-inspector <command> [options]
@@ -33,6 +35,8 @@ export const USAGE = `usage: informer-inspector <command> [options]
   sandbox [--scenario NAME] [--port N]
   summarize TRACE.json
   profiles
+  observe --kubeconfig-out FILE [--kubeconfig K] [--context C] [--listen 127.0.0.1:PORT]
+         [--trace OUT.json] [--log OUT.ndjson] [--profile P | --go-mod go.mod] [--quiet]
 `;
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {

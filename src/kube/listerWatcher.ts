@@ -203,7 +203,8 @@ function encodeQuery(q: Record<string, string>): string {
     .join('&');
 }
 
-function decodeList(body: Buffer): ObjectList {
+/** A LIST response body as the dynamic client decodes it (items get the list's apiVersion/kind). */
+export function decodeList(body: Buffer): ObjectList {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
