@@ -11,7 +11,7 @@
  * reflector decision, as inside HttpListerWatcher.
  */
 import { PassThrough } from 'node:stream';
-import { abortError } from '../engine/clock';
+import { abortError, RealClock, type Clock, type TimerHandle } from '../engine/clock';
 import { TransportError, type ListerWatcher, type ListOptions, type ObjectList, type WatchOptions, type Watcher } from '../engine/listWatch';
 import { retryAfterSeconds, statusErrorFrom, type GetResponse } from '../kube/http';
 import { decodeList } from '../kube/listerWatcher';
@@ -125,6 +125,7 @@ export class FollowerListerWatcher implements ListerWatcher {
   private readonly queue: Entry[] = [];
   private waiter: (() => void) | undefined;
   private lastEndedAt: number | undefined;
+  private readonly arrivalListeners = new Set<() => void>();
 
   constructor(private readonly o: FollowerOptions) {
     this.url = o.url;
@@ -144,6 +145,13 @@ export class FollowerListerWatcher implements ListerWatcher {
     const w = this.waiter;
     this.waiter = undefined;
     w?.();
+    for (const fn of [...this.arrivalListeners]) fn();
+  }
+
+  /** Calls fn whenever a request of the process arrives; returns the unsubscribe function. */
+  onArrival(fn: () => void): () => void {
+    this.arrivalListeners.add(fn);
+    return () => this.arrivalListeners.delete(fn);
   }
 
   /** Requests of the process not yet taken by the engine. */
@@ -328,4 +336,53 @@ export function describe(verb: 'list' | 'watch', o: ListOptions & WatchOptions):
   if (o.sendInitialEvents) parts.push('sendInitialEvents=true');
   if (o.allowWatchBookmarks) parts.push('allowWatchBookmarks=true');
   return parts.join(' ');
+}
+
+/**
+ * The engine's clock in passive mode: real time, except that a sleep (the reflector's backoff)
+ * ends as soon as the process has sent its next request. The engine never waits longer than the
+ * process did, so its lanes stay in step with the process; the backoff it would have taken is
+ * still in its 'backoff' event, and a much shorter gap is a 'no-backoff' divergence.
+ */
+export class FollowerClock implements Clock {
+  private readonly real = new RealClock();
+
+  constructor(private readonly follower: FollowerListerWatcher) {}
+
+  now(): number {
+    return this.real.now();
+  }
+
+  setTimer(ms: number, fn: () => void): TimerHandle {
+    return this.real.setTimer(ms, fn);
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (ms <= 0) return this.real.sleep(ms, signal);
+    if (this.follower.pending > 0) return this.real.sleep(0, signal);
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(abortError());
+        return;
+      }
+      const done = () => {
+        timer.cancel();
+        off();
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const onAbort = () => {
+        done();
+        reject(abortError());
+      };
+      const timer = this.real.setTimer(ms, () => {
+        done();
+        resolve();
+      });
+      const off = this.follower.onArrival(() => {
+        done();
+        resolve();
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
 }

@@ -131,9 +131,13 @@ export class ObservingProxy {
   private server: https.Server | undefined;
   private readonly servers = new Set<https.Server>();
   private readonly sockets = new Set<Socket>();
+  /** The TCP socket under each TLS connection, by remote address and port (an RST is sent on it). */
+  private readonly tcp = new Map<string, Socket>();
   private nextId = 1;
   private closed = false;
   private probeTimer: NodeJS.Timeout | undefined;
+  /** The upstream refused and the proxy does not listen; requests on open connections are reset, not forwarded. */
+  private down = false;
   private readonly upstreamUrl: URL;
   private tls: { key: string; cert: string } | undefined;
   readonly stats: ProxyStats = { forwarded: 0, observed: 0, unauthorized: 0, cut: 0 };
@@ -234,7 +238,12 @@ export class ObservingProxy {
     });
     server.on('connection', (s: Socket) => {
       this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
+      const key = `${s.remoteAddress}|${s.remotePort}`;
+      this.tcp.set(key, s);
+      s.on('close', () => {
+        this.sockets.delete(s);
+        if (this.tcp.get(key) === s) this.tcp.delete(key);
+      });
     });
     // Upgrades (exec, attach, port-forward) are not proxied: the socket is closed.
     server.on('upgrade', (_req, socket: Socket) => socket.destroy());
@@ -264,6 +273,9 @@ export class ObservingProxy {
     if (this.closed || !this.server || !this.server.listening) return;
     const server = this.server;
     server.close();
+    this.down = true;
+    // Kept-alive connections would carry the process's next requests past the closed listener.
+    for (const s of this.servers) s.closeIdleConnections();
     const probe = () => {
       this.probeTimer = undefined;
       if (this.closed) return;
@@ -276,7 +288,10 @@ export class ObservingProxy {
       s.once('connect', () => {
         s.destroy();
         this.listen(this.portNumber).then(
-          () => this.o.onNotice?.({ kind: 'listening-again', port: this.portNumber }),
+          () => {
+            this.down = false;
+            this.o.onNotice?.({ kind: 'listening-again', port: this.portNumber });
+          },
           () => retry(),
         );
       });
@@ -305,6 +320,13 @@ export class ObservingProxy {
       res.writeHead(401, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
       req.resume();
+      return;
+    }
+    if (this.down) {
+      // A request on a connection opened before the upstream refused: reset it, as a refused
+      // dial would fail it (Go retries a GET on a fresh connection, which is then refused).
+      this.stats.cut++;
+      this.cut(req.socket, 'reset');
       return;
     }
     this.stats.forwarded++;
@@ -451,7 +473,9 @@ export class ObservingProxy {
       if (e.code === 'ECONNRESET') upstreamReset = true;
       if (responded || clientGone) return;
       const te = transportError(e, `${this.o.conn.server}${path}`);
-      settle?.({ kind: 'failed', error: te });
+      // What the process sees: a FIN (EOF) when the upstream closed before answering, a reset otherwise.
+      const seen = te.kind === 'eof' ? te : new TransportError('connection-reset', `Get "${redactedPath(path)}": read: connection reset by peer`);
+      settle?.({ kind: 'failed', error: seen });
       this.stats.cut++;
       if (te.kind === 'connection-refused') {
         this.o.onNotice?.({ kind: 'upstream-refused', method, path });
@@ -478,8 +502,14 @@ export class ObservingProxy {
   private cut(socket: Socket, how: 'reset' | 'fin'): void {
     const go = () => {
       if (socket.destroyed) return;
-      if (how === 'reset') socket.resetAndDestroy();
-      else socket.destroySoon();
+      if (how === 'fin') {
+        socket.destroySoon();
+        return;
+      }
+      // A TLS socket cannot send an RST itself: the TCP socket under it does.
+      const raw = this.tcp.get(`${socket.remoteAddress}|${socket.remotePort}`);
+      if (raw && !raw.destroyed) raw.resetAndDestroy();
+      socket.destroy();
     };
     if (socket.writableLength === 0) go();
     else {

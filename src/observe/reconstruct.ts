@@ -7,14 +7,13 @@
  * (contracts §2, each line with a `reflector` field). Where the process does something the
  * profile would not do next, a finding names the difference and its likely causes.
  */
-import { RealClock } from '../engine/clock';
 import type { EventSink, TraceEvent } from '../engine/events';
 import type { Profile } from '../engine/profiles';
 import { SharedIndexInformer } from '../engine/sharedInformer';
 import { requestLine, type LogLine } from '../scenario/notificationLog';
 import { DEFAULT_TRACE_CAP, TraceRecorder } from '../trace/recorder';
 import { TOOL_VERSION } from '../cli/version';
-import { FollowerListerWatcher, type Divergence } from './follower';
+import { FollowerClock, FollowerListerWatcher, type Divergence } from './follower';
 import type { ObservedExchange } from './proxy';
 import { reflectorKey, type CollectionRef } from './requests';
 
@@ -52,7 +51,8 @@ export class ObservedReflector {
   private readonly stop = new AbortController();
   private readonly running: Promise<void>;
   private pendingBackoffMs = 0;
-  private readonly clock = new RealClock();
+  /** The engine's clock (the time base of this reflector's trace events). */
+  clock!: FollowerClock;
 
   constructor(
     readonly name: string,
@@ -61,7 +61,6 @@ export class ObservedReflector {
     selectors: { labelSelector?: string; fieldSelector?: string },
     private readonly o: ReconstructorOptions,
   ) {
-    const clock = this.clock;
     const cap = o.cap ?? DEFAULT_TRACE_CAP;
     this.recorder = new TraceRecorder(
       {
@@ -94,10 +93,11 @@ export class ObservedReflector {
         return ms;
       },
     });
+    this.clock = new FollowerClock(this.follower);
     this.informer = new SharedIndexInformer({
       listerWatcher: this.follower,
       profile: o.profile,
-      clock,
+      clock: this.clock,
       sink,
       resyncPeriodMs: 0,
       typeDescription: `${ref.group}/${ref.version}, Resource=${ref.resource}`,
