@@ -45,7 +45,7 @@ if [ -f scripts/conformance.sh ]; then
 fi
 
 if [ -f scripts/cluster.sh ] && compgen -G 'test/e2e/*.test.ts' >/dev/null; then
-  stage e2e-cluster bash -c 'bash scripts/cluster.sh build && TEST_SUITE_NAME=e2e-cluster npx mocha --config .mocharc.json --timeout 300000 "test/e2e/*.test.ts"'
+  stage e2e-cluster bash -c 'bash scripts/cluster.sh build && bash test/e2e/observe/build.sh && TEST_SUITE_NAME=e2e-cluster npx mocha --config .mocharc.json --timeout 300000 "test/e2e/*.test.ts"'
 fi
 
 if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/timeline.e2e.ts ]; then

@@ -7,12 +7,12 @@
  * (contracts §2, each line with a `reflector` field). Where the process does something the
  * profile would not do next, a finding names the difference and its likely causes.
  */
-import type { EventSink, TraceEvent } from '../engine/events';
+import type { EventSink, TraceEvent } from '../format/events';
 import type { Profile } from '../engine/profiles';
 import { SharedIndexInformer } from '../engine/sharedInformer';
 import { requestLine, type LogLine } from '../scenario/notificationLog';
 import { DEFAULT_TRACE_CAP, TraceRecorder } from '../trace/recorder';
-import { TOOL_VERSION } from '../cli/version';
+import pkg from '../../package.json';
 import { FollowerClock, FollowerListerWatcher, type Divergence } from './follower';
 import type { ObservedExchange } from './proxy';
 import { reflectorKey, type CollectionRef } from './requests';
@@ -65,7 +65,7 @@ export class ObservedReflector {
     this.recorder = new TraceRecorder(
       {
         format: 'informer-trace/v1',
-        tool: { name: 'informer-inspector', version: TOOL_VERSION },
+        tool: { name: 'informer-inspector', version: pkg.version },
         profile: o.profile.name,
         gates: { ...o.profile.gates },
         resource: { group: ref.group, version: ref.version, resource: ref.resource, namespaced: ref.namespace !== '' ? true : undefined } as never,
