@@ -7,6 +7,7 @@ import { addHandlerCommand, checkCacheCommand, exportTraceCommand, FAULT_COMMAND
 import { inspectInformer, type InspectArgs } from './vscode/inspectCommand';
 import { AUTOSTART_ENV, parseAutostart } from './vscode/autostartRequest';
 import { attachLog } from './vscode/logChannel';
+import { ObserveDebug } from './vscode/observeDebug';
 import type { InformerSession } from './vscode/session';
 import { SessionRegistry } from './vscode/sessions';
 import { InformerStatusBar } from './vscode/statusBar';
@@ -32,9 +33,13 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     });
 
+  const observe = new ObserveDebug(registry, showSession, log);
   context.subscriptions.push(
     registry,
     log,
+    observe,
+    vscode.debug.registerDebugConfigurationProvider('*', observe),
+    cmd('observeProcess', () => observe.observeProcess()),
     new InformerStatusBar(registry),
     vscode.window.registerWebviewPanelSerializer(TimelinePanel.viewType, new TimelinePanelSerializer(uri, registry)),
     vscode.window.registerWebviewViewProvider(TimelineViewProvider.viewId, new TimelineViewProvider(uri, registry)),

@@ -38,6 +38,8 @@ export interface ReconstructorOptions {
   /** Every notification-log line as it is produced. */
   onLine?: (line: ObservedLogLine) => void;
   onFinding?: (f: ObserveFinding) => void;
+  /** A new reflector was seen (its informer is already running). */
+  onReflector?: (r: ObservedReflector) => void;
 }
 
 export class ObservedReflector {
@@ -223,6 +225,7 @@ export class Reconstructor {
     if (!g) {
       g = new ObservedReflector(key, x.call.ref, x.userAgent, { labelSelector: x.call.options.labelSelector, fieldSelector: x.call.options.fieldSelector }, this.o);
       this.groups.set(key, g);
+      this.o.onReflector?.(g);
     }
     g.accept(x);
   }

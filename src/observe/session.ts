@@ -8,7 +8,7 @@ import type { KubeConnection } from '../kube/kubeconfig';
 import { formatLog } from '../scenario/notificationLog';
 import { exportTrace } from '../trace/traceFile';
 import { ObservingProxy, type ProxyNotice, type ProxyStats } from './proxy';
-import { Reconstructor, type ObservedLogLine, type ObserveFinding } from './reconstruct';
+import { Reconstructor, type ObservedLogLine, type ObservedReflector, type ObserveFinding } from './reconstruct';
 
 export interface ObserveSessionOptions {
   conn: KubeConnection;
@@ -21,6 +21,7 @@ export interface ObserveSessionOptions {
   onFinding?: (f: ObserveFinding) => void;
   onNotice?: (n: ProxyNotice) => void;
   onForward?: (f: { method: string; uri: string }) => void;
+  onReflector?: (r: ObservedReflector) => void;
 }
 
 export class ObserveSession {
@@ -31,7 +32,14 @@ export class ObserveSession {
   ) {}
 
   static async start(o: ObserveSessionOptions): Promise<ObserveSession> {
-    const reconstructor = new Reconstructor({ profile: o.profile, context: o.conn.context.name, cap: o.cap, onLine: o.onLine, onFinding: o.onFinding });
+    const reconstructor = new Reconstructor({
+      profile: o.profile,
+      context: o.conn.context.name,
+      cap: o.cap,
+      onLine: o.onLine,
+      onFinding: o.onFinding,
+      onReflector: o.onReflector,
+    });
     const proxy = await ObservingProxy.start({
       conn: o.conn,
       host: o.host,
