@@ -5,7 +5,6 @@
  * and reconstructs that process's informers until SIGINT/SIGTERM; then writes the notification
  * log of every reconstructed informer (each line with a `reflector` field) and the traces.
  */
-import { existsSync } from 'node:fs';
 import { DEFAULT_PROFILE } from '../engine/profiles';
 import { ProxyError } from '../observe/proxy';
 import { ObserveSession, profileFromGoMod } from '../observe/session';
@@ -40,9 +39,10 @@ export async function observeCommand(args: string[], io: CliIo): Promise<number>
 
   let profile = profileNamed(stringOption(parsed, 'profile') ?? DEFAULT_PROFILE);
   let profileWhy = stringOption(parsed, 'profile') ? 'chosen' : 'default';
-  const goMod = stringOption(parsed, 'go-mod') ?? (stringOption(parsed, 'profile') ? undefined : existsSync('go.mod') ? 'go.mod' : undefined);
-  if (goMod !== undefined) {
-    const fromMod = profileFromGoMod(readInput(io, goMod, 'go.mod'));
+  const goMod = stringOption(parsed, 'go-mod') ?? (stringOption(parsed, 'profile') ? undefined : 'go.mod');
+  const goModText = goMod === undefined ? undefined : stringOption(parsed, 'go-mod') ? readInput(io, goMod, 'go.mod') : tryRead(io, goMod);
+  if (goMod !== undefined && goModText !== undefined) {
+    const fromMod = profileFromGoMod(goModText);
     if (fromMod) {
       profile = fromMod.profile;
       profileWhy = `k8s.io/client-go ${fromMod.clientGo} in ${goMod}`;
@@ -102,4 +102,13 @@ export function listenAddress(text: string): { host: string; port: number } {
   if (!host || !Number.isInteger(port) || port > 65535) throw new UsageError(`observe: --listen must be HOST:PORT, got "${text}"`);
   if (!['127.0.0.1', '::1', 'localhost'].includes(host)) throw new UsageError(`observe: --listen must be a loopback address (127.0.0.1, [::1], localhost), got "${host}"`);
   return { host, port };
+}
+
+/** The workspace's go.mod when there is one (its absence is not an error). */
+function tryRead(io: CliIo, path: string): string | undefined {
+  try {
+    return io.readFile(path);
+  } catch {
+    return undefined;
+  }
 }

@@ -21,7 +21,7 @@ import type { CollectionRef } from './requests';
 
 /** A difference between what the engine would send next and what the process sent. */
 export interface Divergence {
-  kind: 'relist-instead-of-watch' | 'watch-instead-of-list' | 'other-resource-version' | 'other-options' | 'no-backoff';
+  kind: 'relist-instead-of-watch' | 'list-instead-of-watch-list' | 'watch-instead-of-list' | 'other-resource-version' | 'other-options' | 'no-backoff';
   /** What the engine (the profile) would have sent. */
   expected: string;
   /** What the process sent. */
@@ -271,7 +271,8 @@ export class FollowerListerWatcher implements ListerWatcher {
       if (e.x.call.verb !== 'watch') {
         // The profile would (re-)watch; the process lists. The engine is told the watch failed,
         // so it relists and takes that list.
-        this.o.onDivergence({ kind: 'relist-instead-of-watch', expected: describe('watch', options), got: describe('list', e.x.call.options), at: e.x.receivedAt });
+        const kind = options.sendInitialEvents ? 'list-instead-of-watch-list' : 'relist-instead-of-watch';
+        this.o.onDivergence({ kind, expected: describe('watch', options), got: describe('list', e.x.call.options), at: e.x.receivedAt });
         throw new TransportError('other', `the observed process sent a LIST where ${describe('watch', options)} was expected`);
       }
       if (attempt === 0) {

@@ -177,6 +177,17 @@ function findingFor(reflector: string, profile: Profile, d: Divergence): Observe
           'a WatchErrorHandler or a resync/restart loop in the controller',
         ],
       };
+    case 'list-instead-of-watch-list':
+      return {
+        ...base,
+        title: `listed where ${p} would stream the list (watch-list)`,
+        detail,
+        likelyCauses: [
+          'an older client-go (watch-list is the default from v0.35 on)',
+          'the WatchListClient feature gate turned off (KUBE_FEATURE_WatchListClient=false)',
+          'a ListWatch that does not support watch-list semantics',
+        ],
+      };
     case 'watch-instead-of-list':
       return {
         ...base,
