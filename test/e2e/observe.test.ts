@@ -263,4 +263,49 @@ describe('e2e: observe a real Go controller through the observing proxy', functi
     console.log(`      proxy: ${summary.proxy.forwarded} forwarded, ${summary.proxy.observed} observed, ${summary.proxy.cut} cut; audit: ${byId.size} requests of the upstream user`);
     console.log(`      notices: ${notices.map((n) => n.kind).join(', ')}`);
   });
+
+  it('bad input: a wrong token gets 401 and nothing is forwarded; a protobuf-only client keeps working, is reported and not reconstructed', async () => {
+    const c = cluster();
+    const ns = 'badinput';
+    await createNamespace(c, ns);
+    await c.adminOk('POST', `/api/v1/namespaces/${ns}/configmaps`, cmBody(ns, 'x'));
+    const auditFrom = c.auditEvents().length;
+    const conn = KubeConnection.load({ kubeconfigYaml: c.kubeconfigYaml() });
+    const seenNotices: ProxyNotice[] = [];
+    const s = await ObserveSession.start({ conn, profile: findProfile('v1.36')!, onNotice: (n) => seenNotices.push(n) });
+    const run = (kubeconfig: string, log: string, extra: string[]) =>
+      spawn(CONTROLLER, ['--namespace', ns, '--log', log, ...extra], { env: { ...process.env, KUBECONFIG: kubeconfig }, stdio: 'ignore' });
+    try {
+      // A wrong token: every request is refused by the proxy and nothing reaches the apiserver.
+      const wrong = path.join(dir, 'wrong.kubeconfig');
+      writeFileSync(wrong, s.proxy.kubeconfigYaml().replace(s.proxy.token, 'not-the-token'), { mode: 0o600 });
+      const wrongLog = path.join(dir, 'wrong.ndjson');
+      const p1 = run(wrong, wrongLog, []);
+      await waitFor('refused requests', () => s.proxy.stats.unauthorized >= 2, 20_000);
+      p1.kill('SIGTERM');
+      assert.equal(s.proxy.stats.forwarded, 0);
+      assert.equal(readNdjson(wrongLog).filter((l) => l.kind === 'notify').length, 0);
+      assert.ok(seenNotices.every((n): boolean => n.kind === 'unauthorized'));
+      assert.equal(c.auditEvents().slice(auditFrom).filter((e) => e.user?.username === 'e2e-inspector').length, 0, 'nothing was forwarded to the apiserver');
+
+      // Protobuf only: forwarded unchanged (the controller works), reported, not reconstructed.
+      const ok = path.join(dir, 'ok.kubeconfig');
+      writeFileSync(ok, s.proxy.kubeconfigYaml(), { mode: 0o600 });
+      const pbLog = path.join(dir, 'protobuf.ndjson');
+      const p2 = run(ok, pbLog, ['--protobuf-only']);
+      try {
+        await waitFor('the protobuf-only controller synced', () => readNdjson(pbLog).some((l) => l.kind === 'synced'), 60_000);
+        await c.adminOk('POST', `/api/v1/namespaces/${ns}/configmaps`, cmBody(ns, 'y'));
+        await waitFor('it saw the new object', () => readNdjson(pbLog).some((l) => l.key === `${ns}/y`), 30_000);
+      } finally {
+        p2.kill('SIGTERM');
+      }
+      assert.ok(seenNotices.filter((n) => n.kind === 'unreadable').length >= 2, JSON.stringify(seenNotices.map((n) => n.kind)));
+      assert.equal(s.reconstructor.reflectors().length, 0);
+      assert.equal(s.proxy.stats.observed, 0);
+      assert.ok(s.proxy.stats.forwarded > 0);
+    } finally {
+      await s.stop();
+    }
+  });
 });

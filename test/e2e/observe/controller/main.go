@@ -80,6 +80,7 @@ func main() {
 	namespace := flag.String("namespace", "default", "namespace to watch")
 	logPath := flag.String("log", "", "notification log (NDJSON)")
 	protobuf := flag.Bool("protobuf", true, "prefer protobuf, as kubernetes.NewForConfig does by default")
+	protobufOnly := flag.Bool("protobuf-only", false, "accept only protobuf (no JSON fallback)")
 	flag.Parse()
 	if *logPath == "" {
 		fmt.Fprintln(os.Stderr, "controller: --log is required")
@@ -97,8 +98,11 @@ func main() {
 		os.Exit(2)
 	}
 	cfg.UserAgent = "observe-e2e-controller"
-	if *protobuf {
+	if *protobuf || *protobufOnly {
 		cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	}
+	if *protobufOnly {
+		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf"
 	}
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
