@@ -37,6 +37,7 @@ export const USAGE = `usage: informer-inspector <command> [options]
   profiles
   observe --kubeconfig-out FILE [--kubeconfig K] [--context C] [--listen 127.0.0.1:PORT]
          [--trace OUT.json] [--log OUT.ndjson] [--profile P | --go-mod go.mod] [--quiet]
+         [--keep-protobuf-watches | --rewrite-protobuf-watches]
 `;
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {

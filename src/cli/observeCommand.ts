@@ -1,6 +1,7 @@
 /**
  * `informer-inspector observe --kubeconfig K [--context C] --listen 127.0.0.1:PORT
- *  --kubeconfig-out FILE [--trace OUT.json] [--log OUT.ndjson] [--profile P | --go-mod go.mod]`
+ *  --kubeconfig-out FILE [--trace OUT.json] [--log OUT.ndjson] [--profile P | --go-mod go.mod]
+ *  [--keep-protobuf-watches | --rewrite-protobuf-watches]`
  * Starts the observing proxy (docs/observe.md), writes the kubeconfig for the process to observe,
  * and reconstructs that process's informers until SIGINT/SIGTERM; then writes the notification
  * log of every reconstructed informer (each line with a `reflector` field) and the traces.
@@ -26,6 +27,8 @@ export async function observeCommand(args: string[], io: CliIo): Promise<number>
       profile: { type: 'string' },
       'go-mod': { type: 'string' },
       quiet: { type: 'boolean' },
+      'keep-protobuf-watches': { type: 'boolean' },
+      'rewrite-protobuf-watches': { type: 'boolean' },
     },
     0,
   );
@@ -57,6 +60,8 @@ export async function observeCommand(args: string[], io: CliIo): Promise<number>
       profile,
       host,
       port,
+      ...(parsed.values['keep-protobuf-watches'] === true ? { rewriteProtobufWatches: false } : {}),
+      ...(parsed.values['rewrite-protobuf-watches'] === true ? { rewriteProtobufWatches: true } : {}),
       onFinding: (f) => note(`finding [${f.reflector}]: ${f.title}. ${f.detail} Likely: ${f.likelyCauses.join('; ')}.`),
       onNotice: (n) => {
         if (n.kind === 'unauthorized') note(`refused ${n.method} ${n.path}: wrong or missing token (401, not forwarded)`);

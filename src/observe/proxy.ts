@@ -33,7 +33,7 @@ import { generate } from 'selfsigned';
 import { TransportError } from '../engine/listWatch';
 import { transportError } from '../kube/http';
 import type { KubeConnection } from '../kube/kubeconfig';
-import { acceptKind, parseCollectionCall, type ObservedCall } from './requests';
+import { acceptInfo, parseCollectionCall, type ObservedCall } from './requests';
 
 /** How the body of an observed response ended, as the proxy saw (and passed on) it. */
 export type BodyEnd =
@@ -95,6 +95,14 @@ export interface ObservingProxyOptions {
   onNotice?: (n: ProxyNotice) => void;
   /** Every request forwarded upstream: method and request URI (path and query) as the process sent them. */
   onForward?: (f: { method: string; uri: string }) => void;
+  /**
+   * Watches of a client that prefers protobuf but accepts JSON: ask for JSON (true, default) or
+   * pass them unchanged, unread (false). client-go picks a watch's decoder from the response's
+   * Content-Type in current releases (rest.Request.newStreamWatcher → Negotiator.StreamDecoder);
+   * kubernetes-1.15's Watch decodes with the configured content type and would fail on JSON.
+   * Lists are asked for as JSON either way (every client-go decodes a list by its Content-Type).
+   */
+  rewriteProtobufWatches?: boolean;
   /** While the upstream refuses: how often to try a TCP connect to it (no HTTP is sent). Default 250 ms. */
   probeIntervalMs?: number;
 }
@@ -334,7 +342,13 @@ export class ObservingProxy {
     const userAgent = String(req.headers['user-agent'] ?? '');
     const call = parseCollectionCall(method, rawPath);
     const accept = String(req.headers.accept ?? '');
-    const kind = call ? acceptKind(req.headers.accept) : 'other';
+    const info = acceptInfo(req.headers.accept);
+    let kind = call ? info.kind : 'other';
+    let why = '';
+    if (call?.verb === 'watch' && kind === 'json' && !info.jsonFirst && this.o.rewriteProtobufWatches === false) {
+      kind = 'other';
+      why = ' (protobuf-first watch kept as it is)';
+    }
     const headers: Record<string, string> = {};
     for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
       const k = req.rawHeaders[i];
@@ -349,7 +363,7 @@ export class ObservingProxy {
         for (const k of Object.keys(headers)) if (/^accept(-encoding)?$/i.test(k)) delete headers[k];
         headers.Accept = 'application/json';
       } else {
-        this.o.onNotice?.({ kind: 'unreadable', method, path, userAgent, accept });
+        this.o.onNotice?.({ kind: 'unreadable', method, path, userAgent, accept: accept + why });
       }
       let settle!: (o: ObservedResponse | ObservedFailure) => void;
       const outcome = new Promise<ObservedResponse | ObservedFailure>((r) => (settle = r));

@@ -106,7 +106,17 @@ export function reflectorKey(call: ObservedCall, userAgent: string): string {
  * (`as=Table`, kubectl's, passed unchanged and not followed).
  */
 export function acceptKind(accept: string | undefined): 'json' | 'other' | 'table' {
-  if (accept === undefined || accept.trim() === '') return 'json';
+  return acceptInfo(accept).kind;
+}
+
+/** acceptKind, and whether JSON (or anything) is the client's first preference. */
+export function acceptInfo(accept: string | undefined): { kind: 'json' | 'other' | 'table'; jsonFirst: boolean } {
+  if (accept === undefined || accept.trim() === '') return { kind: 'json', jsonFirst: true };
+  const first = accept.split(',')[0].split(';')[0].trim().toLowerCase();
+  return { kind: acceptKindOf(accept), jsonFirst: first === 'application/json' || first === '*/*' || first === 'application/*' };
+}
+
+function acceptKindOf(accept: string): 'json' | 'other' | 'table' {
   const ranges = accept.split(',').map((s) => s.trim().toLowerCase());
   if (ranges.some((r) => /;\s*as=/.test(r))) return 'table';
   const types = ranges.map((r) => r.split(';')[0].trim());

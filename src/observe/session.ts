@@ -7,7 +7,7 @@ import { findProfile, type Profile } from '../engine/profiles';
 import type { KubeConnection } from '../kube/kubeconfig';
 import { formatLog } from '../scenario/notificationLog';
 import { exportTrace } from '../trace/traceFile';
-import { ObservingProxy, type ProxyNotice, type ProxyStats } from './proxy';
+import { ObservingProxy, type ObservedExchange, type ProxyNotice, type ProxyStats } from './proxy';
 import { Reconstructor, type ObservedLogLine, type ObservedReflector, type ObserveFinding } from './reconstruct';
 
 export interface ObserveSessionOptions {
@@ -22,6 +22,10 @@ export interface ObserveSessionOptions {
   onNotice?: (n: ProxyNotice) => void;
   onForward?: (f: { method: string; uri: string }) => void;
   onReflector?: (r: ObservedReflector) => void;
+  /** Every observed list/watch, after the session's own reconstruction took it (a second reconstruction, e.g. under another profile, can follow the same traffic). */
+  onExchange?: (x: ObservedExchange) => void;
+  /** See ObservingProxyOptions.rewriteProtobufWatches; default: false for the v1.15 profile, true otherwise. */
+  rewriteProtobufWatches?: boolean;
 }
 
 export class ObserveSession {
@@ -45,9 +49,13 @@ export class ObserveSession {
       host: o.host,
       port: o.port,
       token: o.token,
-      onExchange: (x) => reconstructor.accept(x),
+      onExchange: (x) => {
+        reconstructor.accept(x);
+        o.onExchange?.(x);
+      },
       onNotice: o.onNotice,
       onForward: o.onForward,
+      rewriteProtobufWatches: o.rewriteProtobufWatches ?? o.profile.name !== 'v1.15',
     });
     return new ObserveSession(proxy, reconstructor, o.profile);
   }

@@ -18,13 +18,15 @@ import { findProfile } from '../../src/engine/profiles';
 import { KubeConnection } from '../../src/kube';
 import type { ObservedLogLine } from '../../src/observe/reconstruct';
 import type { ProxyNotice } from '../../src/observe/proxy';
-import { ObserveSession } from '../../src/observe/session';
+import { Reconstructor } from '../../src/observe/reconstruct';
+import { ObserveSession, profileFromGoMod } from '../../src/observe/session';
 import { useCluster, type E2ECluster } from './cluster';
 import { FaultProxy } from './faultProxy';
 import { cmBody, createNamespace, sleep, waitFor } from './helpers';
 
 const HERE = path.join(__dirname, 'observe');
 const CONTROLLER = path.join(HERE, 'bin', 'v1.36', 'controller');
+const CONTROLLER_115 = path.join(HERE, 'bin', 'v1.15', 'controller');
 const QUIET = ['--feature-gates=APIServerIdentity=false,UnknownVersionInteroperabilityProxy=false', '--endpoint-reconciler-type=none'];
 /** Secret payloads the test writes; none may appear in a trace or log. */
 const SECRET_VALUES = ['observe-e2e-secret-payload-41f3', 'observe-e2e-second-secret-9c2d'];
@@ -307,5 +309,58 @@ describe('e2e: observe a real Go controller through the observing proxy', functi
     } finally {
       await s.stop();
     }
+  });
+
+  it('client-go 1.15 (profile from its go.mod): an apiserver restart relists at RV 0 with identical updates, reconstructed exactly; checked against v1.36 it gets findings', async () => {
+    const c = cluster();
+    const ns = 'legacy';
+    await createNamespace(c, ns);
+    for (let i = 0; i < 4; i++) await c.adminOk('POST', `/api/v1/namespaces/${ns}/configmaps`, cmBody(ns, `cm-${i}`));
+    const fromMod = profileFromGoMod(readFileSync(path.join(HERE, 'controller115', 'go.mod'), 'utf8'));
+    assert.equal(fromMod?.profile.name, 'v1.15');
+    const shadow = new Reconstructor({ profile: findProfile('v1.36')! });
+    const lines115: ObservedLogLine[] = [];
+    const s = await ObserveSession.start({
+      conn: KubeConnection.load({ kubeconfigYaml: c.kubeconfigYaml() }),
+      profile: fromMod!.profile,
+      onLine: (l) => lines115.push(l),
+      onExchange: (x) => shadow.accept(x),
+    });
+    const kubeconfig = path.join(dir, 'legacy.kubeconfig');
+    writeFileSync(kubeconfig, s.proxy.kubeconfigYaml(), { mode: 0o600 });
+    const log = path.join(dir, 'legacy.ndjson');
+    const p = spawn(CONTROLLER_115, ['--namespace', ns, '--log', log], { env: { ...process.env, KUBECONFIG: kubeconfig }, stdio: 'ignore' });
+    const clog = () => readNdjson(log).filter((l) => l.informer === 'configmaps');
+    try {
+      await waitFor('the 1.15 controller synced', () => readNdjson(log).some((l) => l.kind === 'synced'), 60_000);
+      await c.adminOk('POST', `/api/v1/namespaces/${ns}/configmaps`, cmBody(ns, 'before-restart'));
+      await waitFor('it saw the write', () => clog().some((l) => l.key === `${ns}/before-restart`), 30_000);
+      await sleep(1_500);
+      await c.restartApiserver();
+      await waitFor('identical updates after the relist', () => clog().some((l) => l.op === 'update' && l.rv === l.oldRv), 60_000);
+      await c.adminOk('POST', `/api/v1/namespaces/${ns}/configmaps`, cmBody(ns, 'after-restart'));
+      await waitFor('it saw the last write', () => clog().some((l) => l.key === `${ns}/after-restart`), 60_000);
+      await waitFor(
+        'the reconstruction caught up',
+        () => JSON.stringify([...perKey(clog())].sort()) === JSON.stringify([...perKey(lines115.filter((l) => l.reflector.startsWith('configmaps.v1 ')) as unknown as NotifyLine[])].sort()),
+        20_000,
+      ).catch(() => undefined);
+    } finally {
+      p.kill('SIGTERM');
+      await s.stop();
+      await shadow.close();
+    }
+    const want = perKey(clog());
+    const got = perKey(lines115.filter((l) => l.reflector.startsWith('configmaps.v1 ')) as unknown as NotifyLine[]);
+    assert.deepEqual(Object.fromEntries([...got].sort()), Object.fromEntries([...want].sort()), 'v1.15: reconstructed notifications differ from the controller\'s');
+    const r = s.reconstructor.reflectors().find((x) => x.name.startsWith('configmaps.v1 '))!;
+    const relists = r.recorder.events().filter((e) => e.type === 'relist') as unknown as Array<{ reason: string; row: number; rv: string }>;
+    assert.ok(relists.length >= 1, 'the restart made the 1.15 reflector relist');
+    assert.ok(relists.every((x) => x.rv === '0'), `1.15 relists at RV 0: ${JSON.stringify(relists)}`);
+    assert.deepEqual(r.findings, [], 'the 1.15 controller does what the v1.15 profile predicts');
+    const shadowFindings = shadow.findings().filter((f) => f.reflector.startsWith('configmaps.v1 '));
+    assert.ok(shadowFindings.length > 0, 'checked against client-go v1.36 the 1.15 controller diverges');
+    console.log(`      v1.15: ${r.requests} requests, ${r.notifications} notifications, relists: ${relists.map((x) => `${x.reason}(row ${x.row}) rv=${x.rv}`).join(', ')}`);
+    console.log(`      against v1.36: ${[...new Set(shadowFindings.map((f) => f.kind))].join(', ')}`);
   });
 });

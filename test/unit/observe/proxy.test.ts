@@ -94,8 +94,9 @@ describe('observe: the observing proxy', function () {
     session = proxy = upstream = undefined;
   });
 
-  async function startProxy(port = upstream!.port): Promise<ObservingProxy> {
+  async function startProxy(port = upstream!.port, rewriteProtobufWatches?: boolean): Promise<ObservingProxy> {
     proxy = await ObservingProxy.start({
+      rewriteProtobufWatches,
       conn: KubeConnection.load({ kubeconfigYaml: loopbackKubeconfig(port) }),
       onNotice: (n) => notices.push(n),
       onExchange: (x) => exchanges.push(x),
@@ -149,6 +150,21 @@ describe('observe: the observing proxy', function () {
     assert.equal(seen[1].headers.accept, 'application/vnd.kubernetes.protobuf');
     assert.equal(exchanges.length, 1);
     assert.deepEqual([exchanges[0].call.verb, exchanges[0].call.ref.resource, exchanges[0].call.options.limit], ['list', 'configmaps', 500]);
+    assert.deepEqual(notices.map((n) => n.kind), ['unreadable']);
+  });
+
+  it('rewriteProtobufWatches false: a protobuf-first watch passes unchanged (old client-go decodes watches with its own content type); a JSON-first one is still read', async () => {
+    const p = await startProxy(undefined, false);
+    handler = (_s, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end();
+    };
+    const auth = { authorization: `Bearer ${p.token}` };
+    await request(p, 'GET', '/api/v1/configmaps?watch=true', { ...auth, accept: 'application/vnd.kubernetes.protobuf, */*' });
+    await request(p, 'GET', '/api/v1/configmaps?limit=500', { ...auth, accept: 'application/vnd.kubernetes.protobuf, */*' });
+    await request(p, 'GET', '/api/v1/configmaps?watch=true', { ...auth, accept: 'application/json, */*' });
+    assert.deepEqual(seen.map((x) => x.headers.accept), ['application/vnd.kubernetes.protobuf, */*', 'application/json', 'application/json']);
+    assert.deepEqual(exchanges.map((x) => x.call.verb), ['list', 'watch']);
     assert.deepEqual(notices.map((n) => n.kind), ['unreadable']);
   });
 
