@@ -290,6 +290,9 @@ export class FollowerListerWatcher implements ListerWatcher {
             attempt++;
             continue;
           }
+          // Not repeated at all: a REST client without watch retries (older client-go, e.g.
+          // kubernetes-1.15, hands the error to the reflector). After retries: they ran out, an empty watcher.
+          if (attempt === 0) throw out.error;
           return new EmptyWatcher({ kind: 'open-retries-exhausted', message: out.error.message });
         }
         throw out.error;
