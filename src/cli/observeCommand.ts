@@ -6,12 +6,11 @@
  * and reconstructs that process's informers until SIGINT/SIGTERM; then writes the notification
  * log of every reconstructed informer (each line with a `reflector` field) and the traces.
  */
-import { DEFAULT_PROFILE } from '../engine/profiles';
-import { ProxyError } from '../observe/proxy';
-import { ObserveSession, profileFromGoMod } from '../observe/session';
-import { parseCommandArgs, profileNamed, stringOption } from './args';
+import { ObserveSession, profileFromGoMod, ProxyError } from '../app/observation';
+import { DEFAULT_PROFILE, profileNamed } from '../app/profiles';
+import { connect } from '../app/resources';
+import { parseCommandArgs, stringOption } from './args';
 import { EXIT_OK, readInput, UsageError, writeOutput, type CliIo } from './io';
-import { connect } from './liveInformer';
 
 export async function observeCommand(args: string[], io: CliIo): Promise<number> {
   const parsed = parseCommandArgs(
@@ -52,7 +51,7 @@ export async function observeCommand(args: string[], io: CliIo): Promise<number>
     } else if (stringOption(parsed, 'go-mod')) throw new UsageError(`observe: ${goMod} does not require k8s.io/client-go`);
   }
 
-  const conn = connect(stringOption(parsed, 'kubeconfig'), stringOption(parsed, 'context'));
+  const conn = connect({ kubeconfigPath: stringOption(parsed, 'kubeconfig'), context: stringOption(parsed, 'context') });
   let session: ObserveSession;
   try {
     session = await ObserveSession.start({

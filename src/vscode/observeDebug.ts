@@ -14,12 +14,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { DEFAULT_PROFILE, findProfile, type Profile } from '../engine/profiles';
-import { KubeConnection } from '../kube';
-import { profileFromGoMod } from '../observe/session';
-import { startObservation, type Observation } from './observation';
-import type { InformerSession } from './session';
-import type { SessionRegistry } from './sessions';
+import { profileFromGoMod, startObservation, type Observation } from '../app/observation';
+import { DEFAULT_PROFILE, profileNamed } from '../app/profiles';
+import type { SessionRegistry } from '../app/registry';
+import { connect } from '../app/resources';
+import type { InformerSession } from '../app/session';
+import type { Profile } from '../engine/profiles';
 
 /** The key under which a resolved launch configuration names its observation. */
 const OBSERVATION_KEY = '__informerInspectorObservation';
@@ -58,7 +58,7 @@ export class ObserveDebug implements vscode.DebugConfigurationProvider, vscode.D
     const enabled = own.observe ?? vscode.workspace.getConfiguration('informerInspector').get<boolean>('observeDebugSessions', false);
     if (!enabled || config[OBSERVATION_KEY]) return config;
     try {
-      const conn = KubeConnection.load(own.context ? { context: own.context } : {});
+      const conn = connect(own.context ? { context: own.context } : {});
       const profile = chooseProfile(own.profile, folder);
       const id = `o${++this.counter}`;
       let shown = false;
@@ -90,7 +90,7 @@ export class ObserveDebug implements vscode.DebugConfigurationProvider, vscode.D
   /** "Observe a process": an observation for a process started by hand. */
   async observeProcess(): Promise<void> {
     const folder = vscode.workspace.workspaceFolders?.[0];
-    const conn = KubeConnection.load();
+    const conn = connect();
     const profile = chooseProfile(undefined, folder);
     const id = `o${++this.counter}`;
     const obs = await startObservation({
@@ -131,15 +131,11 @@ export class ObserveDebug implements vscode.DebugConfigurationProvider, vscode.D
 }
 
 function chooseProfile(name: string | undefined, folder: vscode.WorkspaceFolder | undefined): Profile {
-  if (name) {
-    const p = findProfile(name);
-    if (!p) throw new Error(`unknown profile "${name}"`);
-    return p;
-  }
+  if (name) return profileNamed(name);
   const goMod = folder ? join(folder.uri.fsPath, 'go.mod') : undefined;
   if (goMod && existsSync(goMod)) {
     const fromMod = profileFromGoMod(readFileSync(goMod, 'utf8'));
     if (fromMod) return fromMod.profile;
   }
-  return findProfile(DEFAULT_PROFILE)!;
+  return profileNamed(DEFAULT_PROFILE);
 }

@@ -8,8 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as https from 'node:https';
 import { findProfile } from '../../../src/engine/profiles';
 import { KubeConnection } from '../../../src/kube/kubeconfig';
-import { startObservation } from '../../../src/vscode/observation';
-import type { InformerSession } from '../../../src/vscode/session';
+import { startObservation } from '../../../src/app/observation';
+import type { InformerSession } from '../../../src/app/session';
 import { loopbackKubeconfig, startLoopback } from '../kube/loopback';
 
 function get(url: string, ca: string, token: string): Promise<number> {

@@ -78,6 +78,7 @@ const NEVER_DIALLED: Record<string, string> = {
   '1.2.3.4': 'an error-text fixture',
   h: 'a redaction fixture (https://user:pw@h/x)',
   '127': 'the start of 127\\.0\\.0\\.1 escaped in a regular expression',
+  '0.0.0.0': "the observe CLI test's --listen value that must be refused before anything listens",
 };
 
 function sourceFiles(dir: string, out: string[] = []): string[] {

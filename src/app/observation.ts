@@ -1,9 +1,10 @@
 /**
- * An observation in the extension (docs/observe.md): the observing proxy for a kubeconfig
+ * An observation (docs/observe.md), for the extension and the CLI: the observing proxy for a kubeconfig
  * context, the kubeconfig the observed process uses (written to a private temporary directory),
  * and one InformerSession per reconstructed informer, added to the registry as the process's
  * reflectors appear. Stopping any of those sessions, or the observation, stops the proxy and
- * ends them all. Free of 'vscode'.
+ * ends them all. The sessions are of kind 'observed'; they come from here rather than from
+ * createSession because one observation yields one session per reflector, as they appear.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,10 @@ import type { ObserveFinding } from '../observe/reconstruct';
 import type { ProxyNotice } from '../observe/proxy';
 import { ObserveSession } from '../observe/session';
 import { InformerSession } from './session';
+
+export { ObserveSession, profileFromGoMod, type ObserveSummary } from '../observe/session';
+export { ProxyError, type ProxyNotice } from '../observe/proxy';
+export type { ObserveFinding, ObservedLogLine } from '../observe/reconstruct';
 
 export interface ObservationOptions {
   conn: KubeConnection;
@@ -60,6 +65,7 @@ export async function startObservation(o: ObservationOptions): Promise<Observati
       onReflector: (r) => {
         const s = new InformerSession({
           id: o.newId(),
+          kind: 'observed',
           title: `observed ${o.label}: ${r.name} (${o.profile.name})`,
           simulated: false,
           recorder: r.recorder,
