@@ -1,5 +1,5 @@
 /**
- * The extension's observation (src/vscode/observation.ts, free of 'vscode'): the kubeconfig it
+ * The observation use case (src/app/observation.ts): the kubeconfig it
  * writes reaches the proxy, each reflector of the process becomes a session, and stopping one
  * session stops the proxy, ends every session and removes the kubeconfig.
  */
