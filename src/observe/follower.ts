@@ -113,6 +113,12 @@ export interface FollowerOptions {
   onTaken?: (x: ObservedExchange) => void;
   /** The engine's backoff before its next request (ms), from its 'backoff' events; read and cleared per request. */
   takeBackoffMs?: () => number;
+  /**
+   * The REST client of the profile (Profile.restRetriesWatchOpen): whether a watch open that
+   * fails with a reset/EOF/timeout is retried (v0.32+) or, as in client-go 1.15, a reset gives
+   * the empty watcher at once and a timeout is the error. Default true.
+   */
+  restRetriesWatchOpen?: boolean;
   /** How long to wait for the process to repeat a request the REST client would retry. Default 65 s. */
   retryWindowMs?: number;
 }
@@ -285,13 +291,16 @@ export class FollowerListerWatcher implements ListerWatcher {
       if (out.kind === 'failed') {
         this.lastEndedAt = e.endedAt;
         const k = out.error.kind;
-        if (k === 'connection-reset' || k === 'eof' || k === 'timeout') {
+        if (this.o.restRetriesWatchOpen === false && (k === 'connection-reset' || k === 'eof')) {
+          return new EmptyWatcher({ kind: 'open-retries-exhausted', message: out.error.message });
+        }
+        if (this.o.restRetriesWatchOpen !== false && (k === 'connection-reset' || k === 'eof' || k === 'timeout')) {
           if (attempt < MAX_REST_RETRIES && (await this.repeated(e, signal, 1000))) {
             attempt++;
             continue;
           }
-          // Not repeated at all: a REST client without watch retries (older client-go, e.g.
-          // kubernetes-1.15, hands the error to the reflector). After retries: they ran out, an empty watcher.
+          // Not repeated at all: the process gave up at once (say its retry was refused before it
+          // reached the proxy): the reflector got an error. After retries: they ran out, an empty watcher.
           if (attempt === 0) throw out.error;
           return new EmptyWatcher({ kind: 'open-retries-exhausted', message: out.error.message });
         }

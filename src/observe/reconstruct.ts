@@ -89,6 +89,7 @@ export class ObservedReflector {
       ref,
       url,
       onDivergence: (d) => this.divergence(d),
+      restRetriesWatchOpen: o.profile.restRetriesWatchOpen,
       takeBackoffMs: () => {
         const ms = this.pendingBackoffMs;
         this.pendingBackoffMs = 0;
