@@ -93,6 +93,14 @@ module.exports = {
       to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
     {
+      name: 'no-cycles-in-the-engine',
+      comment:
+        'Engine files import one way; the reflector phases reach the reflector only through reflectorContext.ts (docs/engine-reflector.md). Type-only imports count.',
+      severity: 'error',
+      from: { path: '^src/engine/' },
+      to: { circular: true },
+    },
+    {
       name: 'not-to-unresolvable',
       comment: 'An import that does not resolve would slip past every rule above.',
       severity: 'error',

@@ -58,6 +58,8 @@ export interface ListPageStep {
   items: KubeObject[];
   resourceVersion: string;
   continue?: string;
+  /** Extension: the apiVersion/kind of the list itself (default: the resource's apiVersion, `<kind>List`). */
+  listTypeMeta?: { apiVersion: string; kind: string };
 }
 
 export interface ErrorStep {
