@@ -13,6 +13,7 @@ import { watchAccess } from './vscode/accessAlert';
 import { connectKubernetesTools } from './vscode/kubernetesTools';
 import type { KubernetesToolsState } from './vscode/kubernetesToolsState';
 import { attachLog } from './vscode/logChannel';
+import { ObserveDebug } from './vscode/observeDebug';
 import { InformerStatusBar } from './vscode/statusBar';
 import { TimelinePanel, TimelinePanelSerializer } from './vscode/timelinePanel';
 import { TimelineViewProvider } from './vscode/timelineView';
@@ -46,11 +47,15 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   updateContextKeys();
 
+  const observe = new ObserveDebug(registry, showSession, log);
   const viewProvider = new TimelineViewProvider(uri, registry);
   context.subscriptions.push(
     registry.onDidChange(updateContextKeys),
     registry,
     log,
+    observe,
+    vscode.debug.registerDebugConfigurationProvider('*', observe),
+    cmd('observeProcess', () => observe.observeProcess()),
     new InformerStatusBar(registry),
     viewProvider,
     { dispose: () => TimelinePanel.disposeAll() },

@@ -6,6 +6,7 @@
 import { BadInputError } from '../app/errors';
 import { checkConsistencyCommand } from './checkConsistencyCommand';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type CliIo } from './io';
+import { observeCommand } from './observeCommand';
 import { profilesCommand } from './profilesCommand';
 import { recordCommand } from './recordCommand';
 import { replayCommand } from './replayCommand';
@@ -106,6 +107,26 @@ many events of each type the trace holds.
     help: `usage: informer-inspector profiles [-o json]
 
 Lists the emulated client-go lines and what each changes.
+`,
+  },
+  observe: {
+    run: observeCommand,
+    summary: "watch another process's informers through an observing proxy (docs/observe.md)",
+    help: `usage: informer-inspector observe --kubeconfig-out FILE [options]
+
+Starts the observing proxy on loopback, writes a kubeconfig for the process to observe to
+--kubeconfig-out, and reconstructs that process's informers until Ctrl-C; then writes the
+notification log of every reconstructed informer and the traces.
+
+      --kubeconfig-out FILE    the kubeconfig to give the observed process
+      --kubeconfig K           the real cluster's kubeconfig
+      --context C              its context
+      --listen 127.0.0.1:PORT  where the proxy listens
+      --trace OUT.json         the traces
+      --log OUT.ndjson         the notification logs
+      --profile P | --go-mod go.mod   the observed process's client-go line
+      --quiet
+      --keep-protobuf-watches | --rewrite-protobuf-watches
 `,
   },
   version: {

@@ -17,7 +17,7 @@ describe('informer-inspector CLI', () => {
   it('exits 2 with one line for an unknown command and for no command', async () => {
     const m = memoryIo();
     assert.equal(await runCli(['frobnicate'], m.io), 2);
-    assert.equal(m.err(), 'informer-inspector: unknown command "frobnicate" (one of: record, check-consistency, replay, sandbox, summarize, profiles, version; see --help)\n');
+    assert.equal(m.err(), 'informer-inspector: unknown command "frobnicate" (one of: record, check-consistency, replay, sandbox, summarize, profiles, observe, version; see --help)\n');
     const n = memoryIo();
     assert.equal(await runCli([], n.io), 2);
     assert.match(n.err(), /^usage: informer-inspector/);
