@@ -447,9 +447,21 @@ async function main(): Promise<void> {
     await proxy.close();
     await throttle.close();
     await cluster.stop();
-    await sleep(500);
-    const left = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap' && r !== 'PipeWrap' && r !== 'FSReqCallback');
-    if (left.length) problems.push(`left after stop: ${left.join(', ')}`);
+    // Sockets closed by the peer (the apiserver's graceful stop, the proxy's FIN) need a moment on a loaded machine.
+    let left: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      await sleep(500);
+      left = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap' && r !== 'PipeWrap' && r !== 'FSReqCallback');
+      if (left.length === 0) break;
+    }
+    if (left.length) {
+      // Which sockets: the ports say whose they are (the proxy's, the apiserver's, etcd's).
+      const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
+      const sockets = handles
+        .filter((h): h is import('node:net').Socket => h instanceof (require('node:net') as typeof import('node:net')).Socket)
+        .map((s) => `${s.localAddress}:${s.localPort}→${s.remoteAddress}:${s.remotePort} (destroyed ${s.destroyed}, pending ${s.pending})`);
+      problems.push(`left after stop: ${left.join(', ')}; sockets: ${sockets.join('; ')}; proxy ${proxy.port}, apiserver ${cluster.port}, etcd ${etcdPort}, throttle ${throttlePort}`);
+    }
 
     // ---- figures
     const post = samples.filter((s) => s.t >= warmupT);
