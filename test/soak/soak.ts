@@ -526,4 +526,5 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+// A handle left behind (reported above as a problem) would keep the process alive: end it here.
+void main().finally(() => process.exit());
