@@ -15,7 +15,8 @@ import { PROFILES, findProfile } from '../../src/engine/profiles';
 import { replayScenario } from '../../src/scenario/engineReplay';
 import { formatLog, parseLog, type LogLine } from '../../src/scenario/notificationLog';
 import { parseScenarioText } from '../../src/scenario/validate';
-import { compareLogs, formatMismatches } from './compare';
+import { compareLogs, formatMismatches, isV2Log } from './compare';
+import { goRand } from './goRand';
 
 const HERE = __dirname;
 const SCENARIOS = join(HERE, 'scenarios');
@@ -73,7 +74,8 @@ async function main(): Promise<number> {
         fail(label, `  ${expected.missing}`);
         continue;
       }
-      const ours = await replayScenario(scenario, { profile: findProfile(profileName)! });
+      const v2 = isV2Log(expected.log);
+      const ours = await replayScenario(scenario, { profile: findProfile(profileName)!, ...(v2 ? { logV2: true, rand: goRand() } : {}) });
       const mismatches = compareLogs(expected.log, ours.log);
       if (ours.outcome !== 'ended') mismatches.push({ aspect: 'run', diff: [`+ our run did not end normally: ${ours.outcome}${ours.error ? ` (${ours.error})` : ''}`] });
       if (mismatches.length === 0) {

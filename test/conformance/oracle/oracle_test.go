@@ -60,6 +60,20 @@ func TestMain(m *testing.M) {
 	if os.Getenv("ORACLE_SEED") != "random" {
 		rand.Seed(1) // deterministic jitter and watch timeouts (needs randseednop=0)
 	}
+	if n, _ := strconv.Atoi(os.Getenv("ORACLE_PRINT_RAND")); n > 0 {
+		// The stream client-go draws from (rand.Float64 after rand.Seed(1)); the engine's
+		// conformance replay is driven by the same values (docs/notification-log-v2.md).
+		rand.Seed(1)
+		fmt.Print("[")
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				fmt.Print(",")
+			}
+			fmt.Print(strconv.FormatFloat(rand.Float64(), 'g', -1, 64))
+		}
+		fmt.Println("]")
+		os.Exit(0)
+	}
 	oracleScenario = sc
 	oracleLog = NewLog()
 	if v > 0 {
