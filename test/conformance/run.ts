@@ -5,7 +5,9 @@
  * expected log is missing but that profile's oracle binary is built, the oracle is run directly.
  * Ends with the line `N passed, M failed`; exits 1 if anything failed.
  *
- *   npx tsx test/conformance/run.ts [--profile P]... [--only SUBSTRING] [--quiet]
+ *   npx tsx test/conformance/run.ts [--profile P]... [--only SUBSTRING] [--quiet] [--fail-fast]
+ *
+ * --fail-fast stops at the first failing run (the mutation runner uses it).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -44,7 +46,7 @@ function expectedLog(profile: string, name: string, scenarioPath: string): Expec
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { profile: { type: 'string', multiple: true }, only: { type: 'string' }, quiet: { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { profile: { type: 'string', multiple: true }, only: { type: 'string' }, quiet: { type: 'boolean' }, 'fail-fast': { type: 'boolean' } } });
   const wanted = values.profile ?? PROFILES.map((p) => p.name);
   for (const p of wanted) if (!findProfile(p)) throw new Error(`unknown profile ${p}`);
   let passed = 0;
@@ -83,6 +85,10 @@ async function main(): Promise<number> {
         if (!values.quiet) console.log(`ok   ${label}`);
       } else {
         fail(label, formatMismatches(mismatches) + (process.env.CONFORMANCE_SHOW_LOGS ? `\n  ours:\n${formatLog(ours.log)}` : ''));
+        if (values['fail-fast']) {
+          console.log(`${passed} passed, ${failed} failed (stopped at the first failure)`);
+          return 1;
+        }
       }
     }
   }
