@@ -20,7 +20,7 @@ import {
   type TimelineUiState,
 } from '../src/protocol/timeline';
 import type { IpcMessage } from '../src/protocol/ipc';
-import type { WireFinding } from '../src/protocol/trace';
+import type { Finding } from '../src/format/trace';
 import { eventDetails } from './model/details';
 import { TimelineSummary } from './model/summary';
 import { TimelineData } from './model/timelineData';
@@ -41,7 +41,7 @@ const ui: TimelineUiState = isTimelineUiState(saved) ? saved : { follow: true };
 
 const data = new TimelineData();
 const summary = new TimelineSummary();
-let findings: WireFinding[] = [];
+let findings: Finding[] = [];
 let session: SessionInfo | undefined;
 let sessions: SessionInfo[] = [];
 let nextRequestId = 1;

@@ -3,7 +3,7 @@
  * (relist reasons, watch errors, list errors) are shown verbatim; everything else is a short,
  * plain description. Pure: the renderer only turns rows into text nodes.
  */
-import type { FieldChange, WireEvent } from '../../src/protocol/trace';
+import type { FieldChange, RecordedEvent } from '../../src/format/events';
 import type { TimelineData } from './timelineData';
 
 export interface EventDetails {
@@ -36,7 +36,7 @@ export function formatTime(t: number): string {
 }
 
 /** One line a person can read aloud; also the accessible label of a mark. */
-export function describeEvent(e: WireEvent): string {
+export function describeEvent(e: RecordedEvent): string {
   switch (e.type) {
     case 'list.done':
       return `list: ${e.items} items in ${e.pages} page${e.pages === 1 ? '' : 's'} at RV ${e.rv}, ${formatMs(e.durationMs)}`;
@@ -71,7 +71,7 @@ export function describeEvent(e: WireEvent): string {
   }
 }
 
-export function eventDetails(data: TimelineData, e: WireEvent): EventDetails {
+export function eventDetails(data: TimelineData, e: RecordedEvent): EventDetails {
   const rows: [string, string][] = [
     ['time', formatTime(e.t)],
     ['seq', String(e.seq)],
@@ -161,7 +161,7 @@ function listOf<T>(v: readonly T[] | undefined): readonly T[] {
   return Array.isArray(v) ? v : [];
 }
 
-type RequestEvent = Extract<WireEvent, { type: 'request' }>;
+type RequestEvent = Extract<RecordedEvent, { type: 'request' }>;
 
 /** The nearest request of that verb before (or after) an event, within the same cycle. */
 export function findRequest(
@@ -197,7 +197,7 @@ export function describeRequest(r: RequestEvent | undefined): string | undefined
 }
 
 /** A notification carries no diff itself; the distribute event just before it does. */
-function findDiff(data: TimelineData, n: Extract<WireEvent, { type: 'notify' }>): FieldChange[] | undefined {
+function findDiff(data: TimelineData, n: Extract<RecordedEvent, { type: 'notify' }>): FieldChange[] | undefined {
   const events = data.allEvents();
   for (let i = data.indexOfSeq(n.seq) - 1; i >= 0; i--) {
     const e = events[i];

@@ -2,7 +2,7 @@
  * The header's running totals. Kept incrementally (one `add` per event) so a live session with
  * 200k events never recounts from the start.
  */
-import type { ReflectorState, RelistReason, WireEvent } from '../../src/protocol/trace';
+import type { ReflectorState, RelistReason, RecordedEvent } from '../../src/format/events';
 
 export interface SummarySnapshot {
   relists: number;
@@ -50,7 +50,7 @@ export class TimelineSummary {
     this.state = 'idle';
   }
 
-  add(e: WireEvent): void {
+  add(e: RecordedEvent): void {
     this.events++;
     switch (e.type) {
       case 'relist':

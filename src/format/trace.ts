@@ -1,26 +1,9 @@
 /**
- * The trace shapes that cross the host/webview boundary. The event vocabulary is the engine's
- * (type-only re-export: nothing of the engine runs in the webview). The trace header and the
- * finding shape are defined here, once: the webview may import only src/protocol, and the trace
- * layer (src/trace/recorder.ts, src/trace/findings/types.ts) uses these same types.
+ * The trace file's header and the finding shape (informer-trace/v1), types only. The event
+ * vocabulary is in ./events.ts.
  */
-import type { TraceEvent } from '../engine/events';
 
-export type {
-  DeltaType,
-  FieldChange,
-  LogLevel,
-  Outcome,
-  ReflectorState,
-  RelistReason,
-  TraceEvent,
-  TraceEventType,
-  UpdateChange,
-} from '../engine/events';
-
-export type WireEvent = TraceEvent & { seq: number };
-
-export interface WireTraceHeader {
+export interface TraceHeader {
   format: 'informer-trace/v1';
   tool: { name: 'informer-inspector'; version: string };
   profile: string;
@@ -39,7 +22,7 @@ export interface WireTraceHeader {
   redacted: boolean;
 }
 
-export interface WireFinding {
+export interface Finding {
   /** Stable rule id, with `:<qualifier>` when one rule reports several things (e.g. per handler). */
   id: string;
   severity: 'info' | 'warning' | 'error';
