@@ -17,7 +17,7 @@ import { PROFILES, findProfile } from '../../src/engine/profiles';
 import { replayScenario } from '../../src/sources/engineReplay';
 import { formatLog, parseLog, type LogLine } from '../../src/scenario/notificationLog';
 import { parseScenarioText } from '../../src/scenario/validate';
-import { compareLogs, formatMismatches, isV2Log } from './compare';
+import { compareWithVariants, formatMismatches, isV2Log, splitVariants } from './compare';
 import { goRand } from './goRand';
 
 const HERE = __dirname;
@@ -35,7 +35,7 @@ function expectedLog(profile: string, name: string, scenarioPath: string): Expec
   const oracle = join(ORACLE_BIN, profile, 'oracle');
   if (!existsSync(oracle)) return { missing: `no expected log (${file}) and no oracle built for ${profile}` };
   try {
-    const out = execFileSync(oracle, [scenarioPath], { encoding: 'utf8', env: { ...process.env, ORACLE_ONLY_MEANT_FOR_PROFILE: '1' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    const out = execFileSync(oracle, [scenarioPath], { encoding: 'utf8', env: { ...process.env, ORACLE_ONLY_MEANT_FOR_PROFILE: '1', ORACLE_RUNS: process.env.ORACLE_RUNS ?? 'auto' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
     return { log: parseLog(out, `oracle ${profile}`), source: 'oracle' };
   } catch (e) {
     const err = e as { status?: number; stdout?: string; stderr?: string };
@@ -78,7 +78,7 @@ async function main(): Promise<number> {
       }
       const v2 = isV2Log(expected.log);
       const ours = await replayScenario(scenario, { profile: findProfile(profileName)!, ...(v2 ? { logV2: true, rand: goRand() } : {}) });
-      const mismatches = compareLogs(expected.log, ours.log);
+      const mismatches = compareWithVariants(splitVariants(expected.log), ours.log);
       if (ours.outcome !== 'ended') mismatches.push({ aspect: 'run', diff: [`+ our run did not end normally: ${ours.outcome}${ours.error ? ` (${ours.error})` : ''}`] });
       if (mismatches.length === 0) {
         passed++;
