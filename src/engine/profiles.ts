@@ -68,6 +68,12 @@ export interface Profile {
    * that DefaultWatchErrorHandler reports with HandleError.
    */
   handleErrorSleepMs: number;
+  /**
+   * The REST client retries a watch open that fails with a probable EOF or a timeout and then
+   * returns an empty closed watcher (v0.2x+, rest/request.go Watch with its retry); 1.15 returns
+   * at once (reset: empty watcher; timeout: the error). Used by the scripted server.
+   */
+  restRetriesWatchOpen: boolean;
   /** DeltaFIFO's first Replace counts list items, duplicate keys included, as the initial population (1.15). */
   initialPopulationCountsListItems: boolean;
   /** OnAdd carries isInInitialList (v0.27+); the notification log omits initialList otherwise. */
@@ -99,6 +105,7 @@ const base = {
   replaceTombstonesQueuedKeys: true,
   initialPopulationCountsListItems: false,
   handleErrorSleepMs: 0,
+  restRetriesWatchOpen: true,
   hasInitialListFlag: true,
   watchBookmarks: true,
   maxInternalErrorRetryMs: 0,
@@ -138,6 +145,7 @@ export const PROFILES: readonly Profile[] = [
     dropsSyncAfterDelete: true,
     replaceTombstonesQueuedKeys: false,
     initialPopulationCountsListItems: true,
+    restRetriesWatchOpen: false,
     hasInitialListFlag: false,
     // client-go v12 sends no allowWatchBookmarks (seen against the real v12 oracle).
     watchBookmarks: false,

@@ -50,6 +50,12 @@ export class ScriptedServer implements ListerWatcher {
     private readonly scenario: Scenario,
     private readonly clock: Clock,
     private readonly hooks: ScriptedServerHooks,
+    /**
+     * Whether the emulated REST client retries a watch open that fails with a probable EOF or a
+     * timeout (v0.2x+: ~10 × 1 s, then an empty closed watcher). 1.15's does not: a reset gives the
+     * empty watcher at once and a timeout is returned as the error (docs/scenario-format.md).
+     */
+    private readonly watchOpenRetries = true,
   ) {
     this.url = resourceUrl(scenario);
   }
@@ -86,7 +92,8 @@ export class ScriptedServer implements ListerWatcher {
         const net = step as NetworkStep;
         if (net.network === 'connection-refused') throw this.transportError(net.network);
         // Probable-EOF / timeout on open: the REST client retries, then hands back a closed watcher.
-        await this.clock.sleep(net.durationMs ?? DEFAULT_WATCH_RETRY_MS, signal);
+        await this.clock.sleep(net.durationMs ?? (this.watchOpenRetries ? DEFAULT_WATCH_RETRY_MS : 0), signal);
+        if (!this.watchOpenRetries && net.network === 'timeout') throw this.transportError(net.network);
         return closedWatcher(transportErrorText(net.network === 'timeout' ? 'timeout' : 'connection-reset', this.url));
       }
       case 'error':

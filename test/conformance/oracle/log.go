@@ -60,6 +60,9 @@ type Log struct {
 	lines    []logLine
 	handlers map[string]int
 	synced   bool
+	// onNotify runs after every notify line (the runner's synced poller: a FIFO pop, also
+	// one without anything from the server such as a resync, can make HasSynced true).
+	onNotify func()
 }
 
 type logLine struct {
@@ -195,8 +198,12 @@ func (l *Log) Notify(n notify) {
 	fs = append(fs, field{"digest", n.digest})
 	l.mu.Lock()
 	sub := l.handlers[n.handler]
+	hook := l.onNotify
 	l.mu.Unlock()
 	l.line(rankNotify, sub, fs...)
+	if hook != nil {
+		hook()
+	}
 }
 
 // Synced logs {"kind":"synced"} the first time it is called.

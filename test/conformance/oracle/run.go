@@ -158,6 +158,7 @@ func Run(sc *Scenario, log *Log) Result {
 	r := &runner{sc: sc, log: log}
 	log.Start()
 	r.srv = &server{log: log, calls: make(chan call), stopped: make(chan struct{}), kick: make(chan struct{}, 1)}
+	log.onNotify = r.srv.kicked
 	var maxDur int64
 	for _, st := range sc.Steps {
 		if st.DurationMs != nil && *st.DurationMs > maxDur {
