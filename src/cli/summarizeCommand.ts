@@ -3,8 +3,8 @@
  * most severe first, each with its evidence seqs and advice), then how many events of each type
  * the trace holds.
  */
-import { computeFindings } from '../trace/findings';
-import { importTrace, TraceFileError } from '../trace/traceFile';
+import { BadInputError } from '../app/errors';
+import { computeFindings, readTrace } from '../app/traces';
 import { parseCommandArgs } from './args';
 import { formatFindings } from './findingsText';
 import { EXIT_OK, fileLabel, readInput, UsageError, type CliIo } from './io';
@@ -14,11 +14,11 @@ export function summarizeCommand(args: string[], io: CliIo): number {
   const path = parsed.positionals[0];
   if (!path) throw new UsageError('summarize: missing TRACE.json');
   const text = readInput(io, path, 'trace');
-  let trace: ReturnType<typeof importTrace>;
+  let trace: ReturnType<typeof readTrace>;
   try {
-    trace = importTrace(text);
+    trace = readTrace(text);
   } catch (e) {
-    if (e instanceof TraceFileError) throw new UsageError(`trace ${fileLabel(path)}: ${e.message}`);
+    if (e instanceof BadInputError) throw new UsageError(`trace ${fileLabel(path)}: ${e.message}`);
     throw e;
   }
   const h = trace.header;

@@ -61,35 +61,32 @@ export const MUTANTS: Mutant[] = [
   // ---- watch handling ----
   m('very-short-threshold-500ms', 'watchHandling.ts', 'very-short-watch threshold 500 ms', ['export const VERY_SHORT_WATCH_MS = 1000;', 'export const VERY_SHORT_WATCH_MS = 500;']),
   m('very-short-ignores-events', 'watchHandling.ts', 'a short watch with events counts as very short', ['< VERY_SHORT_WATCH_MS && eventCount === 0)', '< VERY_SHORT_WATCH_MS && eventCount >= 0)']),
-  m(
-    'very-short-timer-after-open',
-    'reflectorWatch.ts',
-    'very-short-watch timer starts once the watch call returned (1.15 rule on every line)',
-    ['      const start = r.now();\n      if (!w) {', '      let start = r.now();\n      if (!w) {'],
-    ['          w = await r.openWatch(opts, signal);', '          w = await r.openWatch(opts, signal);\n          start = r.now();'],
-  ),
-  m('table-never-skipped', 'watchHandling.ts', 'Table objects in a watch are applied', ["if (obj && typeof obj === 'object' && isTable(obj)) {", 'if (false) {']),
+  m('very-short-timer-after-open', 'profiles.ts', "very-short-watch clock starts once the watch opened on v0.32+ (1.15's rule)", ["  veryShortWatchClockStarts: 'before-request',", "  veryShortWatchClockStarts: 'after-open',"]),
+  m('v115-very-short-timer-before-request', 'profiles.ts', "1.15's very-short-watch clock starts before the request", ["    veryShortWatchClockStarts: 'after-open',", "    veryShortWatchClockStarts: 'before-request',"]),
+  m('v136-table-never-skipped', 'profiles.ts', 'v0.36 applies Table objects of a watch', ["    skipsTableWatchObjects: 'always',", "    skipsTableWatchObjects: 'never',"]),
+  m('v134-table-never-skipped', 'profiles.ts', 'v0.34 applies Table objects of the initial watch-list', ["    skipsTableWatchObjects: 'initial-watch-list',", "    skipsTableWatchObjects: 'never',"]),
+  m('table-always-skipped', 'profiles.ts', 'v0.32 and 1.15 skip Table objects of a watch', ["  skipsTableWatchObjects: 'never',", "  skipsTableWatchObjects: 'always',"]),
   m('bookmark-no-rv-advance', 'watchHandling.ts', 'a BOOKMARK does not move the RV', ["req.setResourceVersion(rv, event.type === 'BOOKMARK' ? 'bookmark' : 'event');", "if (event.type !== 'BOOKMARK') req.setResourceVersion(rv, 'event');"]),
   m('rv-ordering-guard-off', 'watchHandling.ts', "v0.36's RV ordering guard off", ['if (!ctx.rvOrderingGuard || req.propagateRVFromStart || eventReceivedBesidesAdded) {', 'if (true) {']),
   m('initial-events-end-ignored', 'watchHandling.ts', 'the initial-events-end annotation is never recognised', ["[INITIAL_EVENTS_END_ANNOTATION] === 'true';", "[INITIAL_EVENTS_END_ANNOTATION] === 'yes';"]),
   // ---- relist reasons (spec §1.10 rows) ----
-  m('row6-refused-open-relists', 'errors.ts', 'row 6: a refused watch open relists', ["retriable ? { row: 6, outcome: 'rewatch-after-backoff' }", "retriable ? { row: 6, outcome: 'relist', reason: 'ConnectionRefused' }"]),
-  m('row14-429-open-relists', 'errors.ts', 'row 14: a 429 watch open relists', ["retriable ? { row: 14, outcome: 'rewatch-after-backoff' }", "retriable ? { row: 14, outcome: 'relist', reason: 'TooManyRequests' }"]),
-  m('row10-410-open-rewatches', 'errors.ts', 'row 10: a 410 watch open re-watches', ["if (isExpiredOrGone(err)) return { row: 10, outcome: 'relist', reason:", "if (isExpiredOrGone(err)) return { row: 10, outcome: 'rewatch-after-backoff', reason:"]),
-  m('row9-410-event-rewatches', 'errors.ts', 'row 9: a 410 ERROR event re-watches', ["if (isExpiredOrGone(err)) return { row: 9, outcome: 'relist', reason:", "if (isExpiredOrGone(err)) return { row: 9, outcome: 'rewatch', reason:"]),
-  m('row15-429-event-relists', 'errors.ts', 'row 15: a 429 ERROR event relists on every line', ["return profile.tooManyRequestsRewatches ? { row: 15, outcome: 'rewatch-after-backoff' }", "return false ? { row: 15, outcome: 'rewatch-after-backoff' }"]),
-  m('row17-internal-error-always-rewatches', 'errors.ts', 'row 17: InternalError re-watches without the retry window', ["if (internalErrorRetry()) return { row: 17, outcome: 'rewatch' };", "return { row: 17, outcome: 'rewatch' };"]),
-  m('row3-unexpected-eof-relists', 'errors.ts', 'row 3: an unexpected EOF relists', ["      return { row: 3, outcome: 'rewatch' };", "      return { row: 3, outcome: 'relist', reason: 'Other' };"]),
-  m('row4-reset-relists', 'errors.ts', 'row 4: a reset/timeout mid-stream relists', ["      return { row: 4, outcome: 'rewatch' };", "      return { row: 4, outcome: 'relist', reason: 'Other' };"]),
+  m('row6-refused-open-relists', 'errors.ts', 'row 6: a refused watch open relists', ["retriable ? { row: WatchEnd.RefusedOnOpen, outcome: 'rewatch-after-backoff' }", "retriable ? { row: WatchEnd.RefusedOnOpen, outcome: 'relist', reason: 'ConnectionRefused' }"]),
+  m('row14-429-open-relists', 'errors.ts', 'row 14: a 429 watch open relists', ["retriable ? { row: WatchEnd.TooManyRequestsOnOpen, outcome: 'rewatch-after-backoff' }", "retriable ? { row: WatchEnd.TooManyRequestsOnOpen, outcome: 'relist', reason: 'TooManyRequests' }"]),
+  m('row10-410-open-rewatches', 'errors.ts', 'row 10: a 410 watch open re-watches', ["if (isExpiredOrGone(err)) return { row: WatchEnd.ExpiredStatus, outcome: 'relist', reason:", "if (isExpiredOrGone(err)) return { row: WatchEnd.ExpiredStatus, outcome: 'rewatch-after-backoff', reason:"]),
+  m('row9-410-event-rewatches', 'errors.ts', 'row 9: a 410 ERROR event re-watches', ["if (isExpiredOrGone(err)) return { row: WatchEnd.ExpiredEvent, outcome: 'relist', reason:", "if (isExpiredOrGone(err)) return { row: WatchEnd.ExpiredEvent, outcome: 'rewatch', reason:"]),
+  m('row15-429-event-relists', 'errors.ts', 'row 15: a 429 ERROR event relists on every line', ["return profile.tooManyRequestsRewatches\n      ? { row: WatchEnd.TooManyRequestsEvent", "return false\n      ? { row: WatchEnd.TooManyRequestsEvent"]),
+  m('row17-internal-error-always-rewatches', 'errors.ts', 'row 17: InternalError re-watches without the retry window', ["if (internalErrorRetry()) return { row: WatchEnd.InternalErrorEvent, outcome: 'rewatch' };", "return { row: WatchEnd.InternalErrorEvent, outcome: 'rewatch' };"]),
+  m('row3-unexpected-eof-relists', 'errors.ts', 'row 3: an unexpected EOF relists', ["      return { row: WatchEnd.UnexpectedEOF, outcome: 'rewatch' };", "      return { row: WatchEnd.UnexpectedEOF, outcome: 'relist', reason: 'Other' };"]),
+  m('row4-reset-relists', 'errors.ts', 'row 4: a reset/timeout mid-stream relists', ["      return { row: WatchEnd.ResetOrClientTimeout, outcome: 'rewatch' };", "      return { row: WatchEnd.ResetOrClientTimeout, outcome: 'relist', reason: 'Other' };"]),
   // ---- relist resourceVersion, pager ----
   m('relist-rv-always-0', 'reflector.ts', 'relists always at RV "0"', ["    if (this.profile.relistAtZero) return '0';", "    return '0';"]),
   m('relist-rv-ignores-unavailable', 'reflector.ts', 'no consistent relist after Expired/TooLarge', ["    if (this.rvUnavailable) return '';\n    return this.lastSyncRV === '' ? '0' : this.lastSyncRV;", "    return this.lastSyncRV === '' ? '0' : this.lastSyncRV;"]),
-  m('watch-timeout-ceil', 'reflector.ts', 'timeoutSeconds rounded up', ['return Math.floor(MIN_WATCH_TIMEOUT_S * (this.rand() + 1));', 'return Math.ceil(MIN_WATCH_TIMEOUT_S * (this.rand() + 1));']),
+  m('watch-timeout-ceil', 'reflector.ts', 'timeoutSeconds rounded up', ['watchTimeoutSeconds: () => Math.floor(MIN_WATCH_TIMEOUT_S * (this.rand() + 1)),', 'watchTimeoutSeconds: () => Math.ceil(MIN_WATCH_TIMEOUT_S * (this.rand() + 1)),']),
   m('pager-limit-250', 'pager.ts', 'page size 250', ['export const DEFAULT_PAGE_SIZE = 500;', 'export const DEFAULT_PAGE_SIZE = 250;']),
   m('pager-specific-rv-paginated', 'reflectorList.ts', 'a list at a specific RV is paginated', ["  if (rv !== '' && rv !== '0') return 0;\n", '']),
-  m('pager-expired-continue-fails', 'pager.ts', 'an expired continue token fails the list', ['if (!isExpired(err) || !fullListIfExpired || (!options.continue && !legacy)) throw err;', 'throw err;']),
-  m('pager-never-sticky', 'reflectorList.ts', 'pagination never becomes sticky', ["  if (rv === '0' && result.paginated) r.listState.paginatedResult = true;\n", '']),
-  m('list-no-consistent-retry', 'reflectorList.ts', 'no immediate consistent retry after Expired/TooLarge', ['if (r.profile.relistAtZero || !(isExpiredOrGone(err) || tooLarge)) throw err;', 'throw err;']),
+  m('pager-expired-continue-fails', 'pager.ts', 'an expired continue token fails the list', ['if (!isExpired(err) || (!options.continue && !legacy)) throw err;', 'throw err;']),
+  m('pager-never-sticky', 'reflectorList.ts', 'pagination never becomes sticky', ["    if (rv === '0' && result.paginated) this.paginatedResult = true;\n", '']),
+  m('list-no-consistent-retry', 'reflectorList.ts', 'no immediate consistent retry after Expired/TooLarge', ['if (ctx.profile.relistAtZero || !(isExpiredOrGone(err) || tooLarge)) throw err;', 'throw err;']),
   // ---- FIFOs and the informer ----
   m('deltafifo-delete-dedup-off', 'deltaFifo.ts', 'DeltaFIFO never merges two deletes', ["if (older.type !== 'Deleted' || newer.type !== 'Deleted') return undefined;", 'return undefined;']),
   m('deltafifo-dedup-keeps-older-tombstone', 'deltaFifo.ts', 'dedup keeps a tombstone over a real delete', ['const keepNewer = isTombstone(older.object);', 'const keepNewer = false;']),
@@ -120,7 +117,7 @@ export const EQUIVALENT_REASONS: Record<string, string> = {
 export const EQUIVALENT = new Set(Object.keys(EQUIVALENT_REASONS));
 
 /** The fixed sample `npm test` runs (each is killed within seconds). */
-export const SAMPLE = ['backoff-factor-1', 'jitter-none', 'v036-uses-quiet-reset', 'very-short-threshold-500ms', 'bookmark-no-rv-advance', 'row6-refused-open-relists', 'relist-rv-always-0', 'pager-limit-250', 'deltafifo-dedup-keeps-older-tombstone', 'is-in-initial-list-false'];
+export const SAMPLE = ['backoff-factor-1', 'jitter-none', 'v036-uses-quiet-reset', 'very-short-threshold-500ms', 'v115-very-short-timer-before-request', 'bookmark-no-rv-advance', 'row6-refused-open-relists', 'relist-rv-always-0', 'pager-limit-250', 'deltafifo-dedup-keeps-older-tombstone', 'is-in-initial-list-false'];
 
 const ROOT = resolve(__dirname, '..', '..');
 
