@@ -68,12 +68,6 @@ export interface Profile {
    * that DefaultWatchErrorHandler reports with HandleError.
    */
   handleErrorSleepMs: number;
-  /**
-   * The REST client retries a watch open that fails with a probable EOF or a timeout and then
-   * returns an empty closed watcher (v0.2x+, rest/request.go Watch with its retry); 1.15 returns
-   * at once (reset: empty watcher; timeout: the error). Used by the scripted server.
-   */
-  restRetriesWatchOpen: boolean;
   /** DeltaFIFO's first Replace counts list items, duplicate keys included, as the initial population (1.15). */
   initialPopulationCountsListItems: boolean;
   /** OnAdd carries isInInitialList (v0.27+); the notification log omits initialList otherwise. */
@@ -109,6 +103,14 @@ export interface Profile {
    * itself), so there the time the server took to answer does not count.
    */
   veryShortWatchClockStarts: 'before-request' | 'after-open';
+  /**
+   * Below the reflector (§1.9): the REST client retries a watch request that fails with a
+   * probable EOF or a timeout (~10 × 1 s), then hands over an empty, closed watcher and no error
+   * (v0.32+). client-go 1.15's Request.Watch does not retry: a connection reset gives the empty
+   * watcher at once, a timeout is returned as the error. Read by the ListerWatchers that stand
+   * for the REST client (the scripted scenario server), not by the engine.
+   */
+  restRetriesWatchOpen: boolean;
 }
 
 const base = {
@@ -124,7 +126,6 @@ const base = {
   replaceTombstonesQueuedKeys: true,
   initialPopulationCountsListItems: false,
   handleErrorSleepMs: 0,
-  restRetriesWatchOpen: true,
   hasInitialListFlag: true,
   watchBookmarks: true,
   maxInternalErrorRetryMs: 0,
@@ -135,6 +136,7 @@ const base = {
   skipsTableWatchObjects: 'never',
   rejectsTableLists: false,
   veryShortWatchClockStarts: 'before-request',
+  restRetriesWatchOpen: true,
 } as const satisfies Partial<Profile>;
 
 const noGates: Gates = {
@@ -167,12 +169,12 @@ export const PROFILES: readonly Profile[] = [
     dropsSyncAfterDelete: true,
     replaceTombstonesQueuedKeys: false,
     initialPopulationCountsListItems: true,
-    restRetriesWatchOpen: false,
     hasInitialListFlag: false,
     // client-go v12 sends no allowWatchBookmarks (seen against the real v12 oracle).
     watchBookmarks: false,
     logStyle: 'printf',
     veryShortWatchClockStarts: 'after-open',
+    restRetriesWatchOpen: false,
   },
   {
     ...base,

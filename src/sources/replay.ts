@@ -167,7 +167,7 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
         ended = true;
       })();
     },
-  }, profile.restRetriesWatchOpen);
+  }, profile);
 
   informer = factory({
     listerWatcher: server,

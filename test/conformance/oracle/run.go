@@ -342,11 +342,7 @@ func (r *runner) answer(st *Step, c call) answer {
 				}
 			}
 			if st.Network == "timeout" {
-				var d time.Duration
-				if c.verb == "watch" && st.DurationMs != nil {
-					d = ms(*st.DurationMs) // v1.15: the watch call fails after the step's duration
-				}
-				return answer{err: &url.Error{Op: "Get", URL: u, Err: context.DeadlineExceeded}, delay: d}
+				return answer{err: &url.Error{Op: "Get", URL: u, Err: context.DeadlineExceeded}}
 			}
 			return answer{err: &url.Error{Op: "Get", URL: u, Err: &net.OpError{
 				Op: "read", Net: "tcp", Source: clientAddr, Addr: serverAddr,
