@@ -5,7 +5,7 @@
  */
 import { BadInputError } from '../app/errors';
 import { computeFindings, readTrace } from '../app/traces';
-import { parseCommandArgs } from './args';
+import { jsonOutput, jsonText, parseCommandArgs } from './args';
 import { formatFindings } from './findingsText';
 import { EXIT_OK, fileLabel, readInput, UsageError, type CliIo } from './io';
 
@@ -22,6 +22,13 @@ export function summarizeCommand(args: string[], io: CliIo): number {
     throw e;
   }
   const h = trace.header;
+  const counts = new Map<string, number>();
+  for (const e of trace.events) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
+  const sortedCounts = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  if (jsonOutput(parsed)) {
+    io.stdout(jsonText({ header: h, events: trace.events.length, spanMs: spanMs(trace.events), findings: computeFindings(h, trace.events), eventsByType: Object.fromEntries(sortedCounts) }));
+    return EXIT_OK;
+  }
   const res = [h.resource.group, h.resource.version, h.resource.resource].filter(Boolean).join('/');
   const out = [
     `trace ${fileLabel(path)}: ${h.source}, profile ${h.profile}, resource ${res}${h.namespace ? ` in ${h.namespace}` : ''}${h.context ? `, context ${h.context}` : ''}`,
@@ -29,9 +36,7 @@ export function summarizeCommand(args: string[], io: CliIo): number {
   ];
   out.push(...formatFindings(computeFindings(h, trace.events)));
   out.push('events by type:');
-  const counts = new Map<string, number>();
-  for (const e of trace.events) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
-  for (const [type, n] of [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) out.push(`  ${String(n).padStart(7)}  ${type}`);
+  for (const [type, n] of sortedCounts) out.push(`  ${String(n).padStart(7)}  ${type}`);
   io.stdout(out.join('\n') + '\n');
   return EXIT_OK;
 }
