@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Conformance: our engine against real client-go (docs/scenario-format.md, test/conformance/).
 #
-#   npm run conformance [-- --regen] [-- RUNNER-ARGS...]
+#   npm run conformance [-- --regen] [-- --generate N] [-- --seed S] [-- RUNNER-ARGS...]
 #
-#   --regen   accept what the Go oracles produce now as the new expected logs
+#   --regen       accept what the Go oracles produce now as the new expected logs
+#   --generate N  generated scenarios to run after the corpus (test/conformance/generate.ts);
+#                 default 1000 with seed 1 (the CI batch), 0 to skip
+#   --seed S      the generator's seed
 #   other arguments go to test/conformance/run.ts (--profile P, --only SUBSTRING, --quiet)
 #
 # Builds the oracles first when test/conformance/oracle/build.sh exists (it skips up-to-date
@@ -12,10 +15,26 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 regen=0
+gen_count=${CONFORMANCE_GENERATE:-1000}
+gen_seed=1
 runner_args=()
-for a in "$@"; do
-  if [ "$a" = "--regen" ]; then regen=1; else runner_args+=("$a"); fi
+args=("$@")
+i=0
+while [ $i -lt ${#args[@]} ]; do
+  a=${args[$i]}
+  case "$a" in
+    --regen) regen=1 ;;
+    --generate) i=$((i + 1)); gen_count=${args[$i]:-} ;;
+    --seed) i=$((i + 1)); gen_seed=${args[$i]:-} ;;
+    *) runner_args+=("$a") ;;
+  esac
+  i=$((i + 1))
 done
+if ! [[ "$gen_count" =~ ^[0-9]+$ ]] || ! [[ "$gen_seed" =~ ^-?[0-9]+$ ]]; then
+  echo "conformance: --generate needs a count and --seed a number" >&2
+  echo "0 passed, 1 failed"
+  exit 2
+fi
 
 oracle=test/conformance/oracle
 if [ -x "$oracle/build.sh" ] || [ -f "$oracle/build.sh" ]; then
@@ -46,9 +65,28 @@ elif [ $regen -eq 1 ]; then
 else
   echo "conformance: no oracle binaries; comparing with the checked-in expected logs only" >&2
 fi
-if [ $stale -eq 1 ]; then
-  npx tsx test/conformance/run.ts "${runner_args[@]}"
-  echo "conformance: FAILED (expected logs stale or an oracle failed; see above)" >&2
-  exit 1
+corpus_log=$(mktemp)
+gen_log=$(mktemp)
+trap 'rm -f "$corpus_log" "$gen_log"' EXIT
+npx tsx test/conformance/run.ts "${runner_args[@]}" | tee "$corpus_log"
+status=${PIPESTATUS[0]}
+counts() { grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -1 | sed -E 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/'; }
+read -r cp cf <<<"$(counts "$corpus_log")"
+gp=0 gf=0
+if [ "$gen_count" -gt 0 ]; then
+  if [ -x test/conformance/oracle/bin/v1.36/oracle ]; then
+    npx tsx test/conformance/generate.ts --count "$gen_count" --seed "$gen_seed" | tee "$gen_log"
+    gstatus=${PIPESTATUS[0]}
+    read -r gp gf <<<"$(counts "$gen_log")"
+    [ "$gstatus" -ne 0 ] && status=1
+  else
+    echo "conformance: no oracle binaries; the generated scenarios are skipped" >&2
+  fi
 fi
-exec npx tsx test/conformance/run.ts "${runner_args[@]}"
+if [ $stale -eq 1 ]; then
+  echo "conformance: FAILED (expected logs stale or an oracle failed; see above)" >&2
+  status=1
+fi
+echo "conformance: corpus ${cp:-0} passed, ${cf:-0} failed; generated ${gp:-0} passed, ${gf:-0} failed"
+echo "$(( ${cp:-0} + ${gp:-0} )) passed, $(( ${cf:-0} + ${gf:-0} )) failed"
+exit $status

@@ -2,7 +2,8 @@
 # The README's test command (`npm test`): sets up everything the tests need on a fresh machine
 # (npm packages, Go builds of the client-go oracles and of kube-apiserver/etcd, code-server and
 # Chromium; each step is skipped when already done) and runs every suite:
-#   typecheck, unit, conformance (engine vs real client-go), fuzz (a fixed-seed sample of 50,000
+#   typecheck, unit, conformance (engine vs real client-go), mutants (a fixed sample of engine
+#   mutants the conformance judge must kill), fuzz (a fixed-seed sample of 50,000
 #   inputs over every parser of untrusted input), e2e against a real kube-apiserver, a short soak
 #   against it (restarts, compactions, resets, 429 bursts),
 #   e2e in real VS Code (code-server + Chromium).
@@ -44,6 +45,12 @@ if [ -f scripts/conformance.sh ]; then
   conf_log=$(mktemp)
   stage conformance bash -c "bash scripts/conformance.sh 2>&1 | tee '$conf_log'; exit \${PIPESTATUS[0]}"
   count_line conformance "$conf_log"
+fi
+
+if [ -f test/conformance/mutants.ts ]; then
+  mut_log=$(mktemp)
+  stage mutants bash -c "npx tsx test/conformance/mutants.ts --sample 2>&1 | tee '$mut_log'; exit \${PIPESTATUS[0]}"
+  count_line mutants "$mut_log"
 fi
 
 # A fixed-seed sample of the fuzz targets (docs/reliability.md): every parser of untrusted input.

@@ -17,6 +17,12 @@ export interface DeltaFIFOOptions extends FifoOptions {
   replaceTombstonesQueuedKeys?: boolean;
   /** ≤1.16: a Sync is dropped when the key's last queued delta is Deleted (issue #83810). Default false. */
   dropsSyncAfterDelete?: boolean;
+  /**
+   * 1.15: the first Replace counts every list item towards the initial population, duplicates
+   * included (delta_fifo.go `len(list) + queuedDeletions`), so a list with a key twice never
+   * pops to zero; later lines count distinct keys (`keys.Len()`). Default false.
+   */
+  initialPopulationCountsListItems?: boolean;
 }
 
 export class DeltaFIFO extends FifoBase<DeltaFIFOOptions> implements Queue {
@@ -52,7 +58,7 @@ export class DeltaFIFO extends FifoBase<DeltaFIFOOptions> implements Queue {
       this.o.replaceTombstonesQueuedKeys === false ? this.legacyReplaceDeletions(newKeys) : this.replaceDeletions(newKeys);
     if (!this.state.populated) {
       this.state.populated = true;
-      this.state.initialPopulationCount = newKeys.size + fromQueue + fromKnown;
+      this.state.initialPopulationCount = (this.o.initialPopulationCountsListItems ? list.length : newKeys.size) + fromQueue + fromKnown;
     }
     this.emit({ t: this.now(), type: 'fifo.replace', items: list.length, tombstonesFromQueue: fromQueue, tombstonesFromKnown: fromKnown, atomic: false });
     this.state.check();

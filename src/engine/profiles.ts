@@ -61,6 +61,15 @@ export interface Profile {
   dropsSyncAfterDelete: boolean;
   /** DeltaFIFO.Replace also tombstones queued-but-unknown keys and unwraps nested tombstones (v0.27+). */
   replaceTombstonesQueuedKeys: boolean;
+  /**
+   * Virtual ms every utilruntime.HandleError sleeps (v0.32: apimachinery makes a fresh 1 ms
+   * rudimentaryErrorBackoff per call, runtime.go ErrorHandlers; other lines share one limiter,
+   * which only sleeps for errors < 1 ms apart). Delays the reflector's retry after an error
+   * that DefaultWatchErrorHandler reports with HandleError.
+   */
+  handleErrorSleepMs: number;
+  /** DeltaFIFO's first Replace counts list items, duplicate keys included, as the initial population (1.15). */
+  initialPopulationCountsListItems: boolean;
   /** OnAdd carries isInInitialList (v0.27+); the notification log omits initialList otherwise. */
   hasInitialListFlag: boolean;
   /** allowWatchBookmarks=true on watches. */
@@ -115,6 +124,8 @@ const base = {
   syncRule: 'rv-equal',
   dropsSyncAfterDelete: false,
   replaceTombstonesQueuedKeys: true,
+  initialPopulationCountsListItems: false,
+  handleErrorSleepMs: 0,
   hasInitialListFlag: true,
   watchBookmarks: true,
   maxInternalErrorRetryMs: 0,
@@ -157,6 +168,7 @@ export const PROFILES: readonly Profile[] = [
     syncRule: 'delta-type',
     dropsSyncAfterDelete: true,
     replaceTombstonesQueuedKeys: false,
+    initialPopulationCountsListItems: true,
     hasInitialListFlag: false,
     // client-go v12 sends no allowWatchBookmarks (seen against the real v12 oracle).
     watchBookmarks: false,
@@ -174,6 +186,7 @@ export const PROFILES: readonly Profile[] = [
     knownGates: ['WatchListClient'],
     lockedGates: {},
     logStyle: 'printf',
+    handleErrorSleepMs: 1,
   },
   {
     ...base,

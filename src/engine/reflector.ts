@@ -102,7 +102,13 @@ export class Reflector {
     try {
       while (!signal.aborted) {
         const err = await this.listAndWatch(signal);
-        if (err && !signal.aborted) this.handleWatchError(err);
+        if (err && !signal.aborted && this.handleWatchError(err) && this.o.profile.handleErrorSleepMs > 0) {
+          try {
+            await this.clock.sleep(this.o.profile.handleErrorSleepMs, signal);
+          } catch (e) {
+            if (!isAbortError(e)) throw e;
+          }
+        }
         if (signal.aborted) break;
         if (!(await this.backoff('run-loop', signal, isAccessDenied(err)))) break;
       }
@@ -152,16 +158,21 @@ export class Reflector {
 
   // ---- DefaultWatchErrorHandler (§1.3) -------------------------------------------------------------
 
-  private handleWatchError(err: Error): void {
+  /** True when the error went to utilruntime.HandleError (the default handler's last branch). */
+  private handleWatchError(err: Error): boolean {
     this.emit({ t: this.now(), type: 'watchErrorHandler', text: err.message });
     if (this.o.watchErrorHandler) {
       this.o.watchErrorHandler(err);
-      return;
+      return false;
     }
     // err == io.EOF / io.ErrUnexpectedEOF identity checks never match what a ListerWatcher returns
     // (transport errors arrive wrapped in *url.Error), so only these two branches are reachable.
-    if (isExpiredOrGone(err)) this.log.watchClosed(err);
-    else this.log.failedToWatch(err);
+    if (isExpiredOrGone(err)) {
+      this.log.watchClosed(err);
+      return false;
+    }
+    this.log.failedToWatch(err);
+    return true;
   }
 
   // ---- the state the phases reach through their context ------------------------------------------

@@ -241,6 +241,7 @@ export class SharedIndexInformer {
       emitDeltaTypeReplaced: p.replaceEmitsReplaced,
       replaceTombstonesQueuedKeys: p.replaceTombstonesQueuedKeys,
       dropsSyncAfterDelete: p.dropsSyncAfterDelete,
+      initialPopulationCountsListItems: p.initialPopulationCountsListItems,
     });
   }
 

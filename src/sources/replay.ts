@@ -13,7 +13,8 @@ import type { ListerWatcher } from '../engine/listWatch';
 import { isTombstone, resourceVersionOf, type KubeObject, type StoreObject } from '../engine/objects';
 import { withGates, type Profile } from '../engine/profiles';
 import { deletionHandlingMetaNamespaceKeyFunc } from '../engine/store';
-import type { LogLine, NotifyLine } from '../scenario/notificationLog';
+import { canonicalOrder, virtualMs, type LogLine, type NotifyLine } from '../scenario/notificationLog';
+import { objectDigest } from '../scenario/objectDigest';
 import { ScriptedServer } from './scriptedServer';
 import { seededRand } from './seededRand';
 import type { HandlerSpec, Scenario } from '../scenario/types';
@@ -35,6 +36,8 @@ export interface ReplayInformer {
   hasSynced(): boolean;
   /** Nothing queued in the FIFO, nothing pending or running in any listener. */
   isIdle(): boolean;
+  /** The informer's store (for the v2 log's final `store` line). */
+  getIndexer?(): { list(): StoreObject[] };
 }
 
 export interface ReplayInformerOptions {
@@ -59,6 +62,13 @@ export interface ReplayOptions {
   sink?: EventSink;
   /** Virtual time after which a run that has not ended is stopped. Default 24 h. */
   maxVirtualMs?: number;
+  /** The informer's random numbers (jitter, watch timeouts); overrides `seed`. */
+  rand?: () => number;
+  /**
+   * Write the notification log v2 (docs/notification-log-v2.md): `t` on every line, object
+   * digests, the final `store` line, lines in canonicalOrder. Default: v1 lines.
+   */
+  logV2?: boolean;
 }
 
 /**
@@ -85,12 +95,25 @@ const IDLE_POLL_LIMIT = 10_000;
 export async function replayWith(factory: InformerFactory, scenario: Scenario, options: ReplayOptions): Promise<ReplayResult> {
   const profile = withGates(options.profile, scenario.gates);
   const clock = new FakeClock(0);
-  const log: LogLine[] = [];
+  const v2 = options.logV2 === true;
+  const rawLog: LogLine[] = [];
+  const handlerOrder: string[] = [];
+  const log = {
+    /** `at`: the virtual time to stamp (default now). */
+    push(line: LogLine, at = clock.now()) {
+      rawLog.push(v2 ? ({ ...line, t: virtualMs(at) } as LogLine) : line);
+    },
+    get length() {
+      return rawLog.length;
+    },
+  };
   const events: TraceEvent[] = [];
   const sink: EventSink = {
     emit(e) {
       events.push(e);
       options.sink?.emit(e);
+      // v2 gives `synced` its exact instant: every FIFO step emits a trace event.
+      if (v2) checkSynced();
     },
   };
   const stop = new AbortController();
@@ -113,8 +136,10 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
   const waitIdle = async () => {
     for (let i = 0; informer && !informer.isIdle() && i < IDLE_POLL_LIMIT; i++) await settle(1);
   };
-  const addHandler = (h: HandlerSpec) =>
-    informer?.addEventHandler(h.name, slowedBy(loggingHandler(h.name, profile, notify), h.delayMs ?? 0, clock), h.resyncPeriodMs);
+  const addHandler = (h: HandlerSpec) => {
+    if (!handlerOrder.includes(h.name)) handlerOrder.push(h.name);
+    return informer?.addEventHandler(h.name, slowedBy(loggingHandler(h.name, profile, notify, v2), h.delayMs ?? 0, clock), h.resyncPeriodMs);
+  };
 
   const server = new ScriptedServer(scenario, clock, {
     onRequest(line) {
@@ -133,9 +158,12 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
       void (async () => {
         await waitIdle();
         checkSynced();
+        // store and end carry the instant the informer was found idle and stopped.
+        const stoppedAt = clock.now();
         stop.abort();
         await running;
-        log.push({ kind: 'end' });
+        if (v2) log.push(storeLine(), stoppedAt);
+        log.push({ kind: 'end' }, stoppedAt);
         ended = true;
       })();
     },
@@ -146,7 +174,7 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
     profile,
     clock,
     sink,
-    rand: seededRand(options.seed ?? 1),
+    rand: options.rand ?? seededRand(options.seed ?? 1),
     resyncPeriodMs: scenario.informer.resyncPeriodMs ?? 0,
     typeDescription: '*unstructured.Unstructured',
     name: `scenario/${scenario.name}`,
@@ -162,10 +190,16 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
     // Stop what is left; whatever still runs after that is not waited for.
     stop.abort();
     await Promise.race([running, settle(20)]);
+    if (v2) log.push(storeLine());
     log.push({ kind: 'end' });
   }
+  function storeLine(): LogLine {
+    const objects: Record<string, string> = {};
+    for (const o of informer?.getIndexer?.().list() ?? []) objects[keyOf(o)] = objectDigest(isTombstone(o) ? o.obj : o);
+    return { kind: 'store', objects };
+  }
   return {
-    log,
+    log: v2 ? canonicalOrder(rawLog, handlerOrder) : rawLog,
     events,
     diverged,
     outcome: ended && runError === undefined ? 'ended' : outcome,
@@ -195,7 +229,8 @@ async function driveClock(clock: FakeClock, done: () => boolean, maxMs: number, 
 }
 
 /** A handler that records each call as a notify line (field rules in docs/scenario-format.md). */
-export function loggingHandler(name: string, profile: Profile, notify: (line: NotifyLine) => void): ReplayHandler {
+export function loggingHandler(name: string, profile: Profile, notify: (line: NotifyLine) => void, digests = false): ReplayHandler {
+  const digest = (o: StoreObject) => (digests ? { digest: objectDigest(isTombstone(o) ? o.obj : o) } : {});
   return {
     onAdd(obj, isInInitialList) {
       notify({
@@ -205,10 +240,20 @@ export function loggingHandler(name: string, profile: Profile, notify: (line: No
         key: keyOf(obj),
         rv: resourceVersionOf(obj),
         ...(profile.hasInitialListFlag ? { initialList: isInInitialList } : {}),
+        ...digest(obj),
       });
     },
     onUpdate(oldObj, newObj) {
-      notify({ kind: 'notify', handler: name, op: 'update', key: keyOf(newObj), oldRv: resourceVersionOf(oldObj), rv: resourceVersionOf(newObj) });
+      notify({
+        kind: 'notify',
+        handler: name,
+        op: 'update',
+        key: keyOf(newObj),
+        oldRv: resourceVersionOf(oldObj),
+        rv: resourceVersionOf(newObj),
+        ...(digests ? { oldDigest: objectDigest(oldObj) } : {}),
+        ...digest(newObj),
+      });
     },
     onDelete(obj) {
       notify({
@@ -218,6 +263,7 @@ export function loggingHandler(name: string, profile: Profile, notify: (line: No
         key: keyOf(obj),
         rv: resourceVersionOf(obj),
         ...(isTombstone(obj) ? { tombstone: true } : {}),
+        ...digest(obj),
       });
     },
   };

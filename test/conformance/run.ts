@@ -5,7 +5,9 @@
  * expected log is missing but that profile's oracle binary is built, the oracle is run directly.
  * Ends with the line `N passed, M failed`; exits 1 if anything failed.
  *
- *   npx tsx test/conformance/run.ts [--profile P]... [--only SUBSTRING] [--quiet]
+ *   npx tsx test/conformance/run.ts [--profile P]... [--only SUBSTRING] [--quiet] [--fail-fast]
+ *
+ * --fail-fast stops at the first failing run (the mutation runner uses it).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -15,7 +17,8 @@ import { PROFILES, findProfile } from '../../src/engine/profiles';
 import { replayScenario } from '../../src/sources/engineReplay';
 import { formatLog, parseLog, type LogLine } from '../../src/scenario/notificationLog';
 import { parseScenarioText } from '../../src/scenario/validate';
-import { compareLogs, formatMismatches } from './compare';
+import { compareWithVariants, formatMismatches, isV2Log, splitVariants } from './compare';
+import { goRand } from './goRand';
 
 const HERE = __dirname;
 const SCENARIOS = join(HERE, 'scenarios');
@@ -32,7 +35,7 @@ function expectedLog(profile: string, name: string, scenarioPath: string): Expec
   const oracle = join(ORACLE_BIN, profile, 'oracle');
   if (!existsSync(oracle)) return { missing: `no expected log (${file}) and no oracle built for ${profile}` };
   try {
-    const out = execFileSync(oracle, [scenarioPath], { encoding: 'utf8', env: { ...process.env, ORACLE_ONLY_MEANT_FOR_PROFILE: '1' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    const out = execFileSync(oracle, [scenarioPath], { encoding: 'utf8', env: { ...process.env, ORACLE_ONLY_MEANT_FOR_PROFILE: '1', ORACLE_RUNS: process.env.ORACLE_RUNS ?? 'auto' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
     return { log: parseLog(out, `oracle ${profile}`), source: 'oracle' };
   } catch (e) {
     const err = e as { status?: number; stdout?: string; stderr?: string };
@@ -43,7 +46,7 @@ function expectedLog(profile: string, name: string, scenarioPath: string): Expec
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { profile: { type: 'string', multiple: true }, only: { type: 'string' }, quiet: { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { profile: { type: 'string', multiple: true }, only: { type: 'string' }, quiet: { type: 'boolean' }, 'fail-fast': { type: 'boolean' } } });
   const wanted = values.profile ?? PROFILES.map((p) => p.name);
   for (const p of wanted) if (!findProfile(p)) throw new Error(`unknown profile ${p}`);
   let passed = 0;
@@ -73,14 +76,19 @@ async function main(): Promise<number> {
         fail(label, `  ${expected.missing}`);
         continue;
       }
-      const ours = await replayScenario(scenario, { profile: findProfile(profileName)! });
-      const mismatches = compareLogs(expected.log, ours.log);
+      const v2 = isV2Log(expected.log);
+      const ours = await replayScenario(scenario, { profile: findProfile(profileName)!, ...(v2 ? { logV2: true, rand: goRand() } : {}) });
+      const mismatches = compareWithVariants(splitVariants(expected.log), ours.log);
       if (ours.outcome !== 'ended') mismatches.push({ aspect: 'run', diff: [`+ our run did not end normally: ${ours.outcome}${ours.error ? ` (${ours.error})` : ''}`] });
       if (mismatches.length === 0) {
         passed++;
         if (!values.quiet) console.log(`ok   ${label}`);
       } else {
         fail(label, formatMismatches(mismatches) + (process.env.CONFORMANCE_SHOW_LOGS ? `\n  ours:\n${formatLog(ours.log)}` : ''));
+        if (values['fail-fast']) {
+          console.log(`${passed} passed, ${failed} failed (stopped at the first failure)`);
+          return 1;
+        }
       }
     }
   }

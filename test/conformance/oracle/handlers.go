@@ -66,37 +66,39 @@ func (h *logHandler) slow() {
 	time.Sleep(h.delay)
 }
 
-func objKeyRV(obj interface{}) (key, rv string, tombstone bool) {
+// objKeyRV: the key, resourceVersion and digest of what a handler got; for a
+// tombstone the key is the tombstone's, rv and digest are those of the object inside.
+func objKeyRV(obj interface{}) (key, rv string, tombstone bool, digest string) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		if d.Obj != nil {
 			if m, err := meta.Accessor(d.Obj); err == nil {
 				rv = m.GetResourceVersion()
 			}
 		}
-		return d.Key, rv, true
+		return d.Key, rv, true, Digest(d.Obj)
 	}
 	key, _ = cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
 	if m, err := meta.Accessor(obj); err == nil {
 		rv = m.GetResourceVersion()
 	}
-	return key, rv, false
+	return key, rv, false, Digest(obj)
 }
 
 func (h *logHandler) add(obj interface{}, initial *bool) {
-	key, rv, _ := objKeyRV(obj)
-	h.log.Notify(notify{handler: h.name, op: "add", key: key, rv: rv, initialList: initial})
+	key, rv, _, dg := objKeyRV(obj)
+	h.log.Notify(notify{handler: h.name, op: "add", key: key, rv: rv, initialList: initial, digest: dg})
 	h.slow()
 }
 
 func (h *logHandler) OnUpdate(oldObj, newObj interface{}) {
-	_, oldRv, _ := objKeyRV(oldObj)
-	key, rv, _ := objKeyRV(newObj)
-	h.log.Notify(notify{handler: h.name, op: "update", key: key, rv: rv, oldRv: &oldRv})
+	_, oldRv, _, oldDg := objKeyRV(oldObj)
+	key, rv, _, dg := objKeyRV(newObj)
+	h.log.Notify(notify{handler: h.name, op: "update", key: key, rv: rv, oldRv: &oldRv, digest: dg, oldDigest: &oldDg})
 	h.slow()
 }
 
 func (h *logHandler) OnDelete(obj interface{}) {
-	key, rv, ts := objKeyRV(obj)
-	h.log.Notify(notify{handler: h.name, op: "delete", key: key, rv: rv, tombstone: ts})
+	key, rv, ts, dg := objKeyRV(obj)
+	h.log.Notify(notify{handler: h.name, op: "delete", key: key, rv: rv, tombstone: ts, digest: dg})
 	h.slow()
 }

@@ -1,17 +1,22 @@
 package oracle
 
-// The notification log (contracts §2): NDJSON with a fixed key order.
+// The notification log v2 (contracts §2 extended by docs/notification-log-v2.md):
+// NDJSON with a fixed key order, every line stamped with its virtual time.
 
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
+	"math"
 	"sort"
 	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 type field struct {
@@ -51,24 +56,41 @@ func (o object) MarshalJSON() ([]byte, error) {
 // comparison ignores it anyway.)
 type Log struct {
 	mu       sync.Mutex
+	start    time.Time
 	lines    []logLine
 	handlers map[string]int
 	synced   bool
+	// onNotify runs after every notify line (the runner's synced poller: a FIFO pop, also
+	// one without anything from the server such as a resync, can make HasSynced true).
+	onNotify func()
 }
 
 type logLine struct {
-	t         time.Time
+	t         float64 // virtual ms, as written
 	rank, sub int
 	b         []byte
 }
 
 func NewLog() *Log { return &Log{handlers: map[string]int{}} }
 
+// Start sets the instant that "t" counts from (the start of the run, inside the bubble).
+func (l *Log) Start() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.start = time.Now()
+}
+
+// virtualMs is d in milliseconds rounded to the microsecond (docs/notification-log-v2.md).
+func virtualMs(d time.Duration) float64 {
+	return math.Round(float64(d)/1e3) / 1e3
+}
+
 const (
 	rankRequest = iota
 	rankNotify
 	rankSynced
 	rankDivergence
+	rankStore
 	rankEnd
 )
 
@@ -81,16 +103,22 @@ func (l *Log) Handler(name string) {
 	}
 }
 
-func (l *Log) line(rank, sub int, fields ...field) {
-	b, err := object(fields).MarshalJSON()
+// line records one line; "t" (virtual ms since Start) goes right after "kind".
+func (l *Log) line(rank, sub int, fields ...field) { l.lineAt(time.Now(), rank, sub, fields...) }
+
+func (l *Log) lineAt(now time.Time, rank, sub int, fields ...field) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	stamped := make(object, 0, len(fields)+1)
+	t := virtualMs(now.Sub(l.start))
+	stamped = append(stamped, fields[0], field{"t", t})
+	stamped = append(stamped, fields[1:]...)
+	b, err := stamped.MarshalJSON()
 	if err != nil {
 		panic(err)
 	}
 	b = append(b, '\n')
-	now := time.Now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, logLine{t: now, rank: rank, sub: sub, b: b})
+	l.lines = append(l.lines, logLine{t: t, rank: rank, sub: sub, b: b})
 }
 
 // Flush writes the collected lines in canonical order.
@@ -99,8 +127,8 @@ func (l *Log) Flush(w io.Writer) error {
 	defer l.mu.Unlock()
 	sort.SliceStable(l.lines, func(i, j int) bool {
 		a, b := l.lines[i], l.lines[j]
-		if !a.t.Equal(b.t) {
-			return a.t.Before(b.t)
+		if a.t != b.t {
+			return a.t < b.t
 		}
 		if a.rank != b.rank {
 			return a.rank < b.rank
@@ -148,6 +176,8 @@ type notify struct {
 	oldRv       *string
 	initialList *bool
 	tombstone   bool
+	digest      string
+	oldDigest   *string
 }
 
 func (l *Log) Notify(n notify) {
@@ -162,10 +192,18 @@ func (l *Log) Notify(n notify) {
 	if n.tombstone {
 		fs = append(fs, field{"tombstone", true})
 	}
+	if n.oldDigest != nil {
+		fs = append(fs, field{"oldDigest", *n.oldDigest})
+	}
+	fs = append(fs, field{"digest", n.digest})
 	l.mu.Lock()
 	sub := l.handlers[n.handler]
+	hook := l.onNotify
 	l.mu.Unlock()
 	l.line(rankNotify, sub, fs...)
+	if hook != nil {
+		hook()
+	}
 }
 
 // Synced logs {"kind":"synced"} the first time it is called.
@@ -184,4 +222,88 @@ func (l *Log) Divergence(expected, verb, rv string) {
 		field{"got", object{{"verb", verb}, {"rv", rv}}})
 }
 
-func (l *Log) End() { l.line(rankEnd, 0, field{"kind", "end"}) }
+// End logs the end of the run at the instant the informer was found idle and stopped
+// (what its goroutines do while they exit is not part of the run).
+func (l *Log) End(stoppedAt time.Time) { l.lineAt(stoppedAt, rankEnd, 0, field{"kind", "end"}) }
+
+// Store logs the informer's final store: key → digest of the object (keys sorted),
+// stamped like End.
+func (l *Log) Store(stoppedAt time.Time, objects map[string]string) {
+	l.lineAt(stoppedAt, rankStore, 0, field{"kind", "store"}, field{"objects", objects})
+}
+
+// Digest is the stable digest of an object as a handler receives it
+// (docs/notification-log-v2.md): the first 16 hex digits of the SHA-256 of its
+// canonical JSON (keys sorted bytewise, numbers as float64, no HTML escaping,
+// no insignificant space). "" for nil.
+func Digest(obj interface{}) string {
+	var v interface{}
+	switch o := obj.(type) {
+	case nil:
+		return ""
+	case *unstructured.Unstructured:
+		if o == nil {
+			return ""
+		}
+		v = o.Object
+	case map[string]interface{}:
+		v = o
+	default:
+		b, err := json.Marshal(o)
+		if err != nil {
+			return "unencodable"
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			return "unencodable"
+		}
+	}
+	b, err := CanonicalJSON(v)
+	if err != nil {
+		return "unencodable"
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// CanonicalJSON encodes v with sorted keys (encoding/json sorts map keys bytewise),
+// every number as a float64 and without HTML escaping.
+func CanonicalJSON(v interface{}) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(floatNumbers(v)); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+func floatNumbers(v interface{}) interface{} {
+	switch x := v.(type) {
+	case map[string]interface{}:
+		out := make(map[string]interface{}, len(x))
+		for k, e := range x {
+			out[k] = floatNumbers(e)
+		}
+		return out
+	case []interface{}:
+		out := make([]interface{}, len(x))
+		for i, e := range x {
+			out[i] = floatNumbers(e)
+		}
+		return out
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil {
+			return x.String()
+		}
+		return f
+	case int64:
+		return float64(x)
+	case int:
+		return float64(x)
+	case int32:
+		return float64(x)
+	default:
+		return v
+	}
+}

@@ -64,6 +64,16 @@ type server struct {
 	log     *Log
 	calls   chan call
 	stopped chan struct{}
+	// kick is signalled whenever the server hands the informer something (an answer, a
+	// watch event, a stream's end): the only moments HasSynced can turn true.
+	kick chan struct{}
+}
+
+func (s *server) kicked() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
 }
 
 func (s *server) List(o metav1.ListOptions) (runtime.Object, error) {
@@ -106,6 +116,7 @@ func (s *server) do(verb string, o metav1.ListOptions) answer {
 				return answer{err: errStopped}
 			}
 		}
+		s.kicked()
 		return a
 	case <-s.stopped:
 		return answer{err: errStopped}
@@ -145,7 +156,9 @@ func (r *runner) waitIdle() {
 // Run replays the scenario. It must be called inside a synctest bubble.
 func Run(sc *Scenario, log *Log) Result {
 	r := &runner{sc: sc, log: log}
-	r.srv = &server{log: log, calls: make(chan call), stopped: make(chan struct{})}
+	log.Start()
+	r.srv = &server{log: log, calls: make(chan call), stopped: make(chan struct{}), kick: make(chan struct{}, 1)}
+	log.onNotify = r.srv.kicked
 	var maxDur int64
 	for _, st := range sc.Steps {
 		if st.DurationMs != nil && *st.DurationMs > maxDur {
@@ -172,19 +185,21 @@ func Run(sc *Scenario, log *Log) Result {
 		defer close(runDone)
 		r.inf.Run(stop)
 	}()
+	// synced: after each kick, once everything at that instant has settled (a 1 ns timer
+	// fires only when every goroutine of the bubble is blocked), look at HasSynced. The line
+	// gets the instant of the kick: "t" is rounded to the microsecond.
 	pollDone := make(chan struct{})
 	go func() {
 		defer close(pollDone)
 		for {
-			if r.inf.HasSynced() {
-				log.Synced()
+			select {
+			case <-r.srv.kick:
+			case <-stop:
 				return
 			}
-			t := time.NewTimer(10 * time.Millisecond)
-			select {
-			case <-t.C:
-			case <-stop:
-				t.Stop()
+			time.Sleep(time.Nanosecond)
+			if r.inf.HasSynced() {
+				log.Synced()
 				return
 			}
 		}
@@ -197,12 +212,22 @@ func Run(sc *Scenario, log *Log) Result {
 	if r.inf.HasSynced() {
 		log.Synced()
 	}
+	stoppedAt := time.Now()
 	close(r.srv.stopped)
 	close(stop)
 	<-runDone
 	<-pollDone
 	synctest.Wait()
-	log.End()
+	final := map[string]string{}
+	for _, obj := range r.inf.GetStore().List() {
+		key, err := cache.MetaNamespaceKeyFunc(obj)
+		if err != nil {
+			key = "?" + err.Error()
+		}
+		final[key] = Digest(obj)
+	}
+	log.Store(stoppedAt, final)
+	log.End(stoppedAt)
 	return res
 }
 
@@ -476,11 +501,13 @@ func (r *runner) newStream(st *Step) watch.Interface {
 			}
 			select {
 			case w.result <- e.ev:
+				r.srv.kicked()
 			case <-w.stop:
 				return
 			}
 		}
 		sleepUntil(dur)
+		r.srv.kicked() // the stream ends (deferred close)
 	}()
 	return w
 }

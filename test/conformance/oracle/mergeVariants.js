@@ -1,0 +1,22 @@
+// Union of the logs in two oracle outputs (each log ends with its {"kind":"end",…} line), in byte
+// order, as the oracle writes them. Used by regen.sh so that the set of logs only grows.
+//   node mergeVariants.js OLD.ndjson NEW.ndjson > MERGED.ndjson
+'use strict';
+const fs = require('node:fs');
+function variants(file) {
+  const out = [];
+  let cur = '';
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    cur += line + '\n';
+    if (line.startsWith('{"kind":"end"')) {
+      out.push(cur);
+      cur = '';
+    }
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+const all = new Set([...variants(process.argv[2]), ...variants(process.argv[3])]);
+// Byte order, like Go's sort.Strings.
+process.stdout.write([...all].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))).join(''));
