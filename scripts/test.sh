@@ -77,6 +77,12 @@ if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/timeline.e2e.ts ]; then
   count_line e2e-vscode "$vsc_log"
 fi
 
+if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/kubernetesTools.e2e.ts ]; then
+  k8s_log=$(mktemp)
+  stage e2e-k8s-tools bash -c "bash scripts/code-server.sh >/dev/null && npx tsx test/e2e/vscode/kubernetesTools.e2e.ts 2>&1 | tee '$k8s_log'; exit \${PIPESTATUS[0]}"
+  count_line e2e-k8s-tools "$k8s_log"
+fi
+
 echo
 echo "Suites:"
 awk '{printf "  %-12s %5d passed, %d failed, %d pending\n", $1, $2, $3, $4; p+=$2; f+=$3} END {}' "$TEST_COUNTS_FILE"
