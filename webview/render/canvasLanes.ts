@@ -7,6 +7,7 @@ import { DELTA_TYPES, MarkKind, NOTIFY_KIND_COUNT } from '../model/codes';
 import { depthColumns, depthHeight, peakLabel } from '../model/depthLane';
 import { lowerBound, upperBound } from '../model/packed';
 import type { PointLane, TimelineData } from '../model/timelineData';
+import { handlerLane, type TrackDraw } from '../model/tracks';
 import type { LaneBand } from './layout';
 import type { Palette } from './palette';
 
@@ -30,6 +31,23 @@ export interface DrawContext {
   palette: Palette;
 }
 
+type Drawer = (dc: DrawContext, band: LaneBand) => void;
+
+/** How each kind of track is drawn (model/tracks.ts names the kind per track). */
+const TRACK_DRAWERS: Record<TrackDraw, Drawer> = {
+  state: (dc, band) => drawStates(dc, band),
+  marks: (dc, band) => drawMarks(dc, band),
+  depth: (dc, band) => drawDepth(dc, band),
+  deltas: (dc, band) => drawStacked(dc, band, dc.data.deltas, DELTA_TYPES.length, dc.palette.deltas),
+  identical: (dc, band) => drawStacked(dc, band, dc.data.identical, 1, [dc.palette.identical], 0.45),
+  tombstones: (dc, band) => drawTicks(dc, band, dc.data.tombstones, dc.palette.tombstone),
+  handler: (dc, band) => {
+    const lane = handlerLane(dc.data, band.track);
+    if (lane) drawStacked(dc, band, lane, NOTIFY_KIND_COUNT, dc.palette.notify, 0.35);
+  },
+};
+
+/** Draws every band with its track's drawing, over a faint background. */
 export function drawLanes(dc: DrawContext, bands: readonly LaneBand[]): void {
   const { ctx, palette, width } = dc;
   for (const band of bands) {
@@ -37,16 +55,7 @@ export function drawLanes(dc: DrawContext, bands: readonly LaneBand[]): void {
     ctx.globalAlpha = 0.12;
     ctx.fillRect(0, band.y, width, band.height);
     ctx.globalAlpha = 1;
-    if (band.id === 'state') drawStates(dc, band);
-    else if (band.id === 'marks') drawMarks(dc, band);
-    else if (band.id === 'depth') drawDepth(dc, band);
-    else if (band.id === 'deltas') drawStacked(dc, band, dc.data.deltas, DELTA_TYPES.length, palette.deltas);
-    else if (band.id === 'identical') drawStacked(dc, band, dc.data.identical, 1, [palette.identical], 0.45);
-    else if (band.id === 'tombstones') drawTicks(dc, band, dc.data.tombstones, palette.tombstone);
-    else if (band.id.startsWith('handler:')) {
-      const lane = dc.data.handlers.get(band.id.slice('handler:'.length));
-      if (lane) drawStacked(dc, band, lane, NOTIFY_KIND_COUNT, palette.notify, 0.35);
-    }
+    TRACK_DRAWERS[band.track.draw](dc, band);
   }
 }
 

@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { eventDetails, formatMs, formatTime } from '../../../webview/model/details';
 import { faultLabel, placeLabels, relistLabel } from '../../../webview/model/markLabels';
-import { cursorForSeq, cursorSeq, moveCursor, navigableLanes } from '../../../webview/model/selection';
+import { cursorForSeq, cursorSeq, moveCursor } from '../../../webview/model/selection';
+import { navigableLanes } from '../../../webview/model/tracks';
 import { MarkKind } from '../../../webview/model/codes';
 import { TimelineData } from '../../../webview/model/timelineData';
 import { numbered } from './fixture';

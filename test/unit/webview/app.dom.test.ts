@@ -1,0 +1,170 @@
+/**
+ * The webview app (webview/app.ts) under happy-dom with a fake `vscode` API: the snapshot /
+ * delta / resync protocol as the host sees it (what the app posts back) and as the user sees it
+ * (the header chips and the lanes' data).
+ */
+import { strict as assert } from 'node:assert';
+import { GlobalRegistrator } from '@happy-dom/global-registrator';
+import {
+  ClockNotification,
+  DeltaNotification,
+  EmptyNotification,
+  ExportTraceRequest,
+  ReadyCommand,
+  SnapshotNotification,
+  type SessionInfo,
+  type TimelineUiState,
+} from '../../../src/protocol/timeline';
+import type { IpcMessage } from '../../../src/protocol/ipc';
+import type { WireEvent, WireTraceHeader } from '../../../src/protocol/trace';
+import { cycleTrace } from './fixture';
+
+type AppModule = typeof import('../../../webview/app');
+
+class FakeVsCode {
+  readonly posted: IpcMessage[] = [];
+  state: unknown;
+  constructor(state?: unknown) {
+    this.state = state;
+  }
+  postMessage(msg: IpcMessage): void {
+    this.posted.push(msg);
+  }
+  getState(): unknown {
+    return this.state;
+  }
+  setState(s: TimelineUiState): void {
+    this.state = JSON.parse(JSON.stringify(s));
+  }
+  readies(): number {
+    return this.posted.filter((m) => ReadyCommand.is(m)).length;
+  }
+}
+
+const HEADER = { format: 'informer-trace/v1', profile: 'v1.36', resource: { group: '', version: 'v1', resource: 'configmaps' }, startedAt: '2026-01-01T00:00:00Z', source: 'scenario' } as unknown as WireTraceHeader;
+const S1: SessionInfo = { id: 's1', title: 'one', live: true, simulated: false };
+const S2: SessionInfo = { id: 's2', title: 'two', live: false, simulated: false };
+
+function snapshot(session: SessionInfo, events: WireEvent[], nowT?: number) {
+  return SnapshotNotification.create({ session, header: HEADER, events, findings: [], sessions: [S1, S2], nowT });
+}
+
+function chip(root: { querySelector(s: string): { textContent: string | null } | null }, k: string): string {
+  return root.querySelector(`[data-k="${k}"] .chip-value`)?.textContent ?? '';
+}
+
+describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
+  let mod: AppModule;
+  const events = cycleTrace();
+  const cut = 20;
+
+  before(function () {
+    this.timeout(20_000);
+    GlobalRegistrator.register();
+    // happy-dom has no ElementInternals; the toolkit's form controls only need these calls to exist.
+    (globalThis as unknown as { HTMLElement: { prototype: Record<string, unknown> } }).HTMLElement.prototype.attachInternals = function () {
+      return new Proxy({ states: new Set(), form: null, labels: [] } as Record<string | symbol, unknown>, { get: (t, k) => (k in t ? t[k] : () => true) });
+    };
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    mod = require('../../../webview/app') as AppModule;
+  });
+  after(async () => {
+    await GlobalRegistrator.unregister();
+  });
+
+  function fresh(state?: unknown) {
+    const doc = (globalThis as unknown as { document: { createElement(t: string): HTMLLike; body: { append(e: HTMLLike): void } } }).document;
+    const root = doc.createElement('div');
+    doc.body.append(root);
+    const vscode = new FakeVsCode(state);
+    const app = new mod.TimelineApp(vscode, root as never);
+    return { app, vscode, root };
+  }
+  type HTMLLike = { querySelector(s: string): { textContent: string | null } | null };
+
+  it('start asks for a snapshot; a snapshot fills the model and the header', () => {
+    const { app, vscode, root } = fresh();
+    app.start();
+    assert.equal(vscode.readies(), 1);
+    app.handle(snapshot(S1, events));
+    assert.equal(app.data.eventCount, events.length);
+    assert.equal(app.data.lastSeq, events[events.length - 1].seq);
+    assert.equal(chip(root, 'relists'), '1 (Expired 1)');
+    assert.equal(chip(root, 'lists'), '2');
+    assert.equal(app.currentSession?.id, 's1');
+  });
+
+  it('a delta that follows on is appended; one that does not asks for a resync and changes nothing', () => {
+    const { app, vscode } = fresh();
+    app.handle(snapshot(S1, events.slice(0, cut)));
+    app.handle(DeltaNotification.create({ sessionId: 's1', afterSeq: events[cut - 1].seq, events: events.slice(cut, cut + 3), live: true }));
+    assert.equal(app.data.eventCount, cut + 3);
+    assert.equal(vscode.readies(), 0);
+    // A gap: the batch after seq cut+5 arrives while the view has cut+2.
+    app.handle(DeltaNotification.create({ sessionId: 's1', afterSeq: events[cut + 5].seq, events: events.slice(cut + 6), live: true }));
+    assert.equal(app.data.eventCount, cut + 3, 'a batch that does not follow on is not applied');
+    assert.equal(vscode.readies(), 1, 'and a fresh snapshot is asked for');
+    // The snapshot that answers replaces everything.
+    app.handle(snapshot(S1, events));
+    assert.equal(app.data.eventCount, events.length);
+  });
+
+  it('a delta carrying trace.dropped asks for a resync; deltas for another session are ignored', () => {
+    const { app, vscode } = fresh();
+    app.handle(snapshot(S1, events.slice(0, cut)));
+    const dropped = { seq: events[cut - 1].seq + 1, t: 5000, type: 'trace.dropped', count: 3 } as unknown as WireEvent;
+    app.handle(DeltaNotification.create({ sessionId: 's1', afterSeq: events[cut - 1].seq, events: [dropped], live: true }));
+    assert.equal(vscode.readies(), 1);
+    assert.equal(app.data.eventCount, cut);
+    app.handle(DeltaNotification.create({ sessionId: 's2', afterSeq: events[cut - 1].seq, events: events.slice(cut), live: false }));
+    assert.equal(app.data.eventCount, cut);
+    assert.equal(vscode.readies(), 1);
+  });
+
+  it('a delta that ends the session makes the header say ended; clock ticks only move a live session', () => {
+    const { app, root } = fresh();
+    app.handle(snapshot(S1, events.slice(0, cut), 100));
+    assert.equal(app.data.endT, Math.max(100, events[cut - 1].t));
+    app.handle(ClockNotification.create({ sessionId: 's1', nowT: 9000 }));
+    assert.equal(app.data.endT, 9000);
+    app.handle(DeltaNotification.create({ sessionId: 's1', afterSeq: events[cut - 1].seq, events: events.slice(cut), live: false }));
+    assert.match(chip(root, 'state'), /\(ended\)$/);
+    assert.equal(app.data.endT, events[events.length - 1].t, 'an ended session ends at its last event');
+    app.handle(ClockNotification.create({ sessionId: 's1', nowT: 20000 }));
+    assert.equal(app.data.endT, events[events.length - 1].t);
+  });
+
+  it('UI state: selection survives a snapshot of the same session and is dropped for another', () => {
+    const sel = events[5].seq;
+    const { app, vscode } = fresh({ follow: true, sessionId: 's1', selectedSeq: sel });
+    app.handle(snapshot(S1, events));
+    assert.equal((vscode.state as TimelineUiState).selectedSeq, sel);
+    app.handle(snapshot(S2, events));
+    const st = vscode.state as TimelineUiState;
+    assert.equal(st.sessionId, 's2');
+    assert.equal(st.follow, true);
+  });
+
+  it('empty clears the session; export posts a request for the shown session and shows the answer', () => {
+    const { app, vscode, root } = fresh();
+    app.handle(snapshot(S2, events));
+    app.exportTrace();
+    const req = vscode.posted.find((m) => ExportTraceRequest.is(m));
+    assert.ok(req && ExportTraceRequest.is(req));
+    assert.equal(req.params.sessionId, 's2');
+    app.handle(ExportTraceRequest.completion.create({ ok: true, message: 'Saved to x.json' }, req.id));
+    assert.equal(root.querySelector('.status')?.textContent, 'Saved to x.json');
+    app.handle(EmptyNotification.create({ message: 'No session' }));
+    assert.equal(app.currentSession, undefined);
+    assert.equal(app.data.eventCount, 0);
+    assert.equal(root.querySelector('.empty')?.textContent, 'No session');
+  });
+
+  it('malformed messages are ignored', () => {
+    const { app, vscode } = fresh();
+    app.handle(snapshot(S1, events));
+    for (const m of [null, 42, { method: 'timeline/delta' }, { type: 'notification', method: 'timeline/snapshot', params: { events: 'x' } }]) app.handle(m);
+    assert.equal(app.data.eventCount, events.length);
+    assert.equal(vscode.readies(), 0);
+  });
+});
