@@ -27,9 +27,8 @@ import {
   type TimelineUiState,
 } from '../src/protocol/timeline';
 import type { IpcMessage } from '../src/protocol/ipc';
-import type { WireFinding } from '../src/protocol/trace';
+import type { TraceSummary, WireFinding } from '../src/protocol/trace';
 import { eventDetails } from './model/details';
-import { TimelineSummary } from './model/summary';
 import { TimelineData } from './model/timelineData';
 import { renderLegend } from './render/legend';
 import { el, renderDetails, renderFindings, renderSummary, Toolbar } from './render/panels';
@@ -44,9 +43,10 @@ export interface VsCodeApi {
 
 export class TimelineApp {
   readonly data = new TimelineData();
-  readonly summary = new TimelineSummary();
   private readonly ui: TimelineUiState;
   private findings: WireFinding[] = [];
+  /** The host's counts of the whole trace (undefined until a snapshot brought them). */
+  private summary: TraceSummary | undefined;
   private session: SessionInfo | undefined;
   private sessions: SessionInfo[] = [];
   private nextRequestId = 1;
@@ -127,6 +127,11 @@ export class TimelineApp {
     else if (ExportTraceRequest.completion.is(msg) && msg.id !== undefined) this.onExportDone(msg.id, msg.params);
   }
 
+  /** The counts the header shows. */
+  get shownSummary(): TraceSummary | undefined {
+    return this.summary;
+  }
+
   /** The session shown, if any. */
   get currentSession(): SessionInfo | undefined {
     return this.session;
@@ -144,11 +149,10 @@ export class TimelineApp {
     this.session = p.session;
     this.sessions = p.sessions;
     this.data.reset();
-    this.summary.reset();
+    this.summary = p.summary;
     this.data.append(p.events);
     this.data.setLive(p.session.live);
     if (p.nowT !== undefined) this.data.advanceNow(p.nowT);
-    for (const e of p.events) this.summary.add(e);
     this.findings = p.findings;
     this.setEmpty(p.events.length === 0 ? 'Waiting for the first events…' : undefined);
     this.toolbar.setSessions(this.sessions, p.session.id);
@@ -178,7 +182,7 @@ export class TimelineApp {
     this.data.append(p.events);
     this.data.setLive(p.live);
     if (p.nowT !== undefined) this.data.advanceNow(p.nowT);
-    for (const e of p.events) this.summary.add(e);
+    if (p.summary) this.summary = p.summary;
     if (p.findings) {
       this.findings = p.findings;
       this.showFindings();
@@ -207,7 +211,7 @@ export class TimelineApp {
   private onEmpty(p: EmptyState): void {
     this.session = undefined;
     this.data.reset();
-    this.summary.reset();
+    this.summary = undefined;
     this.setEmpty(p.message);
     this.refreshPanels();
   }
@@ -231,7 +235,8 @@ export class TimelineApp {
   private refreshPanels(): void {
     // Without a session the chips would show zeros and "idle (ended)" for nothing: hide them.
     this.headerEl.style.display = this.toolbarEl.style.display = this.session ? '' : 'none';
-    renderSummary(this.headerEl, this.summary.snapshot(), this.findings.length, this.session);
+    if (this.session && this.summary) renderSummary(this.headerEl, this.summary, this.findings.length, this.session);
+    else this.headerEl.replaceChildren();
   }
 
   private setEmpty(message: string | undefined): void {

@@ -1,9 +1,11 @@
 /**
- * `informer-inspector summarize TRACE.json`: the trace header, the findings (src/trace/findings.ts,
+ * `informer-inspector summarize TRACE.json`: the trace header, the counts (the summary model the
+ * extension's header chips and status bar read), the findings (src/trace/findings.ts,
  * most severe first, each with its evidence seqs and advice), then how many events of each type
  * the trace holds.
  */
 import { computeFindings } from '../trace/findings';
+import { relistsText, SummaryModel, type TraceSummary } from '../trace/summary';
 import { importTrace, TraceFileError } from '../trace/traceFile';
 import { parseCommandArgs } from './args';
 import { formatFindings } from './findingsText';
@@ -27,6 +29,7 @@ export function summarizeCommand(args: string[], io: CliIo): number {
     `trace ${fileLabel(path)}: ${h.source}, profile ${h.profile}, resource ${res}${h.namespace ? ` in ${h.namespace}` : ''}${h.context ? `, context ${h.context}` : ''}`,
     `started ${h.startedAt}; ${trace.events.length} events${h.dropped ? ` (${h.dropped} dropped, cap ${h.cap})` : ''}; span ${spanMs(trace.events)} ms`,
   ];
+  out.push(...summaryLines(SummaryModel.of(trace.events).snapshot()));
   out.push(...formatFindings(computeFindings(h, trace.events)));
   out.push('events by type:');
   const counts = new Map<string, number>();
@@ -38,4 +41,17 @@ export function summarizeCommand(args: string[], io: CliIo): number {
 
 function spanMs(events: readonly { t: number }[]): number {
   return events.length ? Math.round(events[events.length - 1].t - events[0].t) : 0;
+}
+
+/** The counts, with the same names and texts as the timeline's header chips. */
+export function summaryLines(s: TraceSummary): string[] {
+  const share = s.updates === 0 ? '' : ` (${Math.round(s.identicalShare * 100)}% of updates)`;
+  return [
+    'summary:',
+    `  relists: ${relistsText(s)}`,
+    `  lists: ${s.lists}; watches: ${s.watches}`,
+    `  identical updates: ${s.identicalUpdates}${share}`,
+    `  tombstones: ${s.tombstones}`,
+    `  synced: ${s.synced ? 'yes' : 'no'}; last RV: ${s.currentRv || '—'}`,
+  ];
 }

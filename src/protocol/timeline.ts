@@ -22,7 +22,7 @@ import {
   isRecord,
   isString,
 } from './ipc';
-import type { WireEvent, WireFinding, WireTraceHeader } from './trace';
+import type { TraceSummary, WireEvent, WireFinding, WireTraceHeader } from './trace';
 
 /** One informer session the host knows about (running, finished, imported or replayed). */
 export interface SessionInfo {
@@ -41,6 +41,8 @@ export interface SnapshotParams {
   findings: WireFinding[];
   /** Every session, so a view can offer to switch. */
   sessions: SessionInfo[];
+  /** The counts of the whole trace (src/trace/summary.ts): what the header chips show. */
+  summary?: TraceSummary;
   /** The session's current engine time (same base as event t); only for a live session. */
   nowT?: number;
 }
@@ -53,6 +55,8 @@ export interface DeltaParams {
   /** Present when the findings changed since the last message. */
   findings?: WireFinding[];
   live: boolean;
+  /** The counts of the whole trace after this batch. */
+  summary?: TraceSummary;
   /** The session's current engine time (same base as event t); only while it is live. */
   nowT?: number;
 }
@@ -121,6 +125,7 @@ function isSnapshot(v: unknown): v is SnapshotParams {
     isArrayOf(v.events, isWireEvent) &&
     isArrayOf(v.findings, isWireFinding) &&
     isArrayOf(v.sessions, isSessionInfo) &&
+    isOptionalSummary(v.summary) &&
     isOptionalTime(v.nowT)
   );
 }
@@ -133,8 +138,26 @@ function isDelta(v: unknown): v is DeltaParams {
     isArrayOf(v.events, isWireEvent) &&
     (v.findings === undefined || isArrayOf(v.findings, isWireFinding)) &&
     isBoolean(v.live) &&
+    isOptionalSummary(v.summary) &&
     isOptionalTime(v.nowT)
   );
+}
+
+/** The counts the chips read: numbers and the per-reason list must be well-formed. */
+export function isTraceSummary(v: unknown): v is TraceSummary {
+  if (!isRecord(v)) return false;
+  const numbers = ['relists', 'relistsListRefused', 'lists', 'watches', 'updates', 'identicalUpdates', 'identicalShare', 'tombstones', 'fifoKeys', 'fifoDeltas', 'events', 'dropped'];
+  return (
+    numbers.every((k) => isFiniteNumber(v[k])) &&
+    isArrayOf(v.relistsByReason, (r): r is [string, number] => Array.isArray(r) && r.length === 2 && isString(r[0]) && isFiniteNumber(r[1])) &&
+    isString(v.currentRv) &&
+    isBoolean(v.synced) &&
+    isString(v.state)
+  );
+}
+
+function isOptionalSummary(v: unknown): v is TraceSummary | undefined {
+  return v === undefined || isTraceSummary(v);
 }
 
 function isOptionalTime(v: unknown): v is number | undefined {

@@ -4,7 +4,7 @@
  * finding shape are defined here, once: the webview may import only src/protocol, and the trace
  * layer (src/trace/recorder.ts, src/trace/findings/types.ts) uses these same types.
  */
-import type { TraceEvent } from '../engine/events';
+import type { ReflectorState, TraceEvent } from '../engine/events';
 
 export type {
   DeltaType,
@@ -46,8 +46,51 @@ export interface WireFinding {
   title: string;
   detail: string;
   advice: string;
-  /** seqs of the events that show it, ascending. */
+  /** seqs of the events that show it, ascending (at most the first 50). */
   evidence: number[];
+  /** How many events show it, when more than `evidence` lists. */
+  evidenceCount?: number;
   /** Upstream issue/PR or documentation URL. */
   link?: string;
+}
+
+/**
+ * The trace's counts, computed once by the host (src/trace/summary.ts) and read by every header
+ * chip, the status bar, the findings and the CLI `summarize`, so they cannot disagree.
+ */
+export interface TraceSummary {
+  /** Relists (every list after the first), by reason, most frequent first. */
+  relists: number;
+  relistsByReason: [string, number][];
+  /** Relists whose LIST the apiserver (or the network) refused: they ended in a list.error, not a list. */
+  relistsListRefused: number;
+  /** Completed LISTs, initial and relists, plus completed watch-list initial syncs. */
+  lists: number;
+  /** Watches the reflector opened. */
+  watches: number;
+  /** Updates handed to handlers (distribute op=update, syncs included). */
+  updates: number;
+  identicalUpdates: number;
+  /** identicalUpdates / updates, 0 when there were none. */
+  identicalShare: number;
+  /**
+   * DeletedFinalStateUnknown tombstones made, one per object: queued in the FIFO (DeltaFIFO,
+   * non-atomic RealFIFO) or made when the informer distributes an atomic relist (RealFIFO).
+   */
+  tombstones: number;
+  currentRv: string;
+  fifoKeys: number;
+  fifoDeltas: number;
+  synced: boolean;
+  state: ReflectorState | 'idle';
+  events: number;
+  dropped: number;
+}
+
+/** "12 (7 with the LIST refused; ConnectionRefused 9, Expired 3)": the relist count as every view writes it. */
+export function relistsText(s: Pick<TraceSummary, 'relists' | 'relistsByReason' | 'relistsListRefused'>): string {
+  if (s.relists === 0) return '0';
+  const reasons = s.relistsByReason.map(([r, n]) => `${r} ${n}`).join(', ');
+  const refused = s.relistsListRefused > 0 ? `${s.relistsListRefused} with the LIST refused; ` : '';
+  return `${s.relists} (${refused}${reasons})`;
 }

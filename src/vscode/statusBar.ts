@@ -1,6 +1,7 @@
-/** A status bar item: how many informers run and how many relists they have had. */
+/** A status bar item: how many informers run and how many relists they have had (the sessions' summaries). */
 import * as vscode from 'vscode';
 import type { SessionRegistry } from './sessions';
+import { statusText } from './statusText';
 
 export class InformerStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('informerInspector.status', vscode.StatusBarAlignment.Left, 50);
@@ -22,9 +23,9 @@ export class InformerStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    const relists = running.reduce((n, s) => n + s.relistCount(), 0);
-    this.item.text = `$(pulse) ${running.length} informer${running.length === 1 ? '' : 's'} · ${relists} relist${relists === 1 ? '' : 's'}`;
-    this.item.tooltip = running.map((s) => `${s.title}: ${s.relistCount()} relists`).join('\n');
+    const { text, tooltip, relists } = statusText(running);
+    this.item.text = text;
+    this.item.tooltip = tooltip;
     this.item.backgroundColor = relists > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
   }

@@ -8,7 +8,7 @@ import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import type { SessionInfo } from '../../src/protocol/timeline';
-import type { WireFinding } from '../../src/protocol/trace';
+import { relistsText, type WireFinding } from '../../src/protocol/trace';
 import type { EventDetails } from '../model/details';
 import { SUMMARY_CHIP_HELP, type SummaryChipKey, type SummarySnapshot } from '../model/summary';
 
@@ -30,13 +30,12 @@ function chip(key: SummaryChipKey | 'simulated', label: string, value: string, l
 }
 
 export function renderSummary(host: HTMLElement, s: SummarySnapshot, findings: number, session: SessionInfo | undefined): void {
-  const reasons = s.relistsByReason.map(([r, n]) => `${r} ${n}`).join(', ');
   const share = s.updates === 0 ? '' : ` (${Math.round(s.identicalShare * 100)}% of updates)`;
   const chips: HTMLElement[] = [];
   if (session?.simulated) chips.push(chip('simulated', '', 'SIMULATED cluster', true, 'Data comes from the built-in simulated API server'));
   chips.push(
     chip('state', 'Reflector', s.state + (session?.live ? '' : ' (ended)')),
-    chip('relists', 'Relists', s.relists === 0 ? '0' : `${s.relists} (${reasons})`, s.relists > 0),
+    chip('relists', 'Relists', relistsText(s), s.relists > 0),
     chip('identical', 'Identical updates', `${s.identicalUpdates}${share}`, s.identicalUpdates > 0),
     chip('tombstones', 'Tombstones', String(s.tombstones), s.tombstones > 0),
     chip('rv', 'RV', s.currentRv || '—'),
@@ -161,7 +160,7 @@ export function renderFindings(host: HTMLElement, findings: readonly WireFinding
     const li = el('li', `finding ${f.severity}`);
     li.append(el('span', 'severity', f.severity.toUpperCase()), el('strong', undefined, f.title), el('p', undefined, f.detail), el('p', 'advice', f.advice));
     if (f.evidence.length > 0) {
-      const b = el('button', 'link-button', `Show evidence (${f.evidence.length})`);
+      const b = el('button', 'link-button', `Show evidence (${f.evidenceCount ?? f.evidence.length})`);
       b.addEventListener('click', () => onSelect(f.evidence[0]));
       li.append(b);
     }

@@ -12,7 +12,7 @@ import { binCounts, binStepMax } from '../../../webview/model/binning';
 import { describeEvent, eventDetails } from '../../../webview/model/details';
 import { cursorForSeq, cursorSeq, moveCursor, type NavKey } from '../../../webview/model/selection';
 import { navigableLanes } from '../../../webview/model/tracks';
-import { TimelineSummary } from '../../../webview/model/summary';
+import { SummaryModel as TimelineSummary } from '../../../src/trace/summary';
 import { TimelineData } from '../../../webview/model/timelineData';
 import { SAMPLE_EVENTS } from '../trace/fixtures';
 import { check, jsonValue } from './support';

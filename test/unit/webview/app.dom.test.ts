@@ -17,6 +17,7 @@ import {
 } from '../../../src/protocol/timeline';
 import type { IpcMessage } from '../../../src/protocol/ipc';
 import type { WireEvent, WireTraceHeader } from '../../../src/protocol/trace';
+import { SummaryModel } from '../../../src/trace/summary';
 import { cycleTrace } from './fixture';
 
 type AppModule = typeof import('../../../webview/app');
@@ -46,7 +47,7 @@ const S1: SessionInfo = { id: 's1', title: 'one', live: true, simulated: false }
 const S2: SessionInfo = { id: 's2', title: 'two', live: false, simulated: false };
 
 function snapshot(session: SessionInfo, events: WireEvent[], nowT?: number) {
-  return SnapshotNotification.create({ session, header: HEADER, events, findings: [], sessions: [S1, S2], nowT });
+  return SnapshotNotification.create({ session, header: HEADER, events, findings: [], sessions: [S1, S2], nowT, summary: SummaryModel.of(events).snapshot() });
 }
 
 function chip(root: { querySelector(s: string): { textContent: string | null } | null }, k: string): string {
@@ -124,10 +125,12 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
   it('a delta that ends the session makes the header say ended; clock ticks only move a live session', () => {
     const { app, root } = fresh();
     app.handle(snapshot(S1, events.slice(0, cut), 100));
+    assert.equal(chip(root, 'relists'), '0');
     assert.equal(app.data.endT, Math.max(100, events[cut - 1].t));
     app.handle(ClockNotification.create({ sessionId: 's1', nowT: 9000 }));
     assert.equal(app.data.endT, 9000);
-    app.handle(DeltaNotification.create({ sessionId: 's1', afterSeq: events[cut - 1].seq, events: events.slice(cut), live: false }));
+    app.handle(DeltaNotification.create({ sessionId: 's1', afterSeq: events[cut - 1].seq, events: events.slice(cut), live: false, summary: SummaryModel.of(events).snapshot() }));
+    assert.equal(chip(root, 'relists'), '1 (Expired 1)', 'the chips show the summary the delta brought');
     assert.match(chip(root, 'state'), /\(ended\)$/);
     assert.equal(app.data.endT, events[events.length - 1].t, 'an ended session ends at its last event');
     app.handle(ClockNotification.create({ sessionId: 's1', nowT: 20000 }));
@@ -158,6 +161,16 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
     assert.equal(app.currentSession, undefined);
     assert.equal(app.data.eventCount, 0);
     assert.equal(root.querySelector('.empty')?.textContent, 'No session');
+  });
+
+  it('a finding shows its real evidence count, not the 50 seqs it carries', () => {
+    const { app, root } = fresh();
+    const evidence = Array.from({ length: 50 }, (_, i) => i);
+    const msg = snapshot(S1, events);
+    msg.params.findings = [{ id: 'x', severity: 'warning', title: 't', detail: 'd', advice: 'a', evidence, evidenceCount: 145 }];
+    app.handle(msg);
+    const button = [...(root as unknown as { querySelectorAll(s: string): Iterable<{ textContent: string | null }> }).querySelectorAll('.findings .link-button')][0];
+    assert.equal(button?.textContent, 'Show evidence (145)');
   });
 
   it('malformed messages are ignored', () => {
