@@ -61,6 +61,8 @@ export class Toolbar {
   private readonly sessionSelect: HTMLElement & { value: string };
   private readonly followBox: HTMLElement & { checked: boolean };
   private readonly liveBadge: HTMLElement;
+  private live = true;
+  private follow = true;
 
   constructor(host: HTMLElement, cb: ToolbarCallbacks) {
     this.sessionSelect = document.createElement('vscode-single-select') as HTMLElement & { value: string };
@@ -106,13 +108,19 @@ export class Toolbar {
     this.sessionSelect.hidden = sessions.length < 2;
   }
 
+  /** An ended or imported trace has nothing to follow: the checkbox is then unchecked and disabled. */
   setLive(live: boolean): void {
+    this.live = live;
     this.liveBadge.textContent = live ? '● live' : 'ended';
     this.liveBadge.classList.toggle('on', live);
+    this.followBox.toggleAttribute('disabled', !live);
+    this.followBox.title = live ? 'Keep the newest events in view' : 'The trace has ended: there is nothing new to follow';
+    this.setFollow(this.follow);
   }
 
   setFollow(follow: boolean): void {
-    this.followBox.checked = follow;
+    this.follow = follow;
+    this.followBox.checked = follow && this.live;
   }
 }
 

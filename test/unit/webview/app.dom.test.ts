@@ -132,6 +132,9 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
     app.handle(DeltaNotification.create({ sessionId: 's1', afterSeq: events[cut - 1].seq, events: events.slice(cut), live: false, summary: SummaryModel.of(events).snapshot() }));
     assert.equal(chip(root, 'relists'), '1 (Expired 1)', 'the chips show the summary the delta brought');
     assert.match(chip(root, 'state'), /\(ended\)$/);
+    const follow = (root as unknown as { querySelector(s: string): { checked: boolean; hasAttribute(a: string): boolean } }).querySelector('vscode-checkbox');
+    assert.equal(follow.checked, false, '"Follow live" is unchecked on an ended trace');
+    assert.ok(follow.hasAttribute('disabled'), 'and disabled');
     assert.equal(app.data.endT, events[events.length - 1].t, 'an ended session ends at its last event');
     app.handle(ClockNotification.create({ sessionId: 's1', nowT: 20000 }));
     assert.equal(app.data.endT, events[events.length - 1].t);
