@@ -4,10 +4,12 @@
  * time), with handlers that only count. The sink is either the null sink or a TraceRecorder.
  */
 import { FakeClock } from '../src/engine/clock';
-import { nullSink, type EventSink } from '../src/engine/events';
+import type { EventSink } from '../src/format/events';
+import { nullSink } from '../src/engine/sink';
 import { findProfile, type Profile } from '../src/engine/profiles';
 import { SharedIndexInformer } from '../src/engine/sharedInformer';
-import { TraceRecorder, type TraceHeader } from '../src/trace/recorder';
+import { TraceRecorder } from '../src/trace/recorder';
+import type { TraceHeader } from '../src/format/trace';
 import { MemoryListerWatcher } from './memoryListerWatcher';
 
 export const BENCH_PROFILES = ['v1.15', 'v1.32', 'v1.34', 'v1.36'] as const;

@@ -5,7 +5,8 @@
  * updates after every relist, backoff, logs) and the findings rules have real work to do.
  */
 import { EngineRig } from './engineRig';
-import type { RecordedEvent, TraceHeader } from '../src/trace/recorder';
+import type { RecordedEvent } from '../src/format/events';
+import type { TraceHeader } from '../src/format/trace';
 
 const OBJECTS = 2000;
 const EVENTS_PER_WATCH = 3000;

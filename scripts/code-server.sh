@@ -60,6 +60,14 @@ seed_ripgrep_cache
 
 mkdir -p "$CACHE_DIR"
 cd "$CACHE_DIR"
+# One install at a time: a second caller waits here, then finds the marker and returns.
+exec 9>"$CACHE_DIR/.install.lock"
+flock 9
+if [ -f "$MARKER" ] && [ -x "$LAUNCHER" ]; then
+  log "code-server $CODE_SERVER_VERSION already installed"
+  echo "$LAUNCHER"
+  exit 0
+fi
 [ -f package.json ] || echo '{ "name": "code-server-install", "private": true }' > package.json
 log "npm install code-server@$CODE_SERVER_VERSION into $CACHE_DIR (takes several minutes)"
 export npm_config_yes=true

@@ -27,7 +27,7 @@ import {
   type TimelineUiState,
 } from '../src/protocol/timeline';
 import type { IpcMessage } from '../src/protocol/ipc';
-import type { TraceSummary, WireFinding } from '../src/protocol/trace';
+import type { Finding, TraceSummary } from '../src/format/trace';
 import { eventDetails } from './model/details';
 import { TimelineData } from './model/timelineData';
 import { renderLegend } from './render/legend';
@@ -44,7 +44,7 @@ export interface VsCodeApi {
 export class TimelineApp {
   readonly data = new TimelineData();
   private readonly ui: TimelineUiState;
-  private findings: WireFinding[] = [];
+  private findings: Finding[] = [];
   /** The host's counts of the whole trace (undefined until a snapshot brought them). */
   private summary: TraceSummary | undefined;
   private session: SessionInfo | undefined;

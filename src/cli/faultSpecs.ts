@@ -1,14 +1,14 @@
 /**
  * The `--fault NAME[=VALUE][@AT]` specs of `record` and the `--check-consistency` / `--consistency-every`
  * schedule: parsing (every mistake is one UsageError line) and applying them to a live informer at
- * their time, through FaultInjectingListerWatcher (src/scenario/faults.ts).
+ * their time, through FaultInjectingListerWatcher (src/sources/faults.ts).
  *
  * AT is measured from the start of the recording (default 0). One-shot faults (expire-watch,
  * toolarge-list, 429, drop-delete, internal-error without an open watch) are armed at AT and
  * take effect at the next matching request or event; the injector emits 'fault.injected' then.
  */
 import type { Clock, TimerHandle } from '../engine/clock';
-import type { FaultInjectingListerWatcher, FaultName } from '../scenario/faults';
+import type { FaultInjectingListerWatcher, FaultName } from '../sources/faults';
 import { offsetMs } from './args';
 import { UsageError } from './io';
 

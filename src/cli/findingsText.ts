@@ -1,5 +1,5 @@
 /** The findings as `summarize` and `record` print them: most severe first, with evidence, advice and link. */
-import type { Finding } from '../trace/findings';
+import type { Finding } from '../format/trace';
 
 const MAX_EVIDENCE_SHOWN = 10;
 

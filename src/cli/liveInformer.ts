@@ -13,7 +13,7 @@ import { DEFAULT_PROFILE, type Profile } from '../engine/profiles';
 import { discoverResources, KubeConfigError, KubeConnection, redactedUrl, resolveResource, type ApiResource } from '../kube';
 import { createLiveInformer, type LiveInformer } from '../live/liveInformer';
 import { requestLine, type LogLine } from '../scenario/notificationLog';
-import { SANDBOX_CONTEXT } from '../scenario/sandbox';
+import { SANDBOX_CONTEXT } from '../sources/sandbox';
 import { profileNamed, stringOption, type Parsed } from './args';
 import { closeResourceNames } from './resourceNames';
 import { UsageError, type CliIo } from './io';

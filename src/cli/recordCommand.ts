@@ -7,7 +7,7 @@
  * log (stdout by default) and the trace, and prints the findings on stderr.
  */
 import { formatLog, type LogLine } from '../scenario/notificationLog';
-import { loggingHandler } from '../scenario/replay';
+import { loggingHandler } from '../sources/replay';
 import { computeFindings } from '../trace/findings';
 import { exportTrace } from '../trace/traceFile';
 import { durationMs, parseCommandArgs, stringListOption, stringOption } from './args';

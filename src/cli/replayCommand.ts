@@ -4,7 +4,7 @@
  * --log, the trace (informer-trace/v1) to --trace. Exit 0 when the run ends without divergence.
  */
 import { DEFAULT_PROFILE, withGates, type Profile } from '../engine/profiles';
-import { replayScenario } from '../scenario/engineReplay';
+import { replayScenario } from '../sources/engineReplay';
 import { formatLog } from '../scenario/notificationLog';
 import type { Scenario } from '../scenario/types';
 import { parseScenarioText, ScenarioValidationError } from '../scenario/validate';

@@ -1,9 +1,9 @@
 /**
  * `informer-inspector sandbox [--scenario NAME] [--port N]`: starts the simulated cluster
- * (src/scenario/sandbox.ts), prints a kubeconfig for it on stdout and its storyline on stderr,
+ * (src/sources/sandbox.ts), prints a kubeconfig for it on stdout and its storyline on stderr,
  * and runs until interrupted.
  */
-import { startSandbox, STORYLINES } from '../scenario/sandbox';
+import { startSandbox, STORYLINES } from '../sources/sandbox';
 import { intOption, parseCommandArgs, stringOption } from './args';
 import { EXIT_OK, UsageError, type CliIo } from './io';
 

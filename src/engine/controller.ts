@@ -4,7 +4,7 @@
  * client-go since v0.33 (no RetryOnError); we only make them visible as log events.
  */
 import type { Clock } from './clock';
-import type { TraceEvent } from './events';
+import type { TraceEvent } from '../format/events';
 import { FIFOClosedError, type ProcessFunc, type Queue } from './fifo';
 import type { ReflectorOptions } from './reflector';
 import { IndexPanic } from './store';

@@ -4,7 +4,7 @@
  * `queue` iff it is in `items`, and `queue` has no duplicates. Only consecutive deletes of a key
  * are merged (dedupDeltas); nothing else is, and nothing is compared by content.
  */
-import type { DeltaType } from './events';
+import type { DeltaType } from '../format/events';
 import type { Delta, Queue } from './fifo';
 import { FifoBase, fifoKeyOf, type FifoOptions, type TombstoneOrigin } from './fifoSupport';
 import { DeletedFinalStateUnknown, isTombstone, resourceVersionOf, type KubeObject, type StoreObject } from './objects';

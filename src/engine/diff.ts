@@ -3,7 +3,7 @@
  * are not filtered by content, spec §4.2); we do it only to show the user what a relist or a
  * resync actually changed, e.g. a flood of updates that differ in nothing but resourceVersion.
  */
-import type { FieldChange, UpdateChange } from './events';
+import type { FieldChange, UpdateChange } from '../format/events';
 import type { KubeObject } from './objects';
 
 export const MAX_FIELD_CHANGES = 20;

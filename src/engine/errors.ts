@@ -4,7 +4,7 @@
  * wrapper still classifies as the StatusError or TransportError inside it.
  */
 import { StatusError, TransportError, type Status, type StatusCause } from './listWatch';
-import type { Outcome, RelistReason } from './events';
+import type { Outcome, RelistReason } from '../format/events';
 import type { KubeObject } from './objects';
 import type { Profile } from './profiles';
 

@@ -2,7 +2,7 @@
  * The interfaces between the reflector, the FIFOs and the informer (client-go fifo.go, store.go).
  * DeltaFIFO (deltaFifo.ts) and RealFIFO (realFifo.ts) implement both ReflectorStore and Queue.
  */
-import type { DeltaType } from './events';
+import type { DeltaType } from '../format/events';
 import type { KubeObject, StoreObject } from './objects';
 
 /** One queued change. For ReplacedAll / SyncAll / Bookmark the payload rides in the extra fields. */

@@ -4,8 +4,8 @@
  * Add / Update, Pop's wait and lock, HasSynced and Close, written once for both.
  */
 import type { Clock } from './clock';
-import type { DeltaType, EventSink, TraceEvent } from './events';
-import { nullSink } from './events';
+import type { DeltaType, EventSink, TraceEvent } from '../format/events';
+import { nullSink } from './sink';
 import { FIFOClosedError, type Delta, type ProcessFunc } from './fifo';
 import { isTombstone, type KubeObject, type StoreObject } from './objects';
 import { KeyError, metaNamespaceKeyFunc, type KeyFunc, type KeyListerGetter } from './store';

@@ -4,7 +4,7 @@
  * `klog.Warningf(…)` before (profile.logStyle).
  */
 import type { Clock } from './clock';
-import type { TraceEvent } from './events';
+import type { TraceEvent } from '../format/events';
 import type { Profile } from './profiles';
 
 export class InformerLog {

@@ -6,7 +6,7 @@
  * run goroutine.
  */
 import type { Clock } from './clock';
-import type { TraceEvent, UpdateChange } from './events';
+import type { TraceEvent, UpdateChange } from '../format/events';
 import { isTombstone, resourceVersionOf, type KubeObject, type StoreObject } from './objects';
 import { RingGrowing } from './ringGrowing';
 

@@ -6,7 +6,7 @@
  * Atomic mode (v0.36 AtomicFIFO): Replace appends one ReplacedAll, Resync one SyncAll, and
  * bookmarks become Bookmark entries; the informer then reconciles against its indexer itself.
  */
-import type { DeltaType } from './events';
+import type { DeltaType } from '../format/events';
 import type { Delta, Queue } from './fifo';
 import { FifoBase, fifoKeyOf, type FifoOptions, type TombstoneOrigin } from './fifoSupport';
 import { DeletedFinalStateUnknown, isTombstone, resourceVersionOf, type KubeObject, type StoreObject } from './objects';

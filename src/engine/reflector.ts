@@ -10,7 +10,7 @@
 import { newReflectorBackoff, type BackoffPolicy } from './backoff';
 import { isAbortError, type Clock } from './clock';
 import { isExpiredOrGone, type Classification } from './errors';
-import type { EventSink, ReflectorState, RelistReason, TraceEvent } from './events';
+import type { EventSink, ReflectorState, RelistReason, TraceEvent } from '../format/events';
 import type { ReflectorStore } from './fifo';
 import type { ListerWatcher, Watcher, WatchOptions } from './listWatch';
 import type { Profile } from './profiles';

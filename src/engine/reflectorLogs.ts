@@ -3,7 +3,7 @@
  * v0.33+) or printf-style (≤v0.32) per profile.logStyle. Texts are quoted exactly from the spec
  * (§1.3, §1.4, §1.6–§1.8, §2); only the values differ.
  */
-import type { EventSink, LogLevel } from './events';
+import type { EventSink, LogLevel } from '../format/events';
 import type { Clock } from './clock';
 import type { Profile } from './profiles';
 

@@ -4,7 +4,7 @@
  * only to listeners whose flag is set; everything else goes to all of them.
  */
 import type { Clock } from './clock';
-import type { FieldChange, TraceEvent } from './events';
+import type { FieldChange, TraceEvent } from '../format/events';
 import type { Notification, ProcessorListener } from './processorListener';
 import { resourceVersionOf } from './objects';
 

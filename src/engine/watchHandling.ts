@@ -5,7 +5,7 @@
  */
 import { abortError, type Clock } from './clock';
 import { VeryShortWatchError, describeObject, errorFromWatchObject, type CleanEnd } from './errors';
-import type { EventSink } from './events';
+import type { EventSink } from '../format/events';
 import type { ReflectorStore } from './fifo';
 import type { StreamEnd, WatchEvent, Watcher } from './listWatch';
 import type { KubeObject } from './objects';

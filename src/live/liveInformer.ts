@@ -13,7 +13,7 @@ import type { ListerWatcher, ListOptions, WatchOptions } from '../engine/listWat
 import type { Profile } from '../engine/profiles';
 import { SharedIndexInformer } from '../engine/sharedInformer';
 import { HttpListerWatcher, type ApiResource, type KubeConnection } from '../kube';
-import { FaultInjectingListerWatcher } from '../scenario/faults';
+import { FaultInjectingListerWatcher } from '../sources/faults';
 import { checkConsistency, type ConsistencyResult } from '../trace/consistency';
 import { DEFAULT_TRACE_CAP, TraceRecorder } from '../trace/recorder';
 import { TOOL_VERSION } from '../cli/version';

@@ -22,7 +22,8 @@ import {
   isRecord,
   isString,
 } from './ipc';
-import type { TraceSummary, WireEvent, WireFinding, WireTraceHeader } from './trace';
+import type { Finding, TraceHeader, TraceSummary } from '../format/trace';
+import type { RecordedEvent } from '../format/events';
 
 /** One informer session the host knows about (running, finished, imported or replayed). */
 export interface SessionInfo {
@@ -36,9 +37,9 @@ export interface SessionInfo {
 
 export interface SnapshotParams {
   session: SessionInfo;
-  header: WireTraceHeader;
-  events: WireEvent[];
-  findings: WireFinding[];
+  header: TraceHeader;
+  events: RecordedEvent[];
+  findings: Finding[];
   /** Every session, so a view can offer to switch. */
   sessions: SessionInfo[];
   /** The counts of the whole trace (src/trace/summary.ts): what the header chips show. */
@@ -51,9 +52,9 @@ export interface DeltaParams {
   sessionId: string;
   /** seq of the last event the host sent this view before this batch (-1: none). */
   afterSeq: number;
-  events: WireEvent[];
+  events: RecordedEvent[];
   /** Present when the findings changed since the last message. */
-  findings?: WireFinding[];
+  findings?: Finding[];
   live: boolean;
   /** The counts of the whole trace after this batch. */
   summary?: TraceSummary;
@@ -89,11 +90,11 @@ export function isSessionInfo(v: unknown): v is SessionInfo {
   return isRecord(v) && isString(v.id) && isString(v.title) && isBoolean(v.live) && isBoolean(v.simulated);
 }
 
-export function isWireEvent(v: unknown): v is WireEvent {
+export function isWireEvent(v: unknown): v is RecordedEvent {
   return isRecord(v) && isString(v.type) && isFiniteNumber(v.t) && isFiniteNumber(v.seq);
 }
 
-export function isWireFinding(v: unknown): v is WireFinding {
+export function isWireFinding(v: unknown): v is Finding {
   return (
     isRecord(v) &&
     isString(v.id) &&
@@ -105,7 +106,7 @@ export function isWireFinding(v: unknown): v is WireFinding {
   );
 }
 
-export function isWireHeader(v: unknown): v is WireTraceHeader {
+export function isWireHeader(v: unknown): v is TraceHeader {
   return (
     isRecord(v) &&
     v.format === 'informer-trace/v1' &&

@@ -10,7 +10,7 @@
  * The result is emitted as one 'consistency.check' event, which the stale-cache finding reads.
  */
 import type { Clock } from '../engine/clock';
-import type { EventOf, EventSink } from '../engine/events';
+import type { EventOf, EventSink } from '../format/events';
 import type { ListerWatcher, ObjectList } from '../engine/listWatch';
 import { isTombstone, type KubeObject, type StoreObject } from '../engine/objects';
 

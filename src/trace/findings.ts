@@ -3,16 +3,15 @@
  * the seqs of the events that show it, advice, and an upstream link. docs/findings.md lists them.
  * Rules live in findings/*.ts; each is a pure function of the trace.
  */
-import type { RecordedEvent, TraceHeader } from './recorder';
+import type { RecordedEvent } from '../format/events';
+import type { Finding, TraceHeader } from '../format/trace';
 import { slowHandlers, fifoBacklog, tombstonesDelivered } from './findings/handlers';
 import { identicalUpdatesAfterRelist } from './findings/identicalUpdates';
 import { clientTimeoutRelist, consistentRelist, expiredRelist, internalErrorRelist, refusedWatchRelist } from './findings/relistCauses';
 import { relistStorm } from './findings/relistStorm';
 import { staleCache, traceIncomplete, watchCache429 } from './findings/cacheHealth';
-import { capEvidence, TraceView, type Finding, type FindingRule } from './findings/types';
+import { capEvidence, TraceView, type FindingRule } from './findings/types';
 import { watchListWithoutBookmark } from './findings/watchList';
-
-export type { Finding } from './findings/types';
 
 export const FINDING_RULES: readonly FindingRule[] = [
   relistStorm,

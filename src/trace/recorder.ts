@@ -11,20 +11,14 @@
  * - unless the header says redacted:false, every event is redacted (redact.ts) before it is
  *   stored, so secrets never sit in memory, in a view or in an export.
  */
-import type { EventSink, TraceEvent } from '../engine/events';
-import type { WireEvent, WireTraceHeader } from '../protocol/trace';
+import type { EventSink, RecordedEvent, TraceEvent } from '../format/events';
+import type { TraceHeader } from '../format/trace';
 import { redactEvent, type RedactionContext } from './redact';
 
 export const TRACE_FORMAT = 'informer-trace/v1';
 export const DEFAULT_TRACE_CAP = 200_000;
 /** Below this the recorder could not hold an event and the drop marker that precedes it. */
 export const MIN_TRACE_CAP = 2;
-
-/** The trace file header (defined once in the protocol, which the webview shares). */
-export type TraceHeader = WireTraceHeader;
-
-/** seq: 0,1,2,... in emission order, never reused. */
-export type RecordedEvent = WireEvent;
 
 type BatchListener = (batch: RecordedEvent[]) => void;
 

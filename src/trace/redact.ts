@@ -8,7 +8,7 @@
  * The event vocabulary's own top-level field names (e.g. `key`, the object's cache key) are not
  * treated as credential names; every value below them is.
  */
-import type { FieldChange, TraceEvent } from '../engine/events';
+import type { FieldChange, TraceEvent } from '../format/events';
 
 export const REDACTED = '[redacted]';
 

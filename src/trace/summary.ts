@@ -7,10 +7,11 @@
  * apiserver or the network refused the LIST) rather than a completed list; every client-go
  * version then backs off and relists again, so an outage makes several relists but few lists.
  */
-import type { RelistReason, TraceEvent } from '../engine/events';
-import type { TraceSummary } from '../protocol/trace';
+import type { RelistReason, TraceEvent } from '../format/events';
+import type { TraceSummary } from '../format/trace';
 
-export { relistsText, type TraceSummary } from '../protocol/trace';
+export type { TraceSummary } from '../format/trace';
+export { relistsText } from '../protocol/summary';
 
 type Ev = TraceEvent & { seq?: number };
 

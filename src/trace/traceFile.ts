@@ -10,7 +10,9 @@
  */
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import schema from './schema/informer-trace-v1.schema.json';
-import { TRACE_FORMAT, type RecordedEvent, type TraceHeader, type TraceRecorder } from './recorder';
+import { TRACE_FORMAT, type TraceRecorder } from './recorder';
+import type { RecordedEvent } from '../format/events';
+import type { TraceHeader } from '../format/trace';
 import { redactEvent } from './redact';
 
 export class TraceFileError extends Error {

@@ -5,7 +5,7 @@
  *   cluster              the normal "Inspect informer" flow against the user's kubeconfig
  */
 import { DEFAULT_PROFILE } from '../engine/profiles';
-import { STORYLINES, type StorylineName } from '../scenario/sandbox';
+import { STORYLINES, type StorylineName } from '../sources/sandbox';
 
 export const AUTOSTART_ENV = 'INFORMER_INSPECTOR_AUTOSTART';
 

@@ -10,7 +10,7 @@ import { delimiter, join } from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_PROFILE, PROFILES, findProfile } from '../engine/profiles';
 import { discoverResources, KubeConnection, type ApiResource } from '../kube';
-import { DEFAULT_STORYLINE, STORYLINES, STORYLINE_DESCRIPTIONS, startSandbox, type Sandbox } from '../scenario/sandbox';
+import { DEFAULT_STORYLINE, STORYLINES, STORYLINE_DESCRIPTIONS, startSandbox, type Sandbox } from '../sources/sandbox';
 import { startLiveSession, resourceLabel } from './liveSession';
 import type { InformerSession } from './session';
 import type { SessionRegistry } from './sessions';

@@ -8,7 +8,7 @@ import type { Clock } from '../engine/clock';
 import type { Profile } from '../engine/profiles';
 import type { ApiResource, KubeConnection } from '../kube';
 import { createLiveInformer, resourceLabel } from '../live/liveInformer';
-import type { Sandbox } from '../scenario/sandbox';
+import type { Sandbox } from '../sources/sandbox';
 import { InformerSession, type LiveControls } from './session';
 
 export interface LiveSessionOptions {

@@ -3,7 +3,7 @@
  * (message, then key=value pairs), at the matching level; klog -v levels map to debug/trace.
  */
 import * as vscode from 'vscode';
-import type { RecordedEvent } from '../trace/recorder';
+import type { RecordedEvent } from '../format/events';
 import type { InformerSession } from './session';
 
 export function formatLogLine(e: Extract<RecordedEvent, { type: 'log' }>): string {

@@ -3,11 +3,14 @@
  * scenario, or an imported trace. It owns its recorder (or the imported events) and whatever
  * must be stopped with it. Free of 'vscode' so the stream logic around it is testable under mocha.
  */
-import type { FaultInjectingListerWatcher } from '../scenario/faults';
+import type { FaultInjectingListerWatcher } from '../sources/faults';
 import type { SharedIndexInformer } from '../engine/sharedInformer';
 import type { ConsistencyResult } from '../trace/consistency';
-import { computeFindings, type Finding } from '../trace/findings';
-import type { RecordedEvent, TraceHeader, TraceRecorder } from '../trace/recorder';
+import { computeFindings } from '../trace/findings';
+import type { Finding } from '../format/trace';
+import type { TraceRecorder } from '../trace/recorder';
+import type { RecordedEvent } from '../format/events';
+import type { TraceHeader } from '../format/trace';
 import type { SessionInfo } from '../protocol/timeline';
 import { SummaryModel, type TraceSummary } from '../trace/summary';
 

@@ -1,5 +1,6 @@
 /** The status bar item's text and tooltip, from the sessions' summaries (free of 'vscode', so it is unit-tested). */
-import { relistsText, type TraceSummary } from '../protocol/trace';
+import type { TraceSummary } from '../format/trace';
+import { relistsText } from '../protocol/summary';
 
 export interface StatusSession {
   title: string;

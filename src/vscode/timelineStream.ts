@@ -11,7 +11,7 @@
  */
 import type { IpcMessage } from '../protocol/ipc';
 import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, type SessionInfo } from '../protocol/timeline';
-import type { WireFinding } from '../protocol/trace';
+import type { Finding } from '../format/trace';
 import type { InformerSession } from './session';
 
 export interface StreamTimers {
@@ -38,7 +38,7 @@ export class TimelineStream {
   private ready = false;
   private visible = true;
   private lastSentSeq = -1;
-  private lastFindings: WireFinding[] | undefined;
+  private lastFindings: Finding[] | undefined;
   private lastLive = false;
   private cancelFlush: (() => void) | undefined;
   private lastFlushAt = Number.NEGATIVE_INFINITY;

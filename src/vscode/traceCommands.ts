@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import { findProfile, PROFILES } from '../engine/profiles';
 import { replayProfileName } from './replayProfile';
-import { replayScenario } from '../scenario/engineReplay';
+import { replayScenario } from '../sources/engineReplay';
 import { parseScenarioText } from '../scenario/validate';
 import type { Scenario } from '../scenario/types';
 import { TraceRecorder } from '../trace/recorder';

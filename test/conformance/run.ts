@@ -12,7 +12,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROFILES, findProfile } from '../../src/engine/profiles';
-import { replayScenario } from '../../src/scenario/engineReplay';
+import { replayScenario } from '../../src/sources/engineReplay';
 import { formatLog, parseLog, type LogLine } from '../../src/scenario/notificationLog';
 import { parseScenarioText } from '../../src/scenario/validate';
 import { compareLogs, formatMismatches } from './compare';

@@ -5,7 +5,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { RealClock } from '../../src/engine/clock';
-import type { TraceEvent } from '../../src/engine/events';
+import type { TraceEvent } from '../../src/format/events';
 import type { ListerWatcher, WatchOptions } from '../../src/engine/listWatch';
 import { findProfile } from '../../src/engine/profiles';
 import { SharedIndexInformer } from '../../src/engine/sharedInformer';

@@ -2,7 +2,7 @@
  * Small integer codes for the categories the lanes store in Uint8Arrays. The order of each
  * list is the order of the legend and the stacking order of the bars.
  */
-import type { DeltaType, ReflectorState, RelistReason } from '../../src/protocol/trace';
+import type { DeltaType, ReflectorState, RelistReason } from '../../src/format/events';
 
 export const REFLECTOR_STATES: readonly ReflectorState[] = ['listing', 'watch-listing', 'watching', 'backoff', 'stopped'];
 

@@ -4,7 +4,7 @@
  * hard-coded colour). The canvas resolves these chains (render/palette.ts) and the legend writes
  * the same chains as CSS `var()`s, so the legend cannot drift from what the lanes draw.
  */
-import type { DeltaType, ReflectorState } from '../../src/protocol/trace';
+import type { DeltaType, ReflectorState } from '../../src/format/events';
 
 /** A colour as `--vscode-*` names without the prefix, most preferred first. */
 export type ColourChain = readonly string[];

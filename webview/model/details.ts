@@ -4,7 +4,7 @@
  * plain description. Pure: the renderer only turns rows into text nodes.
  */
 import { rowText } from './marks';
-import type { FieldChange, WireEvent } from '../../src/protocol/trace';
+import type { FieldChange, RecordedEvent } from '../../src/format/events';
 import type { TimelineData } from './timelineData';
 
 export interface EventDetails {
@@ -37,7 +37,7 @@ export function formatTime(t: number): string {
 }
 
 /** One line a person can read aloud; also the accessible label of a mark. */
-export function describeEvent(e: WireEvent): string {
+export function describeEvent(e: RecordedEvent): string {
   switch (e.type) {
     case 'list.done':
       return `list: ${e.items} items in ${e.pages} page${e.pages === 1 ? '' : 's'} at RV ${e.rv}, ${formatMs(e.durationMs)}`;
@@ -72,7 +72,7 @@ export function describeEvent(e: WireEvent): string {
   }
 }
 
-export function eventDetails(data: TimelineData, e: WireEvent): EventDetails {
+export function eventDetails(data: TimelineData, e: RecordedEvent): EventDetails {
   const rows: [string, string][] = [
     ['time', formatTime(e.t)],
     ['seq', String(e.seq)],
@@ -162,7 +162,7 @@ function listOf<T>(v: readonly T[] | undefined): readonly T[] {
   return Array.isArray(v) ? v : [];
 }
 
-type RequestEvent = Extract<WireEvent, { type: 'request' }>;
+type RequestEvent = Extract<RecordedEvent, { type: 'request' }>;
 
 /** The nearest request of that verb before (or after) an event, within the same cycle. */
 export function findRequest(
@@ -198,7 +198,7 @@ export function describeRequest(r: RequestEvent | undefined): string | undefined
 }
 
 /** A notification carries no diff itself; the distribute event just before it does. */
-function findDiff(data: TimelineData, n: Extract<WireEvent, { type: 'notify' }>): FieldChange[] | undefined {
+function findDiff(data: TimelineData, n: Extract<RecordedEvent, { type: 'notify' }>): FieldChange[] | undefined {
   const events = data.allEvents();
   for (let i = data.indexOfSeq(n.seq) - 1; i >= 0; i--) {
     const e = events[i];

@@ -3,7 +3,7 @@
  * the one summary model the status bar, the findings and the CLI also read) with every snapshot
  * and delta.
  */
-import type { TraceSummary } from '../../src/protocol/trace';
+import type { TraceSummary } from '../../src/format/trace';
 
 export type SummarySnapshot = TraceSummary;
 

@@ -8,7 +8,7 @@
  * (`nowT`, never behind the last event), so the current reflector state and the open watch run
  * up to now while nothing happens; for an ended or imported session its last event.
  */
-import type { WireEvent } from '../../src/protocol/trace';
+import type { RecordedEvent } from '../../src/format/events';
 import { DELTA_TYPES, MarkKind, NotifyKind, REFLECTOR_STATES, RELIST_REASONS, codeOf } from './codes';
 import { PackedLane, lowerBound } from './packed';
 
@@ -36,7 +36,7 @@ export class TimelineData {
   /** One lane per handler, in the order handlers first appear; code = NotifyKind. */
   readonly handlers = new Map<string, PointLane>();
 
-  private readonly events: WireEvent[] = [];
+  private readonly events: RecordedEvent[] = [];
   private readonly seqs: number[] = [];
   /** Index in `marks` of the watch.start whose watch has not ended yet. */
   private openWatch = -1;
@@ -91,11 +91,11 @@ export class TimelineData {
     return this.openWatch;
   }
 
-  allEvents(): readonly WireEvent[] {
+  allEvents(): readonly RecordedEvent[] {
     return this.events;
   }
 
-  bySeq(seq: number): WireEvent | undefined {
+  bySeq(seq: number): RecordedEvent | undefined {
     const i = lowerBound(this.seqs, this.seqs.length, seq);
     return this.seqs[i] === seq ? this.events[i] : undefined;
   }
@@ -117,7 +117,7 @@ export class TimelineData {
     this.liveSession = false;
   }
 
-  append(batch: readonly WireEvent[]): void {
+  append(batch: readonly RecordedEvent[]): void {
     for (const e of batch) {
       if (e.seq <= this.lastSeq) continue; // already have it (a snapshot overlapped a delta)
       this.events.push(e);
@@ -129,7 +129,7 @@ export class TimelineData {
     }
   }
 
-  private ingest(e: WireEvent, t: number): void {
+  private ingest(e: RecordedEvent, t: number): void {
     const seq = e.seq;
     switch (e.type) {
       case 'reflector.state':
@@ -204,7 +204,7 @@ export class TimelineData {
   }
 }
 
-function notifyKind(e: Extract<WireEvent, { type: 'notify' }>): NotifyKind {
+function notifyKind(e: Extract<RecordedEvent, { type: 'notify' }>): NotifyKind {
   if (e.op === 'delete') return e.tombstone ? NotifyKind.Tombstone : NotifyKind.Delete;
   if (e.op === 'add') return e.isSync ? NotifyKind.Sync : NotifyKind.Add;
   if (e.change === 'identical') return NotifyKind.Identical;

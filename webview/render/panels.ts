@@ -8,7 +8,8 @@ import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import type { SessionInfo } from '../../src/protocol/timeline';
-import { relistsText, type WireFinding } from '../../src/protocol/trace';
+import type { Finding } from '../../src/format/trace';
+import { relistsText } from '../../src/protocol/summary';
 import type { EventDetails } from '../model/details';
 import { SUMMARY_CHIP_HELP, type SummaryChipKey, type SummarySnapshot } from '../model/summary';
 
@@ -158,7 +159,7 @@ function show(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-export function renderFindings(host: HTMLElement, findings: readonly WireFinding[], onSelect: (seq: number) => void, onLink: (url: string) => void): void {
+export function renderFindings(host: HTMLElement, findings: readonly Finding[], onSelect: (seq: number) => void, onLink: (url: string) => void): void {
   if (findings.length === 0) {
     host.replaceChildren(el('p', 'muted', 'No findings.'));
     return;

@@ -4,7 +4,8 @@
  * cache that is not ready, and a trace that is itself incomplete.
  */
 import { findProfile } from '../../engine/profiles';
-import { at, evidence, LINKS, plural, type Finding, type TraceView } from './types';
+import { at, evidence, LINKS, plural, type TraceView } from './types';
+import type { Finding } from '../../format/trace';
 
 const SHOWN_KEYS = 5;
 

@@ -2,7 +2,8 @@
  * What handlers experience: tombstones they must unwrap, and handlers too slow for the event
  * rate (their unbounded buffer grows, client-go §4.4), or a FIFO that is not drained.
  */
-import { at, evidence, LINKS, plural, type Finding, type Recorded, type TraceView } from './types';
+import { at, evidence, LINKS, plural, type Recorded, type TraceView } from './types';
+import type { Finding } from '../../format/trace';
 
 /** A handler buffer this deep is a backlog worth reporting. */
 export const PENDING_BACKLOG = 100;

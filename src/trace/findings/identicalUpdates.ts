@@ -4,7 +4,8 @@
  * listener that never resynced; PR #86015), handlers get old/new pairs that are DeepEqual.
  * The window of a relist runs until the next relist or resync, so resync updates are not counted.
  */
-import { at, countsText, evidence, LINKS, plural, type Finding, type Recorded, type TraceView } from './types';
+import { at, countsText, evidence, LINKS, plural, type Recorded, type TraceView } from './types';
+import type { Finding } from '../../format/trace';
 
 /** A burst needs at least half the listed objects (or this many) coming back as identical updates. */
 export const BURST_MIN_UPDATES = 10;

@@ -4,7 +4,8 @@
  * was injected in between), so cause and effect can be found on the timeline.
  */
 import { findProfile } from '../../engine/profiles';
-import { at, countsText, evidence, LINKS, plural, type Finding, type Recorded, type TraceView } from './types';
+import { at, countsText, evidence, LINKS, plural, type Recorded, type TraceView } from './types';
+import type { Finding } from '../../format/trace';
 
 /** The events that explain a relist: the last ending before it and any fault injected since the previous list. */
 export function causeOf(trace: TraceView, relist: Recorded<'relist'>): number[] {

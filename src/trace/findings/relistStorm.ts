@@ -3,9 +3,10 @@
  * do not filter, a wave of notifications), so a storm multiplies apiserver and handler load.
  * Relists are grouped by reason so that the cause is visible at a glance.
  */
-import type { RelistReason } from '../../engine/events';
+import type { RelistReason } from '../../format/events';
 import { SummaryModel } from '../summary';
-import { at, countsText, evidence, LINKS, plural, type Finding, type Recorded, type TraceView } from './types';
+import { at, countsText, evidence, LINKS, plural, type Recorded, type TraceView } from './types';
+import type { Finding } from '../../format/trace';
 
 /** A storm is at least this many relists within WINDOW_MS of each other. */
 export const STORM_MIN_RELISTS = 5;

@@ -3,12 +3,8 @@
  * trace indexed by event type, and the wording helpers that keep findings consistent.
  * Rules are pure functions of the trace: same events, same findings.
  */
-import type { EventOf, TraceEventType } from '../../engine/events';
-import type { WireFinding } from '../../protocol/trace';
-import type { RecordedEvent, TraceHeader } from '../recorder';
-
-/** A diagnosis (defined once in the protocol, which the webview shares). */
-export type Finding = WireFinding;
+import type { EventOf, RecordedEvent, TraceEventType } from '../../format/events';
+import type { Finding, TraceHeader } from '../../format/trace';
 
 export type Recorded<T extends TraceEventType> = EventOf<T> & { seq: number };
 

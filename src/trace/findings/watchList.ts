@@ -4,7 +4,8 @@
  * §1.10 row 26, upstream issue #140890), so a server or proxy that never sends the bookmark makes
  * a tight loop. Watch-lists that fail with an error (410, refused, 422 ...) are other rows.
  */
-import { at, evidence, LINKS, plural, type Finding, type TraceView } from './types';
+import { at, evidence, LINKS, plural, type TraceView } from './types';
+import type { Finding } from '../../format/trace';
 
 /** The §1.10 row of "watch-list stream closed without the end bookmark". */
 export const ROW_WATCHLIST_NO_BOOKMARK = 26;

@@ -3,10 +3,10 @@ import { runCli } from '../../../src/cli/cli';
 import { consistencySchedule, parseFaultSpec, scheduleFaults } from '../../../src/cli/faultSpecs';
 import { closeResourceNames, editDistance } from '../../../src/cli/resourceNames';
 import { FakeClock } from '../../../src/engine/clock';
-import type { TraceEvent } from '../../../src/engine/events';
+import type { TraceEvent } from '../../../src/format/events';
 import type { ListerWatcher } from '../../../src/engine/listWatch';
 import type { ApiResource } from '../../../src/kube';
-import { FaultInjectingListerWatcher } from '../../../src/scenario/faults';
+import { FaultInjectingListerWatcher } from '../../../src/sources/faults';
 import { memoryIo } from './memoryIo';
 
 const MIN = 60_000;

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../../src/cli/cli';
 import { parseLog, type RequestLine } from '../../../src/scenario/notificationLog';
-import { sandboxKubeconfig, startSandbox, type Sandbox } from '../../../src/scenario/sandbox';
+import { sandboxKubeconfig, startSandbox, type Sandbox } from '../../../src/sources/sandbox';
 import { importTrace } from '../../../src/trace/traceFile';
 import { memoryIo } from './memoryIo';
 import { closedPort, VirtualCli } from './virtualTime';

@@ -16,7 +16,7 @@ import type { ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import { runCli } from '../../../src/cli/cli';
 import { FakeClock, settle } from '../../../src/engine/clock';
-import { seededRand } from '../../../src/scenario/replay';
+import { seededRand } from '../../../src/sources/replay';
 import { memoryIo, type MemoryIo } from './memoryIo';
 
 /** Every loopback TCP connection this process opens or accepts (both ends) and every HTTP client request, while started. */

@@ -1,5 +1,5 @@
 /** Shared helpers for the FIFO / store / informer unit tests. */
-import type { EventOf, EventSink, TraceEvent, TraceEventType } from '../../../src/engine/events';
+import type { EventOf, EventSink, TraceEvent, TraceEventType } from '../../../src/format/events';
 import type { Delta, Queue } from '../../../src/engine/fifo';
 import { isTombstone, type KubeObject } from '../../../src/engine/objects';
 

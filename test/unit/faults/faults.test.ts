@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import { FakeClock, settle } from '../../../src/engine/clock';
-import type { TraceEvent } from '../../../src/engine/events';
+import type { TraceEvent } from '../../../src/format/events';
 import {
   StatusError,
   TransportError,
@@ -12,7 +12,7 @@ import {
   type Watcher,
   type WatchOptions,
 } from '../../../src/engine/listWatch';
-import { FaultInjectingListerWatcher, INTERNAL_ERROR_MESSAGE } from '../../../src/scenario/faults';
+import { FaultInjectingListerWatcher, INTERNAL_ERROR_MESSAGE } from '../../../src/sources/faults';
 
 /** A watcher the test feeds by hand. */
 class ManualWatcher implements Watcher {

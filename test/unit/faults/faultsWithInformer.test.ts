@@ -8,7 +8,7 @@ import type { ListerWatcher, ListOptions, ObjectList, StreamEnd, WatchEvent, Wat
 import type { KubeObject } from '../../../src/engine/objects';
 import { findProfile, withGates } from '../../../src/engine/profiles';
 import { SharedIndexInformer } from '../../../src/engine/sharedInformer';
-import { FaultInjectingListerWatcher } from '../../../src/scenario/faults';
+import { FaultInjectingListerWatcher } from '../../../src/sources/faults';
 import { checkConsistency } from '../../../src/trace/consistency';
 import { computeFindings } from '../../../src/trace/findings';
 import { TraceRecorder } from '../../../src/trace/recorder';

@@ -10,7 +10,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { FakeClock, abortError, settle } from '../../../src/engine/clock';
-import type { TraceEvent } from '../../../src/engine/events';
+import type { TraceEvent } from '../../../src/format/events';
 import { StatusError, TransportError, type ListerWatcher, type ObjectList, type StreamEnd, type WatchEvent, type Watcher } from '../../../src/engine/listWatch';
 import type { KubeObject } from '../../../src/engine/objects';
 import { PROFILES, withGates } from '../../../src/engine/profiles';

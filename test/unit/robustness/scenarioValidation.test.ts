@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { findProfile, PROFILES } from '../../../src/engine/profiles';
-import { replayScenario } from '../../../src/scenario/engineReplay';
+import { replayScenario } from '../../../src/sources/engineReplay';
 import { parseScenarioText, ScenarioValidationError, validateScenario } from '../../../src/scenario/validate';
 import { check, isOneLine, jsonValue, mutate, mutation } from './support';
 

@@ -7,9 +7,10 @@
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import type { TraceEvent } from '../../../src/engine/events';
+import type { TraceEvent } from '../../../src/format/events';
 import { computeFindings } from '../../../src/trace/findings';
-import type { RecordedEvent, TraceHeader } from '../../../src/trace/recorder';
+import type { RecordedEvent } from '../../../src/format/events';
+import type { TraceHeader } from '../../../src/format/trace';
 import { exportTrace, importTrace, TraceFileError } from '../../../src/trace/traceFile';
 import { SAMPLE_EVENTS, header, numbered } from '../trace/fixtures';
 import { awkwardString, check, isOneLine, jsonValue, mutate, mutation } from './support';

@@ -6,7 +6,7 @@
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import type { WireEvent } from '../../../src/protocol/trace';
+import type { RecordedEvent } from '../../../src/format/events';
 import { isWireEvent } from '../../../src/protocol/timeline';
 import { binCounts, binStepMax } from '../../../webview/model/binning';
 import { describeEvent, eventDetails } from '../../../webview/model/details';
@@ -46,7 +46,7 @@ function ingest(batchList: Record<string, unknown>[][], navigation: NavKey[]): v
   const data = new TimelineData();
   const summary = new TimelineSummary();
   for (const raw of batchList) {
-    const batch: WireEvent[] = (raw as unknown[]).filter(isWireEvent);
+    const batch: RecordedEvent[] = (raw as unknown[]).filter(isWireEvent);
     assert.equal(batch.length, raw.length, 'the generator only makes events that pass the guard');
     data.append(batch);
     for (const e of batch) summary.add(e);
@@ -80,7 +80,7 @@ describe('robustness: webview model', () => {
 
   it('two relist reasons that are not strings, tied in count, still give a summary', () => {
     const summary = new TimelineSummary();
-    for (const [seq, reason] of [7, null, 'Expired'].entries()) summary.add({ type: 'relist', t: seq, seq, reason } as unknown as WireEvent);
+    for (const [seq, reason] of [7, null, 'Expired'].entries()) summary.add({ type: 'relist', t: seq, seq, reason } as unknown as RecordedEvent);
     assert.equal(summary.snapshot().relists, 3);
   });
 });

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { KubeConnection, discoverResources } from '../../../src/kube';
-import { startSandbox } from '../../../src/scenario/sandbox';
+import { startSandbox } from '../../../src/sources/sandbox';
 import { type TestSandbox, testSandbox } from './helpers';
 
 describe('sandbox: discovery, health, read-only', () => {

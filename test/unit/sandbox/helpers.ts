@@ -5,7 +5,7 @@
 import { FakeClock } from '../../../src/engine/clock';
 import type { WatchEvent } from '../../../src/engine/listWatch';
 import type { KubeObject } from '../../../src/engine/objects';
-import { type Sandbox, type SandboxOptions, startSandbox } from '../../../src/scenario/sandbox';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../../src/sources/sandbox';
 
 /** The fields of list, Status and discovery bodies the tests read. */
 export interface ApiBody {

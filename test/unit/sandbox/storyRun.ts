@@ -7,8 +7,10 @@ import { settle } from '../../../src/engine/clock';
 import { findProfile } from '../../../src/engine/profiles';
 import { SharedIndexInformer } from '../../../src/engine/sharedInformer';
 import { HttpListerWatcher, KubeConnection } from '../../../src/kube';
-import { computeFindings, type Finding } from '../../../src/trace/findings';
-import { TraceRecorder, type RecordedEvent } from '../../../src/trace/recorder';
+import { computeFindings } from '../../../src/trace/findings';
+import type { Finding } from '../../../src/format/trace';
+import { TraceRecorder } from '../../../src/trace/recorder';
+import type { RecordedEvent } from '../../../src/format/events';
 import { type TestSandbox, testSandbox } from './helpers';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps', namespaced: true };

@@ -12,7 +12,7 @@
  * - watch-expiry: the re-watch gets 410 Expired and the reflector relists.
  */
 import { strict as assert } from 'node:assert';
-import { TIMINGS } from '../../../src/scenario/sandbox/storylines';
+import { TIMINGS } from '../../../src/sources/sandbox/storylines';
 import { runStory, type StoryRun } from './storyRun';
 
 const has = (r: StoryRun, id: string) => assert.ok(r.ids.includes(id), `${id} expected; found ${r.ids.join(', ') || 'none'}`);

@@ -7,10 +7,10 @@
 import { strict as assert } from 'node:assert';
 import { summaryLines } from '../../../src/cli/summarizeCommand';
 import { PROFILES } from '../../../src/engine/profiles';
-import { STORYLINES, TIMINGS } from '../../../src/scenario/sandbox/storylines';
+import { STORYLINES, TIMINGS } from '../../../src/sources/sandbox/storylines';
 import { evidenceCount } from '../../../src/trace/findings/types';
 import { relistsText, SummaryModel } from '../../../src/trace/summary';
-import type { RecordedEvent } from '../../../src/trace/recorder';
+import type { RecordedEvent } from '../../../src/format/events';
 import { statusText } from '../../../src/vscode/statusText';
 import { runStory } from './storyRun';
 

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { WatchEvent } from '../../../src/engine/listWatch';
-import { TIMINGS } from '../../../src/scenario/sandbox/storylines';
+import { TIMINGS } from '../../../src/sources/sandbox/storylines';
 import { type EventReader, type TestSandbox, fetchErrorCode, keyOf, openWatch, rvOf, testSandbox } from './helpers';
 
 /** Collects a watch's events in the background until the stream ends or breaks. */

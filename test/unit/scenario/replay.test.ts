@@ -4,7 +4,7 @@ import type { KubeObject } from '../../../src/engine/objects';
 import { DeletedFinalStateUnknown } from '../../../src/engine/objects';
 import { findProfile } from '../../../src/engine/profiles';
 import type { NotifyLine } from '../../../src/scenario/notificationLog';
-import { loggingHandler, replayWith, seededRand, type ReplayHandler, type ReplayInformer, type ReplayInformerOptions } from '../../../src/scenario/replay';
+import { loggingHandler, replayWith, seededRand, type ReplayHandler, type ReplayInformer, type ReplayInformerOptions } from '../../../src/sources/replay';
 import { validateScenario } from '../../../src/scenario/validate';
 import type { Scenario } from '../../../src/scenario/types';
 

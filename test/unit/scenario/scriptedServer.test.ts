@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { FakeClock, isAbortError } from '../../../src/engine/clock';
 import { StatusError, TransportError, type Watcher, type WatchEvent } from '../../../src/engine/listWatch';
 import type { DivergenceLine, RequestLine } from '../../../src/scenario/notificationLog';
-import { ScriptedServer } from '../../../src/scenario/scriptedServer';
+import { ScriptedServer } from '../../../src/sources/scriptedServer';
 import type { HandlerSpec, Scenario, Step } from '../../../src/scenario/types';
 
 const obj = (name: string, rv: string) => ({ metadata: { namespace: 'default', name, resourceVersion: rv } });

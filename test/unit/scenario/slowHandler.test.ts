@@ -2,10 +2,10 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeClock, settle } from '../../../src/engine/clock';
-import type { TraceEvent } from '../../../src/engine/events';
+import type { TraceEvent } from '../../../src/format/events';
 import { findProfile } from '../../../src/engine/profiles';
-import { replayScenario } from '../../../src/scenario/engineReplay';
-import { slowedBy, type ReplayHandler } from '../../../src/scenario/replay';
+import { replayScenario } from '../../../src/sources/engineReplay';
+import { slowedBy, type ReplayHandler } from '../../../src/sources/replay';
 import { parseScenarioText } from '../../../src/scenario/validate';
 
 const CORPUS = join(__dirname, '../../conformance/scenarios');

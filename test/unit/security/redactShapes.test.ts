@@ -9,7 +9,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { compareUpdate } from '../../../src/engine/diff';
-import type { TraceEvent } from '../../../src/engine/events';
+import type { TraceEvent } from '../../../src/format/events';
 import { transportErrorText } from '../../../src/engine/listWatch';
 import type { KubeObject } from '../../../src/engine/objects';
 import { redactedUrl } from '../../../src/kube';

@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { GlobalRegistrator } from '@happy-dom/global-registrator';
 import type { SessionInfo } from '../../../src/protocol/timeline';
-import type { WireFinding } from '../../../src/protocol/trace';
+import type { Finding } from '../../../src/format/trace';
 import { eventDetails } from '../../../webview/model/details';
 import { TimelineData } from '../../../webview/model/timelineData';
 import { numbered } from '../webview/fixture';
@@ -84,7 +84,7 @@ describe('security: the webview renders cluster data as text only', () => {
   });
 
   it('findings and the summary header', () => {
-    const findings: WireFinding[] = [
+    const findings: Finding[] = [
       { id: 'x', severity: 'warning', title: XSS, detail: SCRIPT, advice: SVG, evidence: [1], link: `javascript:alert(1)//${XSS}` },
     ];
     const f = dom().createElement('section');

@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import { FakeClock } from '../../../src/engine/clock';
-import type { TraceEvent } from '../../../src/engine/events';
+import type { TraceEvent } from '../../../src/format/events';
 import type { ListerWatcher, ListOptions, ObjectList, Watcher } from '../../../src/engine/listWatch';
 import type { KubeObject, StoreObject } from '../../../src/engine/objects';
 import { DeletedFinalStateUnknown } from '../../../src/engine/objects';

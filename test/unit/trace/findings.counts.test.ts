@@ -3,7 +3,7 @@
  * agree with the count, and a relist storm made of refused LISTs says so.
  */
 import { strict as assert } from 'assert';
-import type { TraceEvent } from '../../../src/engine/events';
+import type { TraceEvent } from '../../../src/format/events';
 import { formatFindings } from '../../../src/cli/findingsText';
 import { computeFindings } from '../../../src/trace/findings';
 import { MAX_EVIDENCE } from '../../../src/trace/findings/types';

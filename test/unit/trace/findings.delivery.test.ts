@@ -1,6 +1,7 @@
 import { strict as assert } from 'assert';
-import type { TraceEvent } from '../../../src/engine/events';
-import { computeFindings, type Finding } from '../../../src/trace/findings';
+import type { TraceEvent } from '../../../src/format/events';
+import { computeFindings } from '../../../src/trace/findings';
+import type { Finding } from '../../../src/format/trace';
 import { header, numbered } from './fixtures';
 
 function findings(events: TraceEvent[], over = {}): Finding[] {

@@ -1,15 +1,16 @@
 /**
  * Findings on traces of real engine runs: conformance scenarios replayed through the engine
- * (src/scenario/engineReplay.ts) into a TraceRecorder. Also checks that every replayed trace
+ * (src/sources/engineReplay.ts) into a TraceRecorder. Also checks that every replayed trace
  * exports to a schema-valid file that round-trips.
  */
 import { strict as assert } from 'assert';
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { findProfile, PROFILES } from '../../../src/engine/profiles';
-import { replayScenario } from '../../../src/scenario/engineReplay';
+import { replayScenario } from '../../../src/sources/engineReplay';
 import { parseScenarioText } from '../../../src/scenario/validate';
-import { computeFindings, type Finding } from '../../../src/trace/findings';
+import { computeFindings } from '../../../src/trace/findings';
+import type { Finding } from '../../../src/format/trace';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import { exportTrace, importTrace } from '../../../src/trace/traceFile';
 import { header } from './fixtures';

@@ -3,8 +3,9 @@
  * file when a type of the TraceEvent union has no sample), a header, and a helper that numbers
  * synthetic event arrays like the recorder does.
  */
-import type { EventOf, TraceEvent, TraceEventType } from '../../../src/engine/events';
-import type { RecordedEvent, TraceHeader } from '../../../src/trace/recorder';
+import type { EventOf, TraceEvent, TraceEventType } from '../../../src/format/events';
+import type { RecordedEvent } from '../../../src/format/events';
+import type { TraceHeader } from '../../../src/format/trace';
 
 /** Every event type of the union; a missing or extra key is a compile error. */
 export const ALL_EVENT_TYPES: Record<TraceEventType, true> = {

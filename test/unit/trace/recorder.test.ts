@@ -1,6 +1,7 @@
 import { strict as assert } from 'assert';
-import type { TraceEvent } from '../../../src/engine/events';
-import { TraceRecorder, type RecordedEvent } from '../../../src/trace/recorder';
+import type { TraceEvent } from '../../../src/format/events';
+import { TraceRecorder } from '../../../src/trace/recorder';
+import type { RecordedEvent } from '../../../src/format/events';
 import { header } from './fixtures';
 
 function rec(cap?: number, over = {}): TraceRecorder {

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import type { TraceEvent } from '../../../src/engine/events';
+import type { TraceEvent } from '../../../src/format/events';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import { REDACTED, redactEvent } from '../../../src/trace/redact';
 import { header } from './fixtures';

@@ -28,8 +28,8 @@ describe('trace file (informer-trace/v1)', () => {
   });
 
   it('the schema also matches the union as written in events.ts (a runtime check that does not rely on tsc)', () => {
-    const source = readFileSync(join(__dirname, '../../../src/engine/events.ts'), 'utf8');
-    const union = source.slice(source.indexOf('export type TraceEvent ='), source.indexOf('export type TraceEventType'));
+    const source = readFileSync(join(__dirname, '../../../src/format/events.ts'), 'utf8');
+    const union = source.slice(source.indexOf('export type EngineEvent ='), source.indexOf('export type TraceEvent ='));
     const inSource = [...union.matchAll(/type: '([A-Za-z.]+)'/g)].map((m) => m[1]).sort();
     assert.ok(inSource.length > 30);
     assert.deepEqual((schema.$defs.event.properties.type.enum as string[]).slice().sort(), inSource);

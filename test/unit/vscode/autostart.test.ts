@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { DEFAULT_PROFILE } from '../../../src/engine/profiles';
-import { STORYLINES } from '../../../src/scenario/sandbox';
+import { STORYLINES } from '../../../src/sources/sandbox';
 import { parseAutostart } from '../../../src/vscode/autostartRequest';
 
 describe('parseAutostart (INFORMER_INSPECTOR_AUTOSTART)', () => {

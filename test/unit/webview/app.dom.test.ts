@@ -16,7 +16,8 @@ import {
   type TimelineUiState,
 } from '../../../src/protocol/timeline';
 import type { IpcMessage } from '../../../src/protocol/ipc';
-import type { WireEvent, WireTraceHeader } from '../../../src/protocol/trace';
+import type { RecordedEvent as WireEvent } from '../../../src/format/events';
+import type { TraceHeader as WireTraceHeader } from '../../../src/format/trace';
 import { SummaryModel } from '../../../src/trace/summary';
 import { cycleTrace } from './fixture';
 

@@ -1,13 +1,13 @@
-import type { TraceEvent } from '../../../src/protocol/trace';
-import type { WireEvent } from '../../../src/protocol/trace';
+import type { TraceEvent } from '../../../src/format/events';
+import type { RecordedEvent } from '../../../src/format/events';
 
 /** Numbers a hand-written event list the way the recorder does (seq 0, 1, 2, ...). */
-export function numbered(events: TraceEvent[]): WireEvent[] {
-  return events.map((e, seq) => ({ ...e, seq }) as WireEvent);
+export function numbered(events: TraceEvent[]): RecordedEvent[] {
+  return events.map((e, seq) => ({ ...e, seq }) as RecordedEvent);
 }
 
 /** A small but complete cycle: list, watch, a 410 that relists, an identical update, a tombstone. */
-export function cycleTrace(): WireEvent[] {
+export function cycleTrace(): RecordedEvent[] {
   return numbered([
     { t: 0, type: 'reflector.state', state: 'listing' },
     { t: 0, type: 'request', verb: 'list', rv: '0', limit: 500 },

@@ -5,7 +5,7 @@
  */
 import type { Status, StatusCause } from '../engine/listWatch';
 import type { KubeObject } from '../engine/objects';
-import type { ErrorSpec, ScenarioResource } from './types';
+import type { ErrorSpec, ScenarioResource } from '../scenario/types';
 
 export function statusOf(e: ErrorSpec): Status {
   const details: NonNullable<Status['details']> = {};

@@ -10,7 +10,7 @@
  * armed until a matching request or event comes; pendingFaults() lists them.
  */
 import type { Clock } from '../engine/clock';
-import type { EventSink } from '../engine/events';
+import type { EventSink } from '../format/events';
 import {
   StatusError,
   TransportError,

@@ -1,11 +1,11 @@
 /**
- * The trace event vocabulary (informer-trace/v1). Every decision the engine makes is one of these
- * typed events; the recorder, the timeline, the CLI, the findings and the tests all read them.
- * The engine knows no recorder: it calls an EventSink. Adding a field or an event type is allowed;
- * renaming or changing the meaning of one is not (docs/trace-format.md, src/trace/schema).
+ * The trace event vocabulary (informer-trace/v1), types only. Every decision the engine makes is
+ * one of these typed events (EngineEvent); the fault injector, the consistency check and the
+ * recorder add their own (ToolEvent). The recorder, the timeline, the CLI, the findings and the
+ * tests all read them. The engine knows no recorder: it calls an EventSink. Adding a field or an
+ * event type is allowed; renaming or changing the meaning of one is not (docs/trace-format.md,
+ * src/trace/schema).
  */
-
-export const TRACE_VOCABULARY_VERSION = 1;
 
 export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync' | 'ReplacedAll' | 'SyncAll' | 'Bookmark';
 
@@ -62,7 +62,8 @@ interface Base {
   t: number;
 }
 
-export type TraceEvent =
+/** What the engine emits. */
+export type EngineEvent =
   // ---- informer lifecycle
   | (Base & { type: 'informer.start'; profile: string; fifo: 'DeltaFIFO' | 'RealFIFO'; atomic: boolean; watchList: boolean; resyncCheckPeriodMs: number })
   | (Base & { type: 'informer.stop' })
@@ -173,32 +174,25 @@ export type TraceEvent =
   | (Base & { type: 'resync.check'; handler: string; due: boolean; nextResyncMs: number })
   | (Base & { type: 'handler.slow'; handler: string; durationMs: number })
   // ---- client-go style log lines (what client-go would print)
-  | (Base & { type: 'log'; level: LogLevel; msg: string; kv?: Record<string, string> })
-  // ---- outside the engine: fault injection, consistency checks, the recorder itself
+  | (Base & { type: 'log'; level: LogLevel; msg: string; kv?: Record<string, string> });
+
+/** What is emitted outside the engine: fault injection, consistency checks, the recorder itself. */
+export type ToolEvent =
   | (Base & { type: 'fault.injected'; fault: string; detail?: string })
   | (Base & { type: 'consistency.check'; rv: string; missing: string[]; extra: string[]; rvMismatch: { key: string; cached: string; server: string }[] })
   | (Base & { type: 'trace.dropped'; count: number });
+
+export type TraceEvent = EngineEvent | ToolEvent;
 
 export type TraceEventType = TraceEvent['type'];
 
 /** Distributes to one event type's shape. */
 export type EventOf<T extends TraceEventType> = Extract<TraceEvent, { type: T }>;
 
+/** A recorded event: seq is 0,1,2,... in emission order, never reused. */
+export type RecordedEvent = TraceEvent & { seq: number };
+
 /** Where the engine sends its events. Must not throw; must not call back into the engine. */
 export interface EventSink {
   emit(event: TraceEvent): void;
-}
-
-export const nullSink: EventSink = { emit: () => undefined };
-
-/** Fan-out to several sinks. */
-export class MultiSink implements EventSink {
-  private readonly sinks = new Set<EventSink>();
-  add(s: EventSink): () => void {
-    this.sinks.add(s);
-    return () => this.sinks.delete(s);
-  }
-  emit(event: TraceEvent): void {
-    for (const s of this.sinks) s.emit(event);
-  }
 }

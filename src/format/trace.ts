@@ -1,26 +1,10 @@
 /**
- * The trace shapes that cross the host/webview boundary. The event vocabulary is the engine's
- * (type-only re-export: nothing of the engine runs in the webview). The trace header and the
- * finding shape are defined here, once: the webview may import only src/protocol, and the trace
- * layer (src/trace/recorder.ts, src/trace/findings/types.ts) uses these same types.
+ * The trace file's header and the finding shape (informer-trace/v1), types only. The event
+ * vocabulary is in ./events.ts.
  */
-import type { ReflectorState, TraceEvent } from '../engine/events';
+import type { ReflectorState } from './events';
 
-export type {
-  DeltaType,
-  FieldChange,
-  LogLevel,
-  Outcome,
-  ReflectorState,
-  RelistReason,
-  TraceEvent,
-  TraceEventType,
-  UpdateChange,
-} from '../engine/events';
-
-export type WireEvent = TraceEvent & { seq: number };
-
-export interface WireTraceHeader {
+export interface TraceHeader {
   format: 'informer-trace/v1';
   tool: { name: 'informer-inspector'; version: string };
   profile: string;
@@ -39,7 +23,7 @@ export interface WireTraceHeader {
   redacted: boolean;
 }
 
-export interface WireFinding {
+export interface Finding {
   /** Stable rule id, with `:<qualifier>` when one rule reports several things (e.g. per handler). */
   id: string;
   severity: 'info' | 'warning' | 'error';
@@ -55,8 +39,8 @@ export interface WireFinding {
 }
 
 /**
- * The trace's counts, computed once by the host (src/trace/summary.ts) and read by every header
- * chip, the status bar, the findings and the CLI `summarize`, so they cannot disagree.
+ * The trace's counts, computed once (src/trace/summary.ts) and read by every header chip, the
+ * status bar, the findings and the CLI `summarize`, so they cannot disagree.
  */
 export interface TraceSummary {
   /** Relists (every list after the first), by reason, most frequent first. */
@@ -85,12 +69,4 @@ export interface TraceSummary {
   state: ReflectorState | 'idle';
   events: number;
   dropped: number;
-}
-
-/** "12 (7 with the LIST refused; ConnectionRefused 9, Expired 3)": the relist count as every view writes it. */
-export function relistsText(s: Pick<TraceSummary, 'relists' | 'relistsByReason' | 'relistsListRefused'>): string {
-  if (s.relists === 0) return '0';
-  const reasons = s.relistsByReason.map(([r, n]) => `${r} ${n}`).join(', ');
-  const refused = s.relistsListRefused > 0 ? `${s.relistsListRefused} with the LIST refused; ` : '';
-  return `${s.relists} (${refused}${reasons})`;
 }

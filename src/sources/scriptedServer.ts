@@ -22,10 +22,10 @@ import {
 } from '../engine/listWatch';
 import type { KubeObject } from '../engine/objects';
 import { watchDecodeErrorStatus } from '../engine/statusErrors';
-import { requestLine, type DivergenceLine, type RequestLine } from './notificationLog';
+import { requestLine, type DivergenceLine, type RequestLine } from '../scenario/notificationLog';
 import { ScriptedWatcher, closedWatcher } from './scriptedWatcher';
 import { statusOf, withResourceType } from './statusObjects';
-import { stepKind, type HandlerSpec, type NetworkStep, type Scenario, type Step, type Verb, type WatchStreamStep } from './types';
+import { stepKind, type HandlerSpec, type NetworkStep, type Scenario, type Step, type Verb, type WatchStreamStep } from '../scenario/types';
 
 /** How long the REST client's retries of a watch open take by default (10 retries of ~1 s). */
 export const DEFAULT_WATCH_RETRY_MS = 10_000;

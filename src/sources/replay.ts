@@ -8,15 +8,15 @@
  * one scenario, profile and seed always give the same log.
  */
 import { FakeClock, settle, type Clock } from '../engine/clock';
-import type { EventSink, TraceEvent } from '../engine/events';
+import type { EventSink, TraceEvent } from '../format/events';
 import type { ListerWatcher } from '../engine/listWatch';
 import { isTombstone, resourceVersionOf, type KubeObject, type StoreObject } from '../engine/objects';
 import { withGates, type Profile } from '../engine/profiles';
 import { deletionHandlingMetaNamespaceKeyFunc } from '../engine/store';
-import type { LogLine, NotifyLine } from './notificationLog';
+import type { LogLine, NotifyLine } from '../scenario/notificationLog';
 import { ScriptedServer } from './scriptedServer';
 import { seededRand } from './seededRand';
-import type { HandlerSpec, Scenario } from './types';
+import type { HandlerSpec, Scenario } from '../scenario/types';
 
 /** The jitter source a replay runs on (options.seed); also what tests seed live runs with. */
 export { seededRand };

@@ -7,7 +7,7 @@
 import type { Clock, TimerHandle } from '../engine/clock';
 import type { Status, StreamEnd, Watcher, WatchEvent } from '../engine/listWatch';
 import type { KubeObject } from '../engine/objects';
-import type { WatchClose } from './types';
+import type { WatchClose } from '../scenario/types';
 
 export interface ScriptedStream {
   events: { type: string; object: KubeObject; atMs?: number }[];

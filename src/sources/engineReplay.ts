@@ -4,7 +4,7 @@
  */
 import { SharedIndexInformer } from '../engine/sharedInformer';
 import { replayWith, type InformerFactory, type ReplayOptions, type ReplayResult } from './replay';
-import type { Scenario } from './types';
+import type { Scenario } from '../scenario/types';
 
 export const engineInformerFactory: InformerFactory = (o) =>
   new SharedIndexInformer({
