@@ -31,7 +31,7 @@ import type { Finding, TraceSummary } from '../src/format/trace';
 import { eventDetails } from './model/details';
 import { TimelineData } from './model/timelineData';
 import { renderLegend } from './render/legend';
-import { el, renderDetails, renderFindings, renderSummary, Toolbar } from './render/panels';
+import { el, LowerTabs, renderDetails, renderFindings, renderSummary, Toolbar } from './render/panels';
 import { TimelineView } from './render/timelineView';
 
 /** The part of the webview API the app uses. */
@@ -40,6 +40,9 @@ export interface VsCodeApi {
   getState(): unknown;
   setState(state: TimelineUiState): void;
 }
+
+/** Views shorter than this (the bottom panel at its default height) use the compact layout. */
+export const COMPACT_HEIGHT = 520;
 
 export class TimelineApp {
   readonly data = new TimelineData();
@@ -62,6 +65,9 @@ export class TimelineApp {
   private readonly statusEl: HTMLElement;
   private readonly view: TimelineView;
   private readonly toolbar: Toolbar;
+  private readonly tabs: LowerTabs;
+  private readonly legend: HTMLDetailsElement;
+  private readonly root: HTMLElement;
 
   constructor(
     private readonly vscode: VsCodeApi,
@@ -77,20 +83,22 @@ export class TimelineApp {
     this.emptyEl = root.appendChild(el('p', 'empty'));
     this.chartEl = root.appendChild(el('section', 'chart'));
     this.lower = root.appendChild(el('div', 'lower'));
+    this.findingsEl = this.lower.appendChild(el('section', 'findings-pane'));
+    this.findingsEl.setAttribute('aria-label', 'Findings');
     this.detailsEl = this.lower.appendChild(el('section', 'details'));
     this.detailsEl.setAttribute('aria-live', 'polite');
     this.detailsEl.setAttribute('aria-label', 'Event details');
-    this.findingsEl = this.lower.appendChild(el('section', 'findings-pane'));
-    this.findingsEl.setAttribute('aria-label', 'Findings');
+    this.tabs = new LowerTabs(this.lower, this.findingsEl, this.detailsEl);
     this.statusEl = root.appendChild(el('p', 'status'));
     this.statusEl.setAttribute('role', 'status');
 
-    renderLegend(this.chartEl);
+    this.legend = renderLegend(this.chartEl);
     this.view = new TimelineView(this.chartEl, this.data, {
       onSelect: (seq) => {
         this.ui.selectedSeq = seq;
         this.saveUi();
         this.showDetails(seq);
+        if (seq !== undefined) this.tabs.show('details');
       },
       onFollowChange: (follow) => {
         this.ui.follow = follow;
@@ -108,6 +116,18 @@ export class TimelineApp {
       onExport: () => this.exportTrace(),
     });
     this.toolbar.setFollow(this.ui.follow);
+    this.root = root;
+    this.layout();
+    window.addEventListener('resize', () => this.layout());
+  }
+
+  /** Compact below COMPACT_HEIGHT px: lanes shrink, the panel moves beside the chart, the legend starts closed. */
+  private layout(): void {
+    const compact = window.innerHeight > 0 && window.innerHeight < COMPACT_HEIGHT;
+    if (compact === this.root.classList.contains('compact')) return;
+    this.root.classList.toggle('compact', compact);
+    this.view.setCompact(compact);
+    this.legend.open = !compact;
   }
 
   /** Shows "Loading…" and asks the host for the first snapshot. */
@@ -246,6 +266,7 @@ export class TimelineApp {
   }
 
   private showFindings(): void {
+    this.tabs.setFindingsCount(this.findings.length);
     renderFindings(
       this.findingsEl,
       this.findings,
@@ -253,6 +274,7 @@ export class TimelineApp {
         this.view.selectSeq(seq);
         this.ui.selectedSeq = seq;
         this.showDetails(seq);
+        this.tabs.show('details');
       },
       (url) => this.vscode.postMessage(OpenLinkCommand.create({ url })),
     );

@@ -22,6 +22,8 @@ export interface Track {
   id: string;
   label: string;
   height: number;
+  /** The height in compact mode (a short view such as the bottom panel). */
+  compactHeight: number;
   draw: TrackDraw;
   /** The events the lane's rows stand for; undefined for a lane without events of its own. */
   rows(data: TimelineData): TrackRows | undefined;
@@ -32,17 +34,17 @@ const HANDLER_HEIGHT = 18;
 
 /** The fixed tracks, top to bottom. */
 export const FIXED_TRACKS: readonly Track[] = [
-  { id: 'state', label: 'Reflector state', height: 18, draw: 'state', rows: (d) => d.states },
-  { id: 'marks', label: 'Lists, watches, relists, faults', height: 44, draw: 'marks', rows: (d) => d.marks },
-  { id: 'depth', label: 'FIFO depth', height: 40, draw: 'depth', rows: () => undefined },
-  { id: 'deltas', label: 'Delta types', height: 40, draw: 'deltas', rows: (d) => d.deltas },
-  { id: 'identical', label: 'Identical updates', height: 22, draw: 'identical', rows: (d) => d.identical },
-  { id: 'tombstones', label: 'Tombstones', height: 16, draw: 'tombstones', rows: (d) => d.tombstones },
+  { id: 'state', label: 'Reflector state', height: 18, compactHeight: 12, draw: 'state', rows: (d) => d.states },
+  { id: 'marks', label: 'Lists, watches, relists, faults', height: 44, compactHeight: 36, draw: 'marks', rows: (d) => d.marks },
+  { id: 'depth', label: 'FIFO depth', height: 40, compactHeight: 24, draw: 'depth', rows: () => undefined },
+  { id: 'deltas', label: 'Delta types', height: 40, compactHeight: 22, draw: 'deltas', rows: (d) => d.deltas },
+  { id: 'identical', label: 'Identical updates', height: 22, compactHeight: 16, draw: 'identical', rows: (d) => d.identical },
+  { id: 'tombstones', label: 'Tombstones', height: 16, compactHeight: 12, draw: 'tombstones', rows: (d) => d.tombstones },
 ];
 
 /** A handler's lane: its notifications, coloured by kind. */
 export function handlerTrack(name: string): Track {
-  return { id: `${HANDLER_PREFIX}${name}`, label: `Handler ${name}`, height: HANDLER_HEIGHT, draw: 'handler', rows: (d) => d.handlers.get(name) };
+  return { id: `${HANDLER_PREFIX}${name}`, label: `Handler ${name}`, height: HANDLER_HEIGHT, compactHeight: 12, draw: 'handler', rows: (d) => d.handlers.get(name) };
 }
 
 /** The handler lane a handler track stands for. */

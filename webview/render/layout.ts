@@ -13,13 +13,15 @@ export interface LaneBand {
 }
 
 const GAP = 4;
+const COMPACT_GAP = 2;
 
-export function laneBands(data: TimelineData, top = 0): LaneBand[] {
+export function laneBands(data: TimelineData, top = 0, compact = false): LaneBand[] {
   const bands: LaneBand[] = [];
   let y = top;
   for (const track of tracksOf(data)) {
-    bands.push({ id: track.id, label: track.label, y, height: track.height, track });
-    y += track.height + GAP;
+    const height = compact ? track.compactHeight : track.height;
+    bands.push({ id: track.id, label: track.label, y, height, track });
+    y += height + (compact ? COMPACT_GAP : GAP);
   }
   return bands;
 }

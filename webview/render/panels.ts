@@ -159,6 +159,10 @@ function show(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
+/**
+ * The findings as one-line headlines (severity and title); the detail, the advice and the
+ * buttons open under a headline on demand (a native <details>, keyboard-operable).
+ */
 export function renderFindings(host: HTMLElement, findings: readonly Finding[], onSelect: (seq: number) => void, onLink: (url: string) => void): void {
   if (findings.length === 0) {
     host.replaceChildren(el('p', 'muted', 'No findings.'));
@@ -167,20 +171,77 @@ export function renderFindings(host: HTMLElement, findings: readonly Finding[], 
   const list = el('ul', 'findings');
   for (const f of findings) {
     const li = el('li', `finding ${f.severity}`);
-    li.append(el('span', 'severity', f.severity.toUpperCase()), el('strong', undefined, f.title), el('p', undefined, f.detail), el('p', 'advice', f.advice));
+    const item = el('details', 'finding-item');
+    const head = el('summary', 'finding-head');
+    head.append(el('span', 'severity', f.severity.toUpperCase()), el('span', 'finding-title', f.title));
+    head.title = f.title;
+    const body = el('div', 'finding-body');
+    body.append(el('p', undefined, f.detail), el('p', 'advice', f.advice));
     if (f.evidence.length > 0) {
       const b = el('button', 'link-button', `Show evidence (${f.evidenceCount ?? f.evidence.length})`);
       b.addEventListener('click', () => onSelect(f.evidence[0]));
-      li.append(b);
+      body.append(b);
     }
     if (f.link) {
       const url = f.link;
       const b = el('button', 'link-button', 'Upstream issue');
       b.title = url;
       b.addEventListener('click', () => onLink(url));
-      li.append(b);
+      body.append(b);
     }
+    item.append(head, body);
+    li.append(item);
     list.append(li);
   }
   host.replaceChildren(list);
+}
+
+export type LowerTab = 'findings' | 'details';
+
+/**
+ * The panel under the chart: two tabs, "Findings (N)" and "Details", one shown at a time in a
+ * region that scrolls by itself, so reading never scrolls the chart away.
+ */
+export class LowerTabs {
+  private readonly buttons: Record<LowerTab, HTMLButtonElement>;
+  private readonly panels: Record<LowerTab, HTMLElement>;
+  private current: LowerTab = 'findings';
+
+  constructor(host: HTMLElement, findings: HTMLElement, details: HTMLElement) {
+    const bar = el('div', 'tabs');
+    bar.setAttribute('role', 'tablist');
+    const make = (tab: LowerTab, panel: HTMLElement): HTMLButtonElement => {
+      const b = el('button', 'tab');
+      b.id = `tab-${tab}`;
+      b.setAttribute('role', 'tab');
+      panel.setAttribute('role', 'tabpanel');
+      panel.setAttribute('aria-labelledby', b.id);
+      b.addEventListener('click', () => this.show(tab));
+      bar.append(b);
+      return b;
+    };
+    this.panels = { findings, details };
+    this.buttons = { findings: make('findings', findings), details: make('details', details) };
+    this.buttons.details.textContent = 'Details';
+    host.prepend(bar);
+    this.setFindingsCount(0);
+    this.show('findings');
+  }
+
+  get shown(): LowerTab {
+    return this.current;
+  }
+
+  show(tab: LowerTab): void {
+    this.current = tab;
+    for (const t of ['findings', 'details'] as const) {
+      this.buttons[t].setAttribute('aria-selected', String(t === tab));
+      this.buttons[t].tabIndex = t === tab ? 0 : -1;
+      this.panels[t].hidden = t !== tab;
+    }
+  }
+
+  setFindingsCount(n: number): void {
+    this.buttons.findings.textContent = `Findings (${n})`;
+  }
 }

@@ -50,6 +50,7 @@ export class TimelineView {
   private readonly plot: HTMLDivElement;
   private readonly brush: BrushBehavior<unknown>;
   private brushWidth = -1;
+  private compact = false;
   /** The base domain and width the current transform is relative to (the base grows with now). */
   private transformBase: { domain: [number, number]; width: number } | undefined;
 
@@ -127,6 +128,13 @@ export class TimelineView {
     if (this.follow === follow) return;
     this.follow = follow;
     this.callbacks.onFollowChange(follow);
+    this.requestRender();
+  }
+
+  /** Compact lanes for a short view (the bottom panel at its default height). */
+  setCompact(compact: boolean): void {
+    if (this.compact === compact) return;
+    this.compact = compact;
     this.requestRender();
   }
 
@@ -243,7 +251,7 @@ export class TimelineView {
     this.width = Math.max(100, this.plot.clientWidth);
     this.keepWindow();
     if (this.follow) this.followLive();
-    this.bands = laneBands(this.data, BRUSH_HEIGHT + 2);
+    this.bands = laneBands(this.data, BRUSH_HEIGHT + 2, this.compact);
     const lanesBottom = bandsHeight(this.bands);
     const height = lanesBottom + AXIS_HEIGHT;
     const dpr = window.devicePixelRatio || 1;

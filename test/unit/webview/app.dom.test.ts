@@ -177,6 +177,45 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
     assert.equal(button?.textContent, 'Show evidence (145)');
   });
 
+  it('findings are one-line headlines in their own tab; evidence opens the Details tab; the chart stays', () => {
+    const { app, root } = fresh();
+    const msg = snapshot(S1, events);
+    msg.params.findings = [{ id: 'x', severity: 'error', title: 'Relist storm: 12 relists in 9s', detail: 'A long paragraph.', advice: 'Do this.', evidence: [3] }];
+    app.handle(msg);
+    type El = { textContent: string | null; hidden: boolean; open?: boolean; click(): void; getAttribute(a: string): string | null };
+    const q = (sel: string) => (root as unknown as { querySelector(s: string): El | null }).querySelector(sel);
+    assert.equal(q('#tab-findings')?.textContent, 'Findings (1)');
+    assert.equal(q('.finding-head')?.textContent, 'ERRORRelist storm: 12 relists in 9s', 'the headline is severity and title only');
+    assert.equal(q('.finding-item')?.open, false, 'the detail opens on demand');
+    assert.equal(q('.findings-pane')?.hidden, false);
+    assert.equal(q('.details')?.hidden, true);
+    q('.finding-body .link-button')?.click();
+    assert.equal(q('#tab-details')?.getAttribute('aria-selected'), 'true');
+    assert.equal(q('.details')?.hidden, false);
+    assert.equal(q('.findings-pane')?.hidden, true);
+    assert.ok(q('.chart .timeline'), 'the chart is still there');
+  });
+
+  it('a short view (the bottom panel) switches to the compact layout', () => {
+    const w = globalThis as unknown as { innerHeight: number; dispatchEvent(e: unknown): void; Event: new (t: string) => unknown };
+    const saved = w.innerHeight;
+    try {
+      const { root } = fresh();
+      const cls = () => (root as unknown as { classList: { contains(c: string): boolean } }).classList.contains('compact');
+      assert.equal(cls(), saved < 520);
+      w.innerHeight = 300;
+      w.dispatchEvent(new w.Event('resize'));
+      assert.equal(cls(), true);
+      const legend = (root as unknown as { querySelector(s: string): { open: boolean } }).querySelector('details.legend');
+      assert.equal(legend.open, false, 'the legend starts closed in compact mode');
+      w.innerHeight = 900;
+      w.dispatchEvent(new w.Event('resize'));
+      assert.equal(cls(), false);
+    } finally {
+      w.innerHeight = saved;
+    }
+  });
+
   it('malformed messages are ignored', () => {
     const { app, vscode } = fresh();
     app.handle(snapshot(S1, events));
