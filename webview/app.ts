@@ -171,6 +171,7 @@ export class TimelineApp {
     this.data.reset();
     this.summary = p.summary;
     this.data.append(p.events);
+    this.data.staleWindows = p.summary?.staleWindows ?? [];
     this.data.setLive(p.session.live);
     if (p.nowT !== undefined) this.data.advanceNow(p.nowT);
     this.findings = p.findings;
@@ -202,7 +203,10 @@ export class TimelineApp {
     this.data.append(p.events);
     this.data.setLive(p.live);
     if (p.nowT !== undefined) this.data.advanceNow(p.nowT);
-    if (p.summary) this.summary = p.summary;
+    if (p.summary) {
+      this.summary = p.summary;
+      this.data.staleWindows = p.summary.staleWindows;
+    }
     if (p.findings) {
       this.findings = p.findings;
       this.showFindings();

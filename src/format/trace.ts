@@ -69,4 +69,21 @@ export interface TraceSummary {
   state: ReflectorState | 'idle';
   events: number;
   dropped: number;
+  /** Objects the cache kept after the server dropped them, as far as the trace shows (at most 100, oldest first). */
+  staleWindows: StaleWindow[];
+}
+
+/**
+ * A stale-cache window: from the last time the trace shows the server had the object (a watch
+ * event or a list that carried it) to the repair (the tombstone a relist made for it, or a delete);
+ * open (no `toT`) while a consistency check has found it in the cache only and nothing repaired it yet.
+ */
+export interface StaleWindow {
+  key: string;
+  fromT: number;
+  toT?: number;
+  /** What showed that the server no longer had it: a relist (its tombstone) or a consistency check. */
+  revealedBy: 'relist' | 'check';
+  /** seq of the event that revealed it. */
+  revealSeq: number;
 }

@@ -22,7 +22,7 @@ import {
   isRecord,
   isString,
 } from './ipc';
-import type { Finding, TraceHeader, TraceSummary } from '../format/trace';
+import type { Finding, StaleWindow, TraceHeader, TraceSummary } from '../format/trace';
 import type { RecordedEvent } from '../format/events';
 
 /** One informer session the host knows about (running, finished, imported or replayed). */
@@ -153,7 +153,19 @@ export function isTraceSummary(v: unknown): v is TraceSummary {
     isArrayOf(v.relistsByReason, (r): r is [string, number] => Array.isArray(r) && r.length === 2 && isString(r[0]) && isFiniteNumber(r[1])) &&
     isString(v.currentRv) &&
     isBoolean(v.synced) &&
-    isString(v.state)
+    isString(v.state) &&
+    isArrayOf(v.staleWindows, isStaleWindow)
+  );
+}
+
+function isStaleWindow(v: unknown): v is StaleWindow {
+  return (
+    isRecord(v) &&
+    isString(v.key) &&
+    isFiniteNumber(v.fromT) &&
+    (v.toT === undefined || isFiniteNumber(v.toT)) &&
+    (v.revealedBy === 'relist' || v.revealedBy === 'check') &&
+    isFiniteNumber(v.revealSeq)
   );
 }
 

@@ -8,7 +8,10 @@
  * version then backs off and relists again, so an outage makes several relists but few lists.
  */
 import type { RelistReason, TraceEvent } from '../format/events';
-import type { TraceSummary } from '../format/trace';
+import type { StaleWindow, TraceSummary } from '../format/trace';
+
+/** Stale-cache windows kept per trace (the first ones: a storm of them says the same thing). */
+export const MAX_STALE_WINDOWS = 100;
 
 export type { TraceSummary } from '../format/trace';
 export { relistsText } from '../protocol/summary';
@@ -20,9 +23,14 @@ export class SummaryModel {
   private readonly tombstoneIds = new Set<string>();
   /** seqs of the relists whose LIST was refused. */
   private readonly refused: number[] = [];
+  /** Per key, when the trace last showed the server had the object. */
+  private readonly lastOnServer = new Map<string, number>();
+  private readonly stale: StaleWindow[] = [];
+  /** Open stale windows by key (revealed by a check, not repaired yet). */
+  private readonly openStale = new Map<string, StaleWindow>();
   /** The relist waiting for its list outcome. */
   private openRelist: number | undefined;
-  private s: Omit<TraceSummary, 'relistsByReason' | 'identicalShare' | 'tombstones' | 'relistsListRefused'> = SummaryModel.zero();
+  private s: Omit<TraceSummary, 'relistsByReason' | 'identicalShare' | 'tombstones' | 'relistsListRefused' | 'staleWindows'> = SummaryModel.zero();
 
   private static zero() {
     return {
@@ -53,6 +61,9 @@ export class SummaryModel {
     this.tombstoneIds.clear();
     this.refused.length = 0;
     this.openRelist = undefined;
+    this.lastOnServer.clear();
+    this.stale.length = 0;
+    this.openStale.clear();
     this.s = SummaryModel.zero();
   }
 
@@ -82,14 +93,21 @@ export class SummaryModel {
         }
         break;
       case 'fifo.enqueue':
-        if (e.tombstone) this.tombstoneIds.add(`${e.key}\u0000${e.rv}`);
+        if (e.tombstone) {
+          this.tombstoneIds.add(`${e.key}\u0000${e.rv}`);
+          this.repaired(e.key, e.t, e.seq, true);
+        } else if (e.delta === 'Replaced' || e.delta === 'Added' || e.delta === 'Updated') this.onServer(e.key, e.t);
+        else if (e.delta === 'Deleted') this.repaired(e.key, e.t, e.seq, false);
         s.fifoKeys = e.depthKeys;
         s.fifoDeltas = e.depthDeltas;
         break;
       case 'notify':
         // RealFIFO's atomic relist makes its tombstones when it distributes: they reach the
         // handlers without a FIFO entry. One object's tombstone reaches every handler once.
-        if (e.op === 'delete' && e.tombstone) this.tombstoneIds.add(`${e.key}\u0000${e.rv}`);
+        if (e.op === 'delete' && e.tombstone) {
+          this.tombstoneIds.add(`${e.key}\u0000${e.rv}`);
+          this.repaired(e.key, e.t, e.seq, true);
+        }
         break;
       case 'fifo.pop':
         s.fifoKeys = e.depthKeys;
@@ -107,7 +125,11 @@ export class SummaryModel {
       case 'watch.start':
         s.watches++;
         break;
+      case 'consistency.check':
+        if (Array.isArray(e.extra)) for (const key of e.extra) this.revealedByCheck(String(key), e.seq ?? -1);
+        break;
       case 'watch.event':
+        if (e.key && e.accepted && (e.eventType === 'ADDED' || e.eventType === 'MODIFIED')) this.onServer(e.key, e.t);
         // A watch-list's initial events end with this bookmark: it stands for the list.
         if (e.initialEventsEnd) {
           s.lists++;
@@ -120,6 +142,46 @@ export class SummaryModel {
       default:
         break;
     }
+  }
+
+  /** The server has the object at t; a window a check opened for it ends here (the cache got the server's object again). */
+  private onServer(key: string, t: number): void {
+    this.lastOnServer.set(key, t);
+    const open = this.openStale.get(key);
+    if (open) {
+      open.toT = t;
+      this.openStale.delete(key);
+    }
+  }
+
+  /** A check found the object in the cache only: a window opens from when the server last had it. */
+  private revealedByCheck(key: string, seq: number): void {
+    if (this.openStale.has(key)) return;
+    const from = this.lastOnServer.get(key);
+    if (from === undefined) return;
+    const w: StaleWindow = { key, fromT: from, revealedBy: 'check', revealSeq: seq };
+    this.openStale.set(key, w);
+    this.pushStale(w);
+  }
+
+  /**
+   * The object left the cache at t. A tombstone (a relist found it gone) closes or makes a window
+   * from when the server last had it; a plain delete closes a window a check opened.
+   */
+  private repaired(key: string, t: number, seq: number | undefined, tombstone: boolean): void {
+    const open = this.openStale.get(key);
+    if (open) {
+      open.toT = t;
+      this.openStale.delete(key);
+    } else if (tombstone) {
+      const from = this.lastOnServer.get(key);
+      if (from !== undefined) this.pushStale({ key, fromT: from, toT: t, revealedBy: 'relist', revealSeq: seq ?? -1 });
+    }
+    this.lastOnServer.delete(key);
+  }
+
+  private pushStale(w: StaleWindow): void {
+    if (this.stale.length < MAX_STALE_WINDOWS) this.stale.push(w);
   }
 
   /** seqs of the relists whose LIST was refused, in trace order. */
@@ -138,6 +200,7 @@ export class SummaryModel {
       relistsListRefused: this.refused.length,
       identicalShare: this.s.updates === 0 ? 0 : this.s.identicalUpdates / this.s.updates,
       tombstones: this.tombstoneIds.size,
+      staleWindows: this.stale.map((w) => ({ ...w })),
     };
   }
 }

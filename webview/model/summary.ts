@@ -20,6 +20,7 @@ export const SUMMARY_CHIP_HELP = {
   watches: 'Watches the reflector opened.',
   findings: 'Problems the analysers recognised in this trace; they are explained below the timeline.',
   dropped: 'Oldest events the recorder dropped because the trace reached its size cap.',
+  stale: 'Objects the cache kept after the server dropped them: from the last time the trace shows the server had the object to its repair (a relist tombstone or a delete). Each has its own row on the timeline.',
 } as const;
 
 export type SummaryChipKey = keyof typeof SUMMARY_CHIP_HELP;

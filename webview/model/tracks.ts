@@ -16,7 +16,7 @@ export interface TrackRows {
 }
 
 /** How a track is drawn: one entry per kind in render/canvasLanes.ts's TRACK_DRAWERS. */
-export type TrackDraw = 'state' | 'marks' | 'depth' | 'deltas' | 'identical' | 'tombstones' | 'handler';
+export type TrackDraw = 'state' | 'marks' | 'depth' | 'deltas' | 'identical' | 'tombstones' | 'handler' | 'stale';
 
 export interface Track {
   id: string;
@@ -52,9 +52,17 @@ export function handlerLane(data: TimelineData, track: Track): PointLane | undef
   return track.id.startsWith(HANDLER_PREFIX) ? data.handlers.get(track.id.slice(HANDLER_PREFIX.length)) : undefined;
 }
 
-/** Every track of this data: the fixed ones, then one per handler in the order handlers first appear. */
+export const STALE_PREFIX = 'stale:';
+
+/** An object's row while the cache held it after the server dropped it (its stale-cache window). */
+export function staleTrack(key: string): Track {
+  return { id: `${STALE_PREFIX}${key}`, label: `Stale ${key}`, height: 16, compactHeight: 12, draw: 'stale', rows: () => undefined };
+}
+
+/** Every track of this data: the fixed ones, one per object with a stale-cache window, then one per handler in the order handlers first appear. */
 export function tracksOf(data: TimelineData): Track[] {
-  return [...FIXED_TRACKS, ...[...data.handlers.keys()].map(handlerTrack)];
+  const staleKeys = [...new Set(data.staleWindows.map((w) => w.key))];
+  return [...FIXED_TRACKS, ...staleKeys.map(staleTrack), ...[...data.handlers.keys()].map(handlerTrack)];
 }
 
 /** The tracks whose rows stand for events, as the keyboard cursor's lanes (same ids and labels). */

@@ -7,7 +7,7 @@ import { DELTA_TYPES, MarkKind, NOTIFY_KIND_COUNT } from '../model/codes';
 import { depthColumns, depthHeight, peakLabel } from '../model/depthLane';
 import { lowerBound, upperBound } from '../model/packed';
 import type { PointLane, TimelineData } from '../model/timelineData';
-import { handlerLane, type TrackDraw } from '../model/tracks';
+import { handlerLane, STALE_PREFIX, type TrackDraw } from '../model/tracks';
 import { MARK_STYLES, type MarkShape } from '../model/marks';
 import type { LaneBand } from './layout';
 import type { Palette } from './palette';
@@ -42,11 +42,53 @@ const TRACK_DRAWERS: Record<TrackDraw, Drawer> = {
   deltas: (dc, band) => drawStacked(dc, band, dc.data.deltas, DELTA_TYPES.length, dc.palette.deltas),
   identical: (dc, band) => drawStacked(dc, band, dc.data.identical, 1, [dc.palette.identical], 0.45, true),
   tombstones: (dc, band) => drawTicks(dc, band, dc.data.tombstones, dc.palette.tombstone),
+  stale: (dc, band) => drawStale(dc, band),
   handler: (dc, band) => {
     const lane = handlerLane(dc.data, band.track);
     if (lane) drawStacked(dc, band, lane, NOTIFY_KIND_COUNT, dc.palette.notify, 0.35);
   },
 };
+
+/**
+ * An object's stale-cache windows: a hatched red bar from when the server last had it to the
+ * repair (or to the end, while nothing repaired it), with the object's key written on it.
+ */
+function drawStale({ ctx, data, x, width, palette }: DrawContext, band: LaneBand): void {
+  const key = band.track.id.slice(STALE_PREFIX.length);
+  for (const w of data.staleWindows) {
+    if (w.key !== key) continue;
+    const a = Math.max(-1, x(w.fromT));
+    const b = Math.min(width + 1, x(w.toT ?? data.endT));
+    if (b < 0 || a > width) continue;
+    const top = band.y + 2;
+    const h = band.height - 4;
+    ctx.fillStyle = palette.identical;
+    ctx.globalAlpha = 0.25;
+    ctx.fillRect(a, top, Math.max(2, b - a), h);
+    ctx.globalAlpha = 0.9;
+    ctx.strokeStyle = palette.identical;
+    ctx.lineWidth = 1;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(a, top, Math.max(2, b - a), h);
+    ctx.clip();
+    for (let hx = a - h; hx < b; hx += 6) {
+      ctx.moveTo(hx, top + h);
+      ctx.lineTo(hx + h, top);
+    }
+    ctx.stroke();
+    ctx.restore();
+    ctx.globalAlpha = 1;
+    ctx.fillRect(a, top, 2, h);
+    if (w.toT !== undefined) ctx.fillRect(b - 2, top, 2, h);
+    ctx.fillStyle = palette.foreground;
+    ctx.font = `10px ${palette.fontFamily}`;
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'left';
+    const label = `${w.toT === undefined ? 'still stale' : 'stale'} (${w.revealedBy === 'check' ? 'found by a cache check' : 'repaired by a relist'})`;
+    if (b - a > label.length * 6 + 8) ctx.fillText(label, Math.max(a, 0) + 5, top + h / 2);
+  }
+}
 
 /** Draws every band with its track's drawing, over a faint background. */
 export function drawLanes(dc: DrawContext, bands: readonly LaneBand[]): void {

@@ -8,7 +8,7 @@ import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import type { SessionInfo } from '../../src/protocol/timeline';
-import type { Finding } from '../../src/format/trace';
+import type { Finding, StaleWindow } from '../../src/format/trace';
 import { relistsText } from '../../src/protocol/summary';
 import type { EventDetails } from '../model/details';
 import { SUMMARY_CHIP_HELP, type SummaryChipKey, type SummarySnapshot } from '../model/summary';
@@ -39,6 +39,7 @@ export function renderSummary(host: HTMLElement, s: SummarySnapshot, findings: n
     chip('relists', 'Relists', relistsText(s), s.relists > 0),
     chip('identical', 'Identical updates', `${s.identicalUpdates}${share}`, s.identicalUpdates > 0),
     chip('tombstones', 'Tombstones', String(s.tombstones), s.tombstones > 0),
+    ...(s.staleWindows.length > 0 ? [chip('stale', 'Stale cache', staleText(s.staleWindows), true)] : []),
     chip('rv', 'RV', s.currentRv || '—'),
     chip('fifo', 'FIFO', `${s.fifoKeys} keys / ${s.fifoDeltas} deltas`),
     chip('synced', 'Synced', s.synced ? 'yes' : 'no', !s.synced && s.lists > 0),
@@ -48,6 +49,16 @@ export function renderSummary(host: HTMLElement, s: SummarySnapshot, findings: n
   );
   if (s.dropped > 0) chips.push(chip('dropped', 'Dropped (cap)', String(s.dropped), true));
   host.replaceChildren(...chips);
+}
+
+/** "1 object, 12.0 s" or "2 objects, 1 still stale": what the stale-cache chip says. */
+export function staleText(windows: readonly StaleWindow[]): string {
+  const keys = new Set(windows.map((w) => w.key)).size;
+  const open = windows.filter((w) => w.toT === undefined).length;
+  const longest = Math.max(0, ...windows.filter((w) => w.toT !== undefined).map((w) => (w.toT as number) - w.fromT));
+  const objects = `${keys} ${keys === 1 ? 'object' : 'objects'}`;
+  if (open > 0) return `${objects}, ${open} still stale`;
+  return `${objects}, up to ${(longest / 1000).toFixed(1)} s`;
 }
 
 export interface ToolbarCallbacks {

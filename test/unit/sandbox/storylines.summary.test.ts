@@ -66,6 +66,19 @@ describe('the summary model agrees with the trace, for every profile and storyli
         if (s.fifoKeys === 0) assert.equal(s.tombstones, c.tombstonesDelivered, 'tombstones (all delivered)');
         assert.ok(s.tombstones >= c.tombstonesQueued, 'every queued tombstone counts');
 
+        // Stale-cache windows: the lost delete of the etcd story, every time, from the object's
+        // last sighting on the server to the tombstone that repaired it; none elsewhere.
+        if (story === 'etcd-lost-delete') {
+          const tomb = events.find((e) => (e.type === 'notify' && e.op === 'delete' && e.tombstone) || (e.type === 'fifo.enqueue' && e.tombstone));
+          assert.ok(tomb && 'key' in tomb);
+          const lastSeen = events.filter((e) => e.type === 'watch.event' && e.key === tomb.key && e.seq < tomb.seq && (e.eventType === 'ADDED' || e.eventType === 'MODIFIED')).pop();
+          assert.ok(lastSeen, 'the victim was seen on the server');
+          assert.deepEqual(
+            s.staleWindows.map((w) => [w.key, w.fromT, w.toT, w.revealedBy]),
+            [[tomb.key, lastSeen.t, tomb.t, 'relist']],
+          );
+        } else assert.deepEqual(s.staleWindows, []);
+
         // The findings say the same numbers.
         const tomb = r.findings.find((f) => f.id === 'tombstones-delivered');
         if (c.tombstonesDelivered > 0) {

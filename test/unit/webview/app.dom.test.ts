@@ -19,6 +19,7 @@ import type { IpcMessage } from '../../../src/protocol/ipc';
 import type { RecordedEvent as WireEvent } from '../../../src/format/events';
 import type { TraceHeader as WireTraceHeader } from '../../../src/format/trace';
 import { SummaryModel } from '../../../src/trace/summary';
+import { tracksOf } from '../../../webview/model/tracks';
 import { cycleTrace } from './fixture';
 
 type AppModule = typeof import('../../../webview/app');
@@ -214,6 +215,19 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
     } finally {
       w.innerHeight = saved;
     }
+  });
+
+  it('a stale-cache window gets the object\'s own row and a header chip', () => {
+    const { app, root } = fresh();
+    const msg = snapshot(S1, events);
+    msg.params.summary = { ...msg.params.summary!, staleWindows: [{ key: 'team-a/doomed', fromT: 6000, toT: 18000, revealedBy: 'relist', revealSeq: 30 }] };
+    app.handle(msg);
+    assert.equal(chip(root, 'stale'), '1 object, up to 12.0 s');
+    const stale = tracksOf(app.data).filter((t) => t.draw === 'stale');
+    assert.deepEqual(stale.map((t) => t.label), ['Stale team-a/doomed']);
+    app.handle(snapshot(S1, events.slice(0, cut)));
+    assert.equal(chip(root, 'stale'), '', 'no chip without a window');
+    assert.equal(tracksOf(app.data).filter((t) => t.draw === 'stale').length, 0);
   });
 
   it('malformed messages are ignored', () => {
