@@ -3,7 +3,7 @@
  * trace editor, the status bar and the log channel; everything goes to context.subscriptions.
  */
 import * as vscode from 'vscode';
-import { addHandlerCommand, checkCacheCommand, exportTraceCommand, FAULT_COMMANDS, injectFault, stopInformer } from './vscode/commands';
+import { addHandlerCommand, checkCacheCommand, exportPerfettoCommand, exportTraceCommand, FAULT_COMMANDS, injectFault, stopInformer } from './vscode/commands';
 import { inspectInformer, type InspectArgs } from './vscode/inspectCommand';
 import { AUTOSTART_ENV, parseAutostart } from './vscode/autostartRequest';
 import { attachLog } from './vscode/logChannel';
@@ -52,6 +52,7 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     cmd('stop', () => stopInformer(registry)),
     cmd('exportTrace', () => exportTraceCommand(registry)),
+    cmd('exportPerfetto', () => exportPerfettoCommand(registry)),
     cmd('openTrace', () => pickAndOpenTrace()),
     cmd('replayScenario', async (file?: vscode.Uri) => {
       const target =

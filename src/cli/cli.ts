@@ -31,7 +31,7 @@ export const USAGE = `usage: informer-inspector <command> [options]
   check-consistency --resource PLURAL[.GROUP] [--kubeconfig F] [--context C] [--namespace N]
          [--selector S] [--profile P] [--wait D] [--timeout D] [--trace OUT.json]
   sandbox [--scenario NAME] [--port N]
-  summarize TRACE.json
+  summarize TRACE.json [--perfetto OUT.json]
   profiles
 `;
 

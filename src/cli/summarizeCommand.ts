@@ -1,5 +1,5 @@
 /**
- * `informer-inspector summarize TRACE.json`: the trace header, the counts (the summary model the
+ * `informer-inspector summarize TRACE.json [--perfetto OUT.json]`: the trace header, the counts (the summary model the
  * extension's header chips and status bar read), the findings (src/trace/findings.ts,
  * most severe first, each with its evidence seqs and advice), then how many events of each type
  * the trace holds.
@@ -7,12 +7,13 @@
 import { computeFindings } from '../trace/findings';
 import { relistsText, SummaryModel, type TraceSummary } from '../trace/summary';
 import { importTrace, TraceFileError } from '../trace/traceFile';
-import { parseCommandArgs } from './args';
+import { parseCommandArgs, stringOption } from './args';
+import { toPerfetto } from '../trace/perfetto';
 import { formatFindings } from './findingsText';
 import { EXIT_OK, fileLabel, readInput, UsageError, type CliIo } from './io';
 
 export function summarizeCommand(args: string[], io: CliIo): number {
-  const parsed = parseCommandArgs('summarize', args, {}, 1);
+  const parsed = parseCommandArgs('summarize', args, { perfetto: { type: 'string' } }, 1);
   const path = parsed.positionals[0];
   if (!path) throw new UsageError('summarize: missing TRACE.json');
   const text = readInput(io, path, 'trace');
@@ -35,6 +36,12 @@ export function summarizeCommand(args: string[], io: CliIo): number {
   const counts = new Map<string, number>();
   for (const e of trace.events) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
   for (const [type, n] of [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) out.push(`  ${String(n).padStart(7)}  ${type}`);
+  const perfetto = stringOption(parsed, 'perfetto');
+  if (perfetto !== undefined) {
+    if (perfetto === '') throw new UsageError('summarize: --perfetto needs a file name (OUT.json)');
+    io.writeFile(perfetto, JSON.stringify(toPerfetto(h, trace.events)));
+    out.push(`Perfetto trace written to ${fileLabel(perfetto)} (open it in https://ui.perfetto.dev)`);
+  }
   io.stdout(out.join('\n') + '\n');
   return EXIT_OK;
 }

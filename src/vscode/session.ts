@@ -48,7 +48,8 @@ export interface SessionParts {
 
 export class InformerSession {
   readonly id: string;
-  readonly title: string;
+  /** Unique among the registry's sessions (SessionRegistry.add makes it so). */
+  title: string;
   readonly simulated: boolean;
   readonly informer?: SharedIndexInformer;
   readonly faults?: FaultInjectingListerWatcher;

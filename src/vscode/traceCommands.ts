@@ -12,6 +12,7 @@ import { parseScenarioText } from '../scenario/validate';
 import type { Scenario } from '../scenario/types';
 import { TraceRecorder } from '../trace/recorder';
 import { exportTrace, importTrace } from '../trace/traceFile';
+import { toPerfetto } from '../trace/perfetto';
 import { TOOL_VERSION } from '../cli/version';
 import { InformerSession } from './session';
 import type { SessionRegistry } from './sessions';
@@ -38,6 +39,26 @@ export async function exportSessionTrace(session: InformerSession, target?: vsco
     return { ok: true, message: `Trace saved to ${uri.fsPath || uri.toString()}` };
   } catch (e) {
     return { ok: false, message: `Could not save the trace: ${(e as Error).message}` };
+  }
+}
+
+/** Writes the session's trace as Chrome trace-event JSON for ui.perfetto.dev (src/trace/perfetto.ts). */
+export async function exportSessionPerfetto(session: InformerSession, target?: vscode.Uri): Promise<ExportOutcome> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const uri =
+    target ??
+    (await vscode.window.showSaveDialog({
+      title: 'Export Perfetto trace',
+      defaultUri: vscode.Uri.joinPath(defaultFolder(), `${session.title.replace(/[^\w.-]+/g, '_')}-${stamp}.perfetto.json`),
+      filters: { 'Chrome trace-event JSON': ['json'] },
+    }));
+  if (!uri) return { ok: false, message: 'Export cancelled.' };
+  try {
+    const { header, events } = session.traceData();
+    await vscode.workspace.fs.writeFile(uri, Buffer.from(JSON.stringify(toPerfetto(header, events)), 'utf8'));
+    return { ok: true, message: `Perfetto trace saved to ${uri.fsPath || uri.toString()}; open it in https://ui.perfetto.dev` };
+  } catch (e) {
+    return { ok: false, message: `Could not save the Perfetto trace: ${(e as Error).message}` };
   }
 }
 

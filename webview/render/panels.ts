@@ -61,6 +61,12 @@ export function staleText(windows: readonly StaleWindow[]): string {
   return `${objects}, up to ${(longest / 1000).toFixed(1)} s`;
 }
 
+/** "● configmaps (all namespaces, v1.36) SIMULATED": the live state first (a narrow picker cuts the end), SIMULATED once. */
+export function sessionLabel(s: SessionInfo): string {
+  const simulated = s.simulated && !/SIMULATED/.test(s.title) ? ' SIMULATED' : '';
+  return `${s.live ? '● ' : ''}${s.title}${simulated}`;
+}
+
 export interface ToolbarCallbacks {
   onSession(id: string): void;
   onFollow(follow: boolean): void;
@@ -109,7 +115,7 @@ export class Toolbar {
     const options = sessions.map((s) => {
       const o = document.createElement('vscode-option') as HTMLElement & { value: string; selected: boolean };
       o.value = s.id;
-      o.textContent = `${s.title}${s.live ? ' (live)' : ''}${s.simulated ? ' [SIMULATED]' : ''}`;
+      o.textContent = sessionLabel(s);
       o.selected = s.id === activeId;
       return o;
     });

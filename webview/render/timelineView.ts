@@ -288,6 +288,9 @@ export class TimelineView {
     this.bands.forEach((b, i) => {
       const div = existing[i] ?? this.labels.appendChild(document.createElement('div'));
       div.textContent = texts[i];
+      div.title = texts[i];
+      // Lanes tall enough for two lines wrap their label instead of cutting it.
+      div.classList.toggle('wrap', b.height >= 30);
       div.style.top = `${b.y}px`;
       div.style.height = `${b.height}px`;
       div.classList.toggle('focused', this.lanes[this.cursor.lane]?.id === b.id);

@@ -230,6 +230,12 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
     assert.equal(tracksOf(app.data).filter((t) => t.draw === 'stale').length, 0);
   });
 
+  it('session names: live state first, SIMULATED once', () => {
+    const { sessionLabel } = require('../../../webview/render/panels') as typeof import('../../../webview/render/panels');
+    assert.equal(sessionLabel({ id: 'a', title: 'configmaps (all namespaces, v1.36) SIMULATED', live: true, simulated: true }), '● configmaps (all namespaces, v1.36) SIMULATED');
+    assert.equal(sessionLabel({ id: 'b', title: 'trace.json', live: false, simulated: true }), 'trace.json SIMULATED');
+  });
+
   it('malformed messages are ignored', () => {
     const { app, vscode } = fresh();
     app.handle(snapshot(S1, events));
