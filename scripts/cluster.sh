@@ -4,11 +4,25 @@
 #   scripts/cluster.sh build                      build the pinned binaries if they are missing
 #   scripts/cluster.sh start [APISERVER_FLAG...]  build if needed, start etcd and kube-apiserver
 #   scripts/cluster.sh stop                       stop both (only the processes this script started)
-#   scripts/cluster.sh stop-apiserver             stop kube-apiserver only (connections are refused)
+#   scripts/cluster.sh stop-apiserver [MODE]      stop kube-apiserver only (connections are refused)
 #   scripts/cluster.sh start-apiserver [FLAG...]  start it again on the same port
-#   scripts/cluster.sh restart-apiserver [FLAG...] stop + start on the same port
+#   scripts/cluster.sh restart-apiserver [MODE] [FLAG...] stop + start on the same port
+#
+# MODE of stopping kube-apiserver:
+#   (none)      SIGTERM, and SIGKILL if it has not exited after 10 s
+#   --kill      SIGKILL at once: a crash (connections die with it, no response is finished)
+#   --graceful  SIGTERM and wait up to CLUSTER_GRACEFUL_TIMEOUT (default 60 s) for it to exit by
+#               itself, as in a rolling upgrade; exits 3 if it had to be killed. For it to finish
+#               with watches open, start kube-apiserver with GRACEFUL_SHUTDOWN_FLAGS (below):
+#               without --shutdown-watch-termination-grace-period it waits on open watches until
+#               its 60 s server shutdown timeout.
 #   scripts/cluster.sh env                        print `export` lines (KUBECONFIG, URLs, tokens)
 #   scripts/cluster.sh status
+#
+# GRACEFUL_SHUTDOWN_FLAGS (print them with `scripts/cluster.sh graceful-flags`):
+#   --shutdown-delay-duration=0s                 stop listening at once (no load balancer to drain)
+#   --shutdown-watch-termination-grace-period=5s close open watches (at >= 200/s) within 5 s
+#   --shutdown-send-retry-after=true             requests arriving while draining get 429 + Retry-After
 #
 # Extra kube-apiserver flags given to `start` are remembered and reused by restarts; flags
 # given to `start-apiserver`/`restart-apiserver` replace them (e.g. --min-request-timeout=5,
@@ -30,6 +44,8 @@ CLUSTER_BIN_DIR="${CLUSTER_BIN_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/informer-ins
 KAS_MOD="$REPO/tools/kube-apiserver"
 ETCD_MOD="$REPO/tools/etcd"
 READY_TIMEOUT="${CLUSTER_READY_TIMEOUT:-180}"
+GRACEFUL_TIMEOUT="${CLUSTER_GRACEFUL_TIMEOUT:-60}"
+GRACEFUL_SHUTDOWN_FLAGS=(--shutdown-delay-duration=0s --shutdown-watch-termination-grace-period=5s --shutdown-send-retry-after=true)
 
 log() { echo "cluster: $*" >&2; }
 die() { echo "cluster: error: $*" >&2; exit 1; }
@@ -75,6 +91,37 @@ free_port() { # a free TCP port on 127.0.0.1 (there is a small race; start retri
 }
 
 pid_alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+stop_apiserver_mode() { # MODE: "" | --kill | --graceful
+  local pf="$CLUSTER_DIR/apiserver.pid" mode=${1:-}
+  case "$mode" in
+    "") stop_pidfile "$pf" kube-apiserver ;;
+    --kill)
+      if pid_alive "$pf"; then
+        local pid; pid=$(cat "$pf")
+        kill -KILL "$pid" 2>/dev/null || true
+        for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+        log "kube-apiserver (pid $pid) killed (SIGKILL)"
+      fi
+      rm -f "$pf" ;;
+    --graceful)
+      if pid_alive "$pf"; then
+        local pid t0; pid=$(cat "$pf"); t0=$(date +%s%N)
+        kill -TERM "$pid" 2>/dev/null || true
+        for _ in $(seq 1 $((GRACEFUL_TIMEOUT * 20))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+        if kill -0 "$pid" 2>/dev/null; then
+          kill -KILL "$pid" 2>/dev/null || true; rm -f "$pf"
+          log "kube-apiserver (pid $pid) did not finish a graceful shutdown in ${GRACEFUL_TIMEOUT}s; killed"
+          exit 3
+        fi
+        log "kube-apiserver (pid $pid) shut down gracefully in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+      fi
+      rm -f "$pf" ;;
+    *) die "unknown stop mode $mode (use --kill or --graceful)" ;;
+  esac
+}
+
+stop_mode_arg() { [[ "${1:-}" == --kill || "${1:-}" == --graceful ]]; }
 
 stop_pidfile() { # pidfile name  (no `return` here: it is also called from an EXIT trap)
   local pf=$1 name=$2
@@ -279,12 +326,17 @@ main() {
     build) cmd_build ;;
     start) cmd_start "$@" ;;
     stop) cmd_stop ;;
-    stop-apiserver) load_state; stop_pidfile "$CLUSTER_DIR/apiserver.pid" kube-apiserver ;;
+    stop-apiserver) load_state; stop_apiserver_mode "${1:-}" ;;
     start-apiserver) load_state; start_apiserver "$@" ;;
-    restart-apiserver) load_state; stop_pidfile "$CLUSTER_DIR/apiserver.pid" kube-apiserver; start_apiserver "$@" ;;
+    restart-apiserver)
+      load_state
+      local mode=""
+      if stop_mode_arg "${1:-}"; then mode=$1; shift; fi
+      stop_apiserver_mode "$mode"; start_apiserver "$@" ;;
+    graceful-flags) printf '%s\n' "${GRACEFUL_SHUTDOWN_FLAGS[@]}" ;;
     env) cmd_env ;;
     status) cmd_status ;;
-    *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 }
 main "$@"

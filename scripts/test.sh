@@ -2,9 +2,11 @@
 # The README's test command (`npm test`): sets up everything the tests need on a fresh machine
 # (npm packages, Go builds of the client-go oracles and of kube-apiserver/etcd, code-server and
 # Chromium; each step is skipped when already done) and runs every suite:
-#   typecheck, unit, conformance (engine vs real client-go), e2e against a real kube-apiserver,
+#   typecheck, unit, conformance (engine vs real client-go), fuzz (a fixed-seed sample of 50,000
+#   inputs over every parser of untrusted input), e2e against a real kube-apiserver, a short soak
+#   against it (restarts, compactions, resets, 429 bursts),
 #   e2e in real VS Code (code-server + Chromium).
-# Ends with one line "N passed, M failed" over all suites. Set SKIP_SUITES="e2e-vscode e2e-cluster"
+# Ends with one line "N passed, M failed" over all suites. Set SKIP_SUITES="e2e-vscode e2e-cluster soak"
 # to leave suites out locally.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -44,8 +46,22 @@ if [ -f scripts/conformance.sh ]; then
   count_line conformance "$conf_log"
 fi
 
+# A fixed-seed sample of the fuzz targets (docs/reliability.md): every parser of untrusted input.
+fuzz_log=$(mktemp)
+stage fuzz bash -c "npm run --silent fuzz -- --inputs \${FUZZ_INPUTS:-50000} 2>&1 | tee '$fuzz_log'; exit \${PIPESTATUS[0]}"
+count_line fuzz "$fuzz_log"
+
 if [ -f scripts/cluster.sh ] && compgen -G 'test/e2e/*.test.ts' >/dev/null; then
   stage e2e-cluster bash -c 'bash scripts/cluster.sh build && TEST_SUITE_NAME=e2e-cluster npx mocha --config .mocharc.json --timeout 300000 "test/e2e/*.test.ts"'
+fi
+
+# A short soak (docs/reliability.md): three profiles through 10 apiserver restarts, 3 compactions,
+# 100 connection resets and 3 429 bursts against the real cluster; every store must converge.
+if [ -f test/soak/soak.ts ]; then
+  soak_log=$(mktemp)
+  soak_out=$(mktemp -d)
+  stage soak bash -c "bash scripts/cluster.sh build && npm run --silent soak -- --restarts 10 --compactions 3 --resets 100 --bursts 3 --objects 200 --out '$soak_out' 2>&1 | tee '$soak_log'; exit \${PIPESTATUS[0]}"
+  count_line soak "$soak_log"
 fi
 
 if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/timeline.e2e.ts ]; then

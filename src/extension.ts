@@ -3,12 +3,13 @@
  * trace editor, the status bar and the log channel; everything goes to context.subscriptions.
  */
 import * as vscode from 'vscode';
-import { addHandlerCommand, checkCacheCommand, exportPerfettoCommand, exportTraceCommand, FAULT_COMMANDS, injectFault, stopInformer } from './vscode/commands';
+import { FAULTS } from './app/faults';
+import { SessionRegistry } from './app/registry';
+import type { InformerSession } from './app/session';
+import { addHandlerCommand, checkCacheCommand, exportPerfettoCommand, exportTraceCommand, injectFault, stopInformer } from './vscode/commands';
 import { inspectInformer, type InspectArgs } from './vscode/inspectCommand';
 import { AUTOSTART_ENV, parseAutostart } from './vscode/autostartRequest';
 import { attachLog } from './vscode/logChannel';
-import type { InformerSession } from './vscode/session';
-import { SessionRegistry } from './vscode/sessions';
 import { InformerStatusBar } from './vscode/statusBar';
 import { TimelinePanel, TimelinePanelSerializer } from './vscode/timelinePanel';
 import { TimelineViewProvider } from './vscode/timelineView';
@@ -32,12 +33,15 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     });
 
+  const viewProvider = new TimelineViewProvider(uri, registry);
   context.subscriptions.push(
     registry,
     log,
     new InformerStatusBar(registry),
+    viewProvider,
+    { dispose: () => TimelinePanel.disposeAll() },
     vscode.window.registerWebviewPanelSerializer(TimelinePanel.viewType, new TimelinePanelSerializer(uri, registry)),
-    vscode.window.registerWebviewViewProvider(TimelineViewProvider.viewId, new TimelineViewProvider(uri, registry)),
+    vscode.window.registerWebviewViewProvider(TimelineViewProvider.viewId, viewProvider),
     vscode.window.registerCustomEditorProvider(TraceEditorProvider.viewType, new TraceEditorProvider(uri, registry), {
       supportsMultipleEditorsPerDocument: true,
     }),
@@ -65,7 +69,7 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd('addHandler', () => addHandlerCommand(registry)),
     cmd('checkCache', () => checkCacheCommand(registry)),
     cmd('showTimeline', () => TimelineViewProvider.reveal()),
-    ...FAULT_COMMANDS.map((f) => cmd(`fault.${f.id}`, () => injectFault(registry, f.id))),
+    ...FAULTS.map((f) => cmd(`fault.${f.command}`, () => injectFault(registry, f))),
     vscode.debug.onDidStartDebugSession(() => {
       if (vscode.workspace.getConfiguration('informerInspector').get<boolean>('revealOnDebug', false)) void TimelineViewProvider.reveal();
     }),

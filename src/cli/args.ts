@@ -3,7 +3,6 @@
  * UsageErrors (unknown option, missing value) instead of stack traces.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { findProfile, PROFILES, type Profile } from '../engine/profiles';
 import { UsageError } from './io';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -25,12 +24,6 @@ export function parseCommandArgs(command: string, args: string[], options: Optio
     throw new UsageError(`${command}: unexpected argument "${parsed.positionals[maxPositionals]}"`);
   }
   return parsed;
-}
-
-export function profileNamed(name: string): Profile {
-  const p = findProfile(name);
-  if (!p) throw new UsageError(`unknown profile "${name}" (one of: ${PROFILES.map((x) => x.name).join(', ')})`);
-  return p;
 }
 
 export function stringOption(parsed: Parsed, name: string): string | undefined {

@@ -6,10 +6,13 @@
  * differences. Exit 0 when the cache matches, 1 when it is stale or the informer never synced.
  */
 import type { ConsistencyResult } from '../trace/consistency';
-import { exportTrace } from '../trace/traceFile';
 import { durationMs, offsetMs, parseCommandArgs, stringOption } from './args';
 import { EXIT_FAILED, EXIT_OK, UsageError, writeOutput, type CliIo } from './io';
-import { LIVE_TARGET_OPTIONS, liveTargetOf, LiveRunError, openLiveInformer, resourceLabel, type LiveInformer } from './liveInformer';
+import { RunError } from '../app/errors';
+import { exportTrace } from '../app/traces';
+import type { LiveInformer } from '../app/liveInformer';
+import { resourceLabel } from '../app/resources';
+import { LIVE_TARGET_OPTIONS, liveTargetOf, openLiveInformer } from './liveTarget';
 
 const SYNC_POLL_MS = 100;
 
@@ -65,7 +68,7 @@ async function waitForSync(live: LiveInformer, timeoutMs: number): Promise<void>
   const deadline = live.clock.now() + timeoutMs;
   while (!live.informer.hasSynced()) {
     if (live.clock.now() >= deadline) {
-      throw new LiveRunError(`the informer did not sync within ${timeoutMs / 1000}s${lastError(live) ? `; last error: ${lastError(live)}` : ''}`);
+      throw new RunError(`the informer did not sync within ${timeoutMs / 1000}s${lastError(live) ? `; last error: ${lastError(live)}` : ''}`);
     }
     await live.clock.sleep(SYNC_POLL_MS, live.stopSignal);
   }

@@ -3,6 +3,7 @@
  * failure ends as one line on stderr: bad input exits 2, a failed run 1; no stack traces
  * (set INFORMER_INSPECTOR_DEBUG=1 to see one for an unexpected error).
  */
+import { BadInputError } from '../app/errors';
 import { checkConsistencyCommand } from './checkConsistencyCommand';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type CliIo } from './io';
 import { profilesCommand } from './profilesCommand';
@@ -46,7 +47,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (!command) throw new UsageError(`unknown command "${name}" (one of: ${Object.keys(COMMANDS).join(', ')})`);
     return await command(args, io);
   } catch (e) {
-    if (e instanceof UsageError) {
+    if (e instanceof BadInputError) {
       io.stderr(`informer-inspector: ${e.message.split('\n').join('\ninformer-inspector: ')}\n`);
       return EXIT_USAGE;
     }

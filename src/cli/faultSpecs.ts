@@ -1,53 +1,34 @@
 /**
  * The `--fault NAME[=VALUE][@AT]` specs of `record` and the `--check-consistency` / `--consistency-every`
  * schedule: parsing (every mistake is one UsageError line) and applying them to a live informer at
- * their time, through FaultInjectingListerWatcher (src/sources/faults.ts).
+ * their time, through the fault catalogue (src/app/faults.ts).
  *
  * AT is measured from the start of the recording (default 0). One-shot faults (expire-watch,
  * toolarge-list, 429, drop-delete, internal-error without an open watch) are armed at AT and
  * take effect at the next matching request or event; the injector emits 'fault.injected' then.
  */
+import { FAULTS, faultByCliName, type FaultDef, type FaultTarget } from '../app/faults';
 import type { Clock, TimerHandle } from '../engine/clock';
-import type { FaultInjectingListerWatcher, FaultName } from '../sources/faults';
+import type { FaultName } from '../format/events';
 import { offsetMs } from './args';
 import { UsageError } from './io';
-
-export type FaultKind = 'refuse' | 'reset-watch' | 'expire-watch' | 'toolarge-list' | 'internal-error' | '429' | 'drop-delete' | 'slow-handler';
 
 export interface FaultSpec {
   /** As the user wrote it, for messages. */
   text: string;
-  kind: FaultKind;
+  fault: FaultName;
   atMs: number;
   /** refuse: how long; 429: Retry-After; slow-handler: time per notification. */
   valueMs?: number;
 }
 
-interface KindRule {
-  value: 'none' | 'required' | 'optional';
-  /** For the list of accepted specs in errors and docs. */
-  usage: string;
+function usage(f: FaultDef): string {
+  if (!f.param) return f.cli;
+  const { value, name } = f.param.cli;
+  return value === 'optional' ? `${f.cli}[=${name}]` : `${f.cli}=${name}`;
 }
 
-const KINDS: Record<FaultKind, KindRule> = {
-  refuse: { value: 'required', usage: 'refuse=DURATION' },
-  'reset-watch': { value: 'none', usage: 'reset-watch' },
-  'expire-watch': { value: 'none', usage: 'expire-watch' },
-  'toolarge-list': { value: 'none', usage: 'toolarge-list' },
-  'internal-error': { value: 'none', usage: 'internal-error' },
-  '429': { value: 'optional', usage: '429[=RETRY-AFTER]' },
-  'drop-delete': { value: 'none', usage: 'drop-delete' },
-  'slow-handler': { value: 'required', usage: 'slow-handler=DURATION' },
-};
-
-// Listed in this order on purpose: an object would put the integer-like '429' first.
-const ORDER: readonly FaultKind[] = ['refuse', 'reset-watch', 'expire-watch', 'toolarge-list', 'internal-error', '429', 'drop-delete', 'slow-handler'];
-
-export const FAULT_USAGE = ORDER.map((k) => KINDS[k].usage + '[@AT]').join(', ');
-
-function isFaultKind(name: string): name is FaultKind {
-  return Object.prototype.hasOwnProperty.call(KINDS, name);
-}
+export const FAULT_USAGE = FAULTS.map((f) => usage(f) + '[@AT]').join(', ');
 
 /** One `--fault` value; runMs is the recording's length (a fault after its end is a mistake). */
 export function parseFaultSpec(text: string, runMs: number): FaultSpec {
@@ -55,15 +36,15 @@ export function parseFaultSpec(text: string, runMs: number): FaultSpec {
   const m = /^([a-z0-9-]+)(?:=([^@]*))?(?:@(.*))?$/.exec(text);
   if (!m) throw bad(`expected NAME[=VALUE][@AT] (one of: ${FAULT_USAGE})`);
   const [, name, value, at] = m;
-  if (!isFaultKind(name)) throw bad(`unknown fault "${name}" (one of: ${FAULT_USAGE})`);
-  const rule = KINDS[name];
-  if (value !== undefined && rule.value === 'none') throw bad(`${name} takes no value`);
-  if (value === undefined && rule.value === 'required') throw bad(`${name} needs a duration, e.g. ${name}=${name === 'refuse' ? '10s' : '300ms'}`);
-  const spec: FaultSpec = { text, kind: name, atMs: 0 };
+  const def = faultByCliName(name);
+  if (!def) throw bad(`unknown fault "${name}" (one of: ${FAULT_USAGE})`);
+  if (value !== undefined && !def.param) throw bad(`${name} takes no value`);
+  if (value === undefined && def.param?.cli.value === 'required') throw bad(`${name} needs a duration, e.g. ${name}=${def.param.cli.example}`);
+  const spec: FaultSpec = { text, fault: def.id, atMs: 0 };
   if (value !== undefined) {
     const ms = offsetMs(value);
     if (ms === undefined || ms <= 0) throw bad(`"${value}" is not a duration above 0 (examples: 300ms, 10s, 2m)`);
-    if (name === '429' && ms % 1000 !== 0) throw bad('Retry-After is whole seconds (e.g. 429=2s)');
+    if (def.param?.wholeSeconds && ms % 1000 !== 0) throw bad(`${def.param.wholeSeconds} is whole seconds (e.g. ${name}=${def.param.cli.example})`);
     spec.valueMs = ms;
   }
   if (at !== undefined) {
@@ -95,54 +76,21 @@ export function consistencySchedule(at: readonly string[], everyText: string | u
   return [...times].sort((a, b) => a - b);
 }
 
-/** What applying the specs needs from the recording. */
-export interface FaultTarget {
-  clock: Clock;
-  faults: FaultInjectingListerWatcher;
-  /** Adds a handler that takes ms per notification (and records the fault). */
-  addSlowHandler(ms: number): void;
+/** The catalogue entry of a parsed spec. */
+export function faultOf(spec: FaultSpec): FaultDef {
+  return FAULTS.find((f) => f.id === spec.fault)!;
 }
-
-function apply(spec: FaultSpec, target: FaultTarget): void {
-  const f = target.faults;
-  switch (spec.kind) {
-    case 'refuse':
-      return f.refuseConnections(spec.valueMs!);
-    case 'reset-watch':
-      return f.resetWatch();
-    case 'expire-watch':
-      return f.expireNextWatch();
-    case 'toolarge-list':
-      return f.tooLargeNextList();
-    case 'internal-error':
-      return f.internalErrorOnWatch();
-    case '429':
-      return f.tooManyRequests((spec.valueMs ?? 1000) / 1000);
-    case 'drop-delete':
-      return f.dropNextDelete();
-    case 'slow-handler':
-      return target.addSlowHandler(spec.valueMs!);
-  }
-}
-
-/** The injector's name for a one-shot fault a spec arms, to tell later whether it ever fired. */
-export const ONE_SHOT: Partial<Record<FaultKind, FaultName>> = {
-  'expire-watch': 'expireNextWatch',
-  'toolarge-list': 'tooLargeNextList',
-  'internal-error': 'internalErrorOnWatch',
-  '429': 'tooManyRequests',
-  'drop-delete': 'dropNextDelete',
-};
 
 /**
  * Applies the specs due at 0 at once (before the informer starts, so a slow handler is there from
  * the first notification) and the others by timer. Returns a function that cancels what is left.
  */
-export function scheduleFaults(specs: readonly FaultSpec[], target: FaultTarget): () => void {
+export function scheduleFaults(specs: readonly FaultSpec[], target: FaultTarget & { clock: Clock }): () => void {
   const timers: TimerHandle[] = [];
+  const apply = (spec: FaultSpec) => faultOf(spec).apply(target, spec.valueMs);
   for (const spec of specs) {
-    if (spec.atMs === 0) apply(spec, target);
-    else timers.push(target.clock.setTimer(spec.atMs, () => apply(spec, target)));
+    if (spec.atMs === 0) apply(spec);
+    else timers.push(target.clock.setTimer(spec.atMs, () => apply(spec)));
   }
   return () => timers.forEach((t) => t.cancel());
 }

@@ -2,6 +2,7 @@
  * What a command may touch of the outside world, so commands run in unit tests without a process:
  * output streams, files, and a way to wait for the user to interrupt.
  */
+import { BadInputError } from '../app/errors';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Clock } from '../engine/clock';
@@ -22,8 +23,8 @@ export interface CliIo {
   rand?: () => number;
 }
 
-/** Bad input: a missing file, an invalid scenario, an unknown option, profile or resource. Exit 2. */
-export class UsageError extends Error {
+/** Bad input on the command line: an unknown option, a missing file. Exit 2, like every BadInputError. */
+export class UsageError extends BadInputError {
   constructor(message: string) {
     super(message);
     this.name = 'UsageError';

@@ -1,5 +1,6 @@
 /** `informer-inspector profiles`: the emulated client-go lines and what each changes. */
-import { DEFAULT_PROFILE, PROFILES, type Profile } from '../engine/profiles';
+import { DEFAULT_PROFILE, PROFILES } from '../app/profiles';
+import type { Profile } from '../engine/profiles';
 import { parseCommandArgs } from './args';
 import { EXIT_OK, type CliIo } from './io';
 

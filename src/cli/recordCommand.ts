@@ -6,16 +6,17 @@
  * faults and checking the cache against the server on a schedule, then writes the notification
  * log (stdout by default) and the trace, and prints the findings on stderr.
  */
-import { formatLog, type LogLine } from '../scenario/notificationLog';
-import { loggingHandler } from '../sources/replay';
-import { computeFindings } from '../trace/findings';
-import { exportTrace } from '../trace/traceFile';
+import { addLoggingHandler, formatLog } from '../app/scenarios';
+import { computeFindings, exportTrace } from '../app/traces';
+import type { LogLine } from '../scenario/notificationLog';
 import { durationMs, parseCommandArgs, stringListOption, stringOption } from './args';
 import { describeConsistency } from './checkConsistencyCommand';
-import { consistencySchedule, ONE_SHOT, parseFaultSpec, scheduleFaults } from './faultSpecs';
+import { consistencySchedule, faultOf, parseFaultSpec, scheduleFaults } from './faultSpecs';
 import { formatFindings } from './findingsText';
 import { EXIT_OK, writeOutput, type CliIo } from './io';
-import { LIVE_TARGET_OPTIONS, liveTargetOf, openLiveInformer, resourceLabel, type LiveInformer } from './liveInformer';
+import type { LiveInformer } from '../app/liveInformer';
+import { resourceLabel } from '../app/resources';
+import { LIVE_TARGET_OPTIONS, liveTargetOf, openLiveInformer } from './liveTarget';
 
 function secondsLabel(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
@@ -49,7 +50,7 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
 
   const log: LogLine[] = [];
   const { conn, resource, live } = await openLiveInformer(target, io, log);
-  live.informer.addEventHandler('main', loggingHandler('main', target.profile, (l) => log.push(l)));
+  addLoggingHandler(live.informer, 'main', target.profile, log);
   const { clock } = live;
   const startedAt = clock.now();
   const cancelFaults = scheduleFaults(faultSpecs, { clock, faults: live.faults, addSlowHandler: (ms) => live.addSlowHandler(ms) });
@@ -72,10 +73,9 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
   const tracePath = stringOption(parsed, 'trace');
   if (tracePath !== undefined) writeOutput(io, tracePath, exportTrace(live.recorder), 'trace');
 
-  const pending = new Set(live.faults.pendingFaults());
+  const pending = new Set<string>(live.faults.pendingFaults());
   for (const spec of faultSpecs) {
-    const name = ONE_SHOT[spec.kind];
-    if (name && pending.has(name)) note(`fault ${spec.text} was armed but never took effect (no matching request or event came)`);
+    if (faultOf(spec).oneShot && pending.has(spec.fault)) note(`fault ${spec.text} was armed but never took effect (no matching request or event came)`);
   }
   if (!quiet) io.stderr(formatFindings(computeFindings(live.recorder.header(), live.recorder.events())).join('\n') + '\n');
   return EXIT_OK;

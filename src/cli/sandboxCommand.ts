@@ -3,7 +3,7 @@
  * (src/sources/sandbox.ts), prints a kubeconfig for it on stdout and its storyline on stderr,
  * and runs until interrupted.
  */
-import { startSandbox, STORYLINES } from '../sources/sandbox';
+import { startSandbox, STORYLINES } from '../app/sessions';
 import { intOption, parseCommandArgs, stringOption } from './args';
 import { EXIT_OK, UsageError, type CliIo } from './io';
 

@@ -4,11 +4,11 @@
  * most severe first, each with its evidence seqs and advice), then how many events of each type
  * the trace holds.
  */
-import { computeFindings } from '../trace/findings';
-import { relistsText, SummaryModel, type TraceSummary } from '../trace/summary';
-import { importTrace, TraceFileError } from '../trace/traceFile';
+import { BadInputError } from '../app/errors';
+import { computeFindings, readTrace, SummaryModel, toPerfetto } from '../app/traces';
+import type { TraceSummary } from '../format/trace';
+import { relistsText } from '../protocol/summary';
 import { parseCommandArgs, stringOption } from './args';
-import { toPerfetto } from '../trace/perfetto';
 import { formatFindings } from './findingsText';
 import { EXIT_OK, fileLabel, readInput, UsageError, type CliIo } from './io';
 
@@ -17,11 +17,11 @@ export function summarizeCommand(args: string[], io: CliIo): number {
   const path = parsed.positionals[0];
   if (!path) throw new UsageError('summarize: missing TRACE.json');
   const text = readInput(io, path, 'trace');
-  let trace: ReturnType<typeof importTrace>;
+  let trace: ReturnType<typeof readTrace>;
   try {
-    trace = importTrace(text);
+    trace = readTrace(text);
   } catch (e) {
-    if (e instanceof TraceFileError) throw new UsageError(`trace ${fileLabel(path)}: ${e.message}`);
+    if (e instanceof BadInputError) throw new UsageError(`trace ${fileLabel(path)}: ${e.message}`);
     throw e;
   }
   const h = trace.header;

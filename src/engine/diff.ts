@@ -17,19 +17,33 @@ export interface UpdateComparison {
   total: number;
 }
 
-/** Structural equality of JSON values (the DeepEqual of decoded objects). */
+/**
+ * Structural equality of JSON values (the DeepEqual of decoded objects). Iterative: objects may be
+ * nested as deep as the decoder allows (10,000 levels), far past the call stack.
+ */
 export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  const stack: [unknown, unknown][] = [[a, b]];
+  while (stack.length > 0) {
+    const [x, y] = stack.pop()!;
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (Array.isArray(x) !== Array.isArray(y)) return false;
+    if (Array.isArray(x) && Array.isArray(y)) {
+      if (x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) stack.push([x[i], y[i]]);
+      continue;
+    }
+    const rx = x as Record<string, unknown>;
+    const ry = y as Record<string, unknown>;
+    const kx = Object.keys(rx).filter((k) => rx[k] !== undefined);
+    const ky = Object.keys(ry).filter((k) => ry[k] !== undefined);
+    if (kx.length !== ky.length) return false;
+    for (const k of kx) {
+      if (!Object.prototype.hasOwnProperty.call(ry, k)) return false;
+      stack.push([rx[k], ry[k]]);
+    }
   }
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
-  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
-  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
-  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(rb, k) && deepEqual(ra[k], rb[k]));
+  return true;
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
@@ -43,19 +57,33 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Collects every changed leaf as [path, old, new]; top-level field names ride along for classification. */
-function walk(path: string, a: unknown, b: unknown, out: { path: string; top: string[]; old: unknown; new: unknown }[], top: string[]): void {
-  if (deepEqual(a, b)) return;
-  if (isRecord(a) && isRecord(b)) {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    for (const k of keys) walk(childPath(path, k), a[k], b[k], out, top.length < 2 ? [...top, k] : top);
-    return;
+type Change = { path: string; top: string[]; old: unknown; new: unknown };
+
+/**
+ * Collects every changed leaf as [path, old, new], depth first in the old object's field order;
+ * top-level field names ride along for classification. Iterative, like deepEqual, and each pair
+ * of values is looked at once.
+ */
+function walk(oldObj: unknown, newObj: unknown, out: Change[]): void {
+  const stack: [path: string, a: unknown, b: unknown, top: string[]][] = [['', oldObj, newObj, []]];
+  while (stack.length > 0) {
+    const [path, a, b, top] = stack.pop()!;
+    if (a === b) continue;
+    if (isRecord(a) && isRecord(b)) {
+      const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i];
+        stack.push([childPath(path, k), a[k], b[k], top.length < 2 ? [...top, k] : top]);
+      }
+      continue;
+    }
+    if (Array.isArray(a) && Array.isArray(b)) {
+      for (let i = Math.max(a.length, b.length) - 1; i >= 0; i--) stack.push([`${path}[${i}]`, a[i], b[i], top]);
+      continue;
+    }
+    // Different kinds of value, or different leaves (deepEqual settles objects of other shapes).
+    if (!deepEqual(a, b)) out.push({ path, top, old: a, new: b });
   }
-  if (Array.isArray(a) && Array.isArray(b)) {
-    for (let i = 0; i < Math.max(a.length, b.length); i++) walk(`${path}[${i}]`, a[i], b[i], out, top);
-    return;
-  }
-  out.push({ path, top, old: a, new: b });
 }
 
 /**
@@ -64,8 +92,8 @@ function walk(path: string, a: unknown, b: unknown, out: { path: string; top: st
  * possibly with RV/managedFields), else 'other'. Secret data/stringData values are never copied.
  */
 export function compareUpdate(oldObj: KubeObject, newObj: KubeObject): UpdateComparison {
-  const changes: { path: string; top: string[]; old: unknown; new: unknown }[] = [];
-  walk('', oldObj, newObj, changes, []);
+  const changes: Change[] = [];
+  walk(oldObj, newObj, changes);
   const secret = oldObj.kind === 'Secret' || newObj.kind === 'Secret';
   const diff = changes.slice(0, MAX_FIELD_CHANGES).map((c): FieldChange => {
     const redact = secret && (c.top[0] === 'data' || c.top[0] === 'stringData');

@@ -7,6 +7,7 @@ import { StatusError, TransportError, type Status, type StatusCause } from './li
 import type { Outcome, RelistReason } from '../format/events';
 import type { KubeObject } from './objects';
 import type { Profile } from './profiles';
+import { ListEnd, WatchEnd, type DecisionRow } from './decisionRows';
 
 // ---- walking the chain ----------------------------------------------------------------------
 
@@ -208,14 +209,14 @@ export function describeObject(obj: unknown): string {
   return `&{${gvk || 'unknown'} ${name}}`.replace(/ }$/, '}');
 }
 
-// ---- spec §1.10: how an ending is classified ------------------------------------------------------
+// ---- the decision table (docs/reflector-decisions.md, spec §1.10): how an ending is classified ------------------------------------------------------
 
 /** The profile switches that change an outcome in the §1.10 table. */
 export type ClassifyProfile = Pick<Profile, 'refusedWatchRelists' | 'tooManyRequestsRewatches'>;
 
-/** One row of the §1.10 table as it applies to one ending. */
+/** One row of the decision table (docs/reflector-decisions.md) as it applies to one ending. */
 export interface Classification {
-  row: number;
+  row: DecisionRow;
   outcome: Outcome;
   /** Set whenever the outcome leads to a relist (or a new watch-list), for the next 'relist' event. */
   reason?: RelistReason;
@@ -244,10 +245,10 @@ export function reasonOf(err: unknown): RelistReason | undefined {
 /** Opening a plain watch failed (rows 6, 10, 14, 18). The handler runs unless the outcome re-watches. */
 export function classifyWatchOpenError(err: unknown, profile: ClassifyProfile): Classification {
   const retriable = isWatchOpenRetriable(err, profile);
-  if (isConnectionRefused(err)) return retriable ? { row: 6, outcome: 'rewatch-after-backoff' } : { row: 6, outcome: 'relist', reason: 'ConnectionRefused' };
-  if (isTooManyRequests(err)) return retriable ? { row: 14, outcome: 'rewatch-after-backoff' } : { row: 14, outcome: 'relist', reason: 'TooManyRequests' };
-  if (isExpiredOrGone(err)) return { row: 10, outcome: 'relist', reason: isExpired(err) ? 'Expired' : 'Gone' };
-  return { row: 18, outcome: 'relist', reason: reasonOf(err) ?? 'WatchOpenFailed' };
+  if (isConnectionRefused(err)) return retriable ? { row: WatchEnd.RefusedOnOpen, outcome: 'rewatch-after-backoff' } : { row: WatchEnd.RefusedOnOpen, outcome: 'relist', reason: 'ConnectionRefused' };
+  if (isTooManyRequests(err)) return retriable ? { row: WatchEnd.TooManyRequestsOnOpen, outcome: 'rewatch-after-backoff' } : { row: WatchEnd.TooManyRequestsOnOpen, outcome: 'relist', reason: 'TooManyRequests' };
+  if (isExpiredOrGone(err)) return { row: WatchEnd.ExpiredStatus, outcome: 'relist', reason: isExpired(err) ? 'Expired' : 'Gone' };
+  return { row: WatchEnd.OpenFailed, outcome: 'relist', reason: reasonOf(err) ?? 'WatchOpenFailed' };
 }
 
 /** Where a watch stream's error came from: the stream itself or the resync goroutine. */
@@ -263,20 +264,22 @@ export function classifyWatchStreamError(
   profile: ClassifyProfile,
   internalErrorRetry: () => boolean,
 ): Classification {
-  if (source === 'resync') return { row: 23, outcome: 'relist', reason: 'ResyncError' };
-  if (err instanceof VeryShortWatchError) return { row: 5, outcome: 'relist', reason: 'VeryShortWatch' };
-  if (isExpiredOrGone(err)) return { row: 9, outcome: 'relist', reason: isExpired(err) ? 'Expired' : 'Gone' };
+  if (source === 'resync') return { row: WatchEnd.ResyncError, outcome: 'relist', reason: 'ResyncError' };
+  if (err instanceof VeryShortWatchError) return { row: WatchEnd.VeryShortWatch, outcome: 'relist', reason: 'VeryShortWatch' };
+  if (isExpiredOrGone(err)) return { row: WatchEnd.ExpiredEvent, outcome: 'relist', reason: isExpired(err) ? 'Expired' : 'Gone' };
   if (isTooManyRequests(err)) {
-    return profile.tooManyRequestsRewatches ? { row: 15, outcome: 'rewatch-after-backoff' } : { row: 15, outcome: 'relist', reason: 'TooManyRequests' };
+    return profile.tooManyRequestsRewatches
+      ? { row: WatchEnd.TooManyRequestsEvent, outcome: 'rewatch-after-backoff' }
+      : { row: WatchEnd.TooManyRequestsEvent, outcome: 'relist', reason: 'TooManyRequests' };
   }
   if (isInternalError(err)) {
-    if (internalErrorRetry()) return { row: 17, outcome: 'rewatch' };
-    return { row: 17, outcome: 'relist', reason: isClientWatchDecoding(err) ? 'DecodeError' : 'InternalError' };
+    if (internalErrorRetry()) return { row: WatchEnd.InternalErrorEvent, outcome: 'rewatch' };
+    return { row: WatchEnd.InternalErrorEvent, outcome: 'relist', reason: isClientWatchDecoding(err) ? 'DecodeError' : 'InternalError' };
   }
-  if (err instanceof UnexpectedObjectError) return { row: 20, outcome: 'relist', reason: 'UnexpectedObject' };
-  if (isTooLargeResourceVersion(err)) return { row: 13, outcome: 'relist', reason: 'TooLargeResourceVersion' };
-  if (isTimeoutStatus(err)) return { row: 13, outcome: 'relist', reason: 'Timeout' };
-  return { row: 19, outcome: 'relist', reason: statusOf(err) ? 'ErrorEvent' : 'Other' };
+  if (err instanceof UnexpectedObjectError) return { row: WatchEnd.UnexpectedObjectEvent, outcome: 'relist', reason: 'UnexpectedObject' };
+  if (isTooLargeResourceVersion(err)) return { row: WatchEnd.TimeoutEvent, outcome: 'relist', reason: 'TooLargeResourceVersion' };
+  if (isTimeoutStatus(err)) return { row: WatchEnd.TimeoutEvent, outcome: 'relist', reason: 'Timeout' };
+  return { row: WatchEnd.OtherErrorEvent, outcome: 'relist', reason: statusOf(err) ? 'ErrorEvent' : 'Other' };
 }
 
 /** How a watch's result channel closed without an error, as the reflector's 'how'. */
@@ -289,14 +292,14 @@ export type CleanEnd = 'eof' | 'unexpected-eof' | 'reset' | 'timeout' | 'open-re
 export function classifyCleanClose(how: CleanEnd, durationMs: number, timeoutSeconds: number): Classification {
   switch (how) {
     case 'unexpected-eof':
-      return { row: 3, outcome: 'rewatch' };
+      return { row: WatchEnd.UnexpectedEOF, outcome: 'rewatch' };
     case 'reset':
     case 'timeout':
-      return { row: 4, outcome: 'rewatch' };
+      return { row: WatchEnd.ResetOrClientTimeout, outcome: 'rewatch' };
     case 'open-retries-exhausted':
-      return { row: 8, outcome: 'rewatch' };
+      return { row: WatchEnd.OpenRetriesExhausted, outcome: 'rewatch' };
     default:
-      return { row: durationMs >= timeoutSeconds * 1000 ? 1 : 2, outcome: 'rewatch' };
+      return { row: durationMs >= timeoutSeconds * 1000 ? WatchEnd.ServerTimeoutClose : WatchEnd.MidStreamEOF, outcome: 'rewatch' };
   }
 }
 
@@ -304,23 +307,24 @@ export function classifyCleanClose(how: CleanEnd, durationMs: number, timeoutSec
  * Watch-list (§1.8): retriable failures try the stream again (after a backoff for refused/429,
  * at once with RV "" for Expired/Gone/TooLarge); anything else falls back to a LIST (row 27).
  */
-export function classifyWatchListError(err: unknown, opening: boolean, profile: ClassifyProfile): Classification & { backoff: boolean; unavailable: boolean } {
+export function classifyWatchListError(err: unknown, phase: 'open' | 'stream', profile: ClassifyProfile): Classification & { backoff: boolean; unavailable: boolean } {
+  const opening = phase === 'open';
   if (isWatchOpenRetriable(err, profile)) {
-    const row = isConnectionRefused(err) ? 6 : opening ? 14 : 15;
+    const row = isConnectionRefused(err) ? WatchEnd.RefusedOnOpen : opening ? WatchEnd.TooManyRequestsOnOpen : WatchEnd.TooManyRequestsEvent;
     return { row, outcome: 'watchlist-again', reason: reasonOf(err), backoff: true, unavailable: false };
   }
   if (isExpiredOrGone(err)) {
-    return { row: opening ? 10 : 9, outcome: 'watchlist-again', reason: isExpired(err) ? 'Expired' : 'Gone', backoff: false, unavailable: true };
+    return { row: opening ? WatchEnd.ExpiredStatus : WatchEnd.ExpiredEvent, outcome: 'watchlist-again', reason: isExpired(err) ? 'Expired' : 'Gone', backoff: false, unavailable: true };
   }
-  if (isTooLargeResourceVersion(err)) return { row: 12, outcome: 'watchlist-again', reason: 'TooLargeResourceVersion', backoff: false, unavailable: true };
+  if (isTooLargeResourceVersion(err)) return { row: WatchEnd.WatchListTooLargeRV, outcome: 'watchlist-again', reason: 'TooLargeResourceVersion', backoff: false, unavailable: true };
   const reason = err instanceof VeryShortWatchError ? 'VeryShortWatch' : (reasonOf(err) ?? (opening ? 'WatchOpenFailed' : 'Other'));
-  return { row: 27, outcome: 'fallback-to-list', reason, backoff: false, unavailable: false };
+  return { row: WatchEnd.WatchListFallback, outcome: 'fallback-to-list', reason, backoff: false, unavailable: false };
 }
 
 /** A failed list() as ListAndWatch returns it (rows 7, 16, 25): the handler runs, then a relist. */
 export function classifyListFailure(err: unknown, phase: 'request' | 'sync'): Classification {
-  if (phase === 'sync') return { row: 25, outcome: 'relist', reason: 'SyncFailed' };
-  if (isTooManyRequests(err)) return { row: 16, outcome: 'relist', reason: 'TooManyRequests' };
+  if (phase === 'sync') return { row: ListEnd.SyncFailed, outcome: 'relist', reason: 'SyncFailed' };
+  if (isTooManyRequests(err)) return { row: ListEnd.TooManyRequests, outcome: 'relist', reason: 'TooManyRequests' };
   const r = reasonOf(err);
-  return { row: 7, outcome: 'relist', reason: r === 'ConnectionRefused' || r === 'ConnectionReset' || r === 'Timeout' ? r : 'ListFailed' };
+  return { row: ListEnd.Failed, outcome: 'relist', reason: r === 'ConnectionRefused' || r === 'ConnectionReset' || r === 'Timeout' ? r : 'ListFailed' };
 }

@@ -22,22 +22,29 @@ export interface PagedResult {
   paginated: boolean;
 }
 
+/** How listPaged reports progress and which pager generation it follows. */
+export interface PagerOptions {
+  hooks?: PagerHooks;
+  /**
+   * The client-go ≤ v12 pager: continue pages keep the requested RV, and an Expired first page
+   * also falls back to one full list.
+   */
+  legacy?: boolean;
+}
+
 /**
  * Lists through `fetch`, page by page. `pageSize` 0 means no limit; the limit only applies when
  * the options carry none. Pages after the first clear resourceVersion(Match), which the server
- * refuses together with a continue token. The merged list keeps the first page's RV.
- * Stops (rejecting with the signal's reason) between pages once `signal` aborts.
- * `legacy` (client-go ≤ v12): continue pages keep the requested RV, and an Expired first page also
- * falls back to one full list.
+ * refuses together with a continue token. The merged list keeps the first page's RV. An expired
+ * continue token (and, for the legacy pager, an Expired first page) makes one full list at the
+ * requested RV. Stops (rejecting with the signal's reason) between pages once `signal` aborts.
  */
 export async function listPaged(
   fetch: (options: ListOptions) => Promise<ObjectList>,
   requested: ListOptions,
   pageSize: number,
   signal: AbortSignal,
-  hooks: PagerHooks = {},
-  fullListIfExpired = true,
-  legacy = false,
+  { hooks = {}, legacy = false }: PagerOptions = {},
 ): Promise<PagedResult> {
   const options: ListOptions = { ...requested };
   if (!options.limit && pageSize > 0) options.limit = pageSize;
@@ -51,7 +58,7 @@ export async function listPaged(
       result = await fetch({ ...options });
     } catch (err) {
       // The legacy pager (client-go ≤ v12) fell back to a full list on an Expired first page too.
-      if (!isExpired(err) || !fullListIfExpired || (!options.continue && !legacy)) throw err;
+      if (!isExpired(err) || (!options.continue && !legacy)) throw err;
       hooks.onExpiredContinue?.();
       const full: ListOptions = { ...options, limit: undefined, continue: undefined };
       full.resourceVersion = requested.resourceVersion;

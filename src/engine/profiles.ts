@@ -75,6 +75,25 @@ export interface Profile {
   realFifoSyncAfterProcess: boolean;
   /** printf-style (≤v0.32) or structured (v0.33+) log texts. */
   logStyle: 'printf' | 'structured';
+  /**
+   * Which watch event objects of kind Table (meta.k8s.io v1/v1beta1) handleAnyWatch skips with
+   * "Unsupported watch event object gvk" (§1.7): every one ('always', v0.36+), only those streamed
+   * before a watch-list's initial-events-end bookmark ('initial-watch-list', v0.34–v0.35), or none
+   * ('never', v0.32 and 1.15: the Table is stored like any object).
+   */
+  skipsTableWatchObjects: 'always' | 'initial-watch-list' | 'never';
+  /**
+   * A LIST answered with a list of kind Table (meta.k8s.io v1/v1beta1) fails as "unsupported list
+   * gvk" (§1.10 row 25) (v0.36+); older lines take its items like any list's.
+   */
+  rejectsTableLists: boolean;
+  /**
+   * When the very-short-watch clock (§1.7: < 1 s and no events) starts: before the watch request
+   * is sent ('before-request': v0.32, v0.34, v0.36), or once the watch call has returned
+   * ('after-open': client-go v12 / Kubernetes 1.15, whose watchHandler takes the start time
+   * itself), so there the time the server took to answer does not count.
+   */
+  veryShortWatchClockStarts: 'before-request' | 'after-open';
 }
 
 const base = {
@@ -95,6 +114,9 @@ const base = {
   bookmarksToStore: false,
   realFifoSyncAfterProcess: false,
   logStyle: 'structured',
+  skipsTableWatchObjects: 'never',
+  rejectsTableLists: false,
+  veryShortWatchClockStarts: 'before-request',
 } as const satisfies Partial<Profile>;
 
 const noGates: Gates = {
@@ -130,6 +152,7 @@ export const PROFILES: readonly Profile[] = [
     // client-go v12 sends no allowWatchBookmarks (seen against the real v12 oracle).
     watchBookmarks: false,
     logStyle: 'printf',
+    veryShortWatchClockStarts: 'after-open',
   },
   {
     ...base,
@@ -151,6 +174,7 @@ export const PROFILES: readonly Profile[] = [
     gates: { ...noGates, InOrderInformers: true },
     knownGates: ['WatchListClient', 'InOrderInformers'],
     lockedGates: {},
+    skipsTableWatchObjects: 'initial-watch-list',
   },
   {
     ...base,
@@ -173,6 +197,8 @@ export const PROFILES: readonly Profile[] = [
     rvOrderingGuard: true,
     bookmarksToStore: true,
     realFifoSyncAfterProcess: true,
+    skipsTableWatchObjects: 'always',
+    rejectsTableLists: true,
   },
 ];
 

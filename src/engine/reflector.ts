@@ -9,15 +9,17 @@
  */
 import { newReflectorBackoff, type BackoffPolicy } from './backoff';
 import { isAbortError, type Clock } from './clock';
+import { NO_RECORDED_ENDING, type DecisionRow } from './decisionRows';
 import { isExpiredOrGone, type Classification } from './errors';
 import type { EventSink, ReflectorState, RelistReason, TraceEvent } from '../format/events';
 import type { ReflectorStore } from './fifo';
 import type { ListerWatcher, Watcher, WatchOptions } from './listWatch';
 import type { Profile } from './profiles';
+import type { BackoffPurpose, HandedWatch, ReflectorPhaseContext, WatchEnding, WatchStartTrace } from './reflectorContext';
 import { ReflectorLog } from './reflectorLogs';
-import { listIntoStore } from './reflectorList';
+import { ReflectorLister } from './reflectorList';
 import { watchWithResync } from './reflectorWatch';
-import { untilAborted, type WatchHandlingContext } from './watchHandling';
+import { untilAborted } from './watchHandling';
 import { runWatchList } from './watchList';
 
 export interface ReflectorOptions {
@@ -47,67 +49,47 @@ export const MIN_WATCH_TIMEOUT_S = 300;
 
 /** What ended the previous ListAndWatch; carried into the next 'relist' event. */
 interface Ending {
-  row: number;
+  row: DecisionRow | typeof NO_RECORDED_ENDING;
   reason: RelistReason;
   text: string;
 }
 
-/** A watcher handed from the watch-list phase to watch() (§1.8), still open. */
-export interface HandedWatch {
-  watcher: Watcher;
-  timeoutSeconds: number;
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : err === undefined ? '' : String(err);
 }
 
 export class Reflector {
   readonly name: string;
-  readonly typeDescription: string;
-  readonly profile: Profile;
-  readonly clock: Clock;
-  readonly listerWatcher: ListerWatcher;
-  readonly store: ReflectorStore;
-  readonly log: ReflectorLog;
-  readonly backoff: BackoffPolicy;
-  readonly watchContext: WatchHandlingContext;
   private readonly sink: EventSink;
+  private readonly clock: Clock;
+  private readonly profile: Profile;
   private readonly rand: () => number;
+  private readonly log: ReflectorLog;
+  private readonly backoffPolicy: BackoffPolicy;
   private readonly useWatchList: boolean;
+  /** The phases' view of this reflector. */
+  private readonly phases: ReflectorPhaseContext;
+  private readonly lister: ReflectorLister;
   private lastSyncRV = '';
   private rvUnavailable = false;
-  /**
-   * paginatedResult is sticky: a list at RV "0" came back paginated, so the watch cache is assumed
-   * off. synced: a list or watch-list has filled the store once.
-   */
-  readonly listState = { paginatedResult: false, synced: false };
-  readonly resyncPeriodMs: number;
-  readonly shouldResync: (() => boolean) | undefined;
+  /** A list or watch-list has filled the store once. */
+  private hasSyncedOnce = false;
   private syncAttempted = false;
   private lastEnding: Ending | undefined;
   private state: ReflectorState | undefined;
 
   constructor(private readonly o: ReflectorOptions) {
     this.name = o.name;
-    this.typeDescription = o.typeDescription;
-    this.profile = o.profile;
-    this.clock = o.clock;
-    this.listerWatcher = o.listerWatcher;
-    this.store = o.store;
     this.sink = o.sink;
-    this.resyncPeriodMs = o.resyncPeriodMs;
-    this.shouldResync = o.shouldResync;
+    this.clock = o.clock;
+    this.profile = o.profile;
     this.rand = o.rand ?? Math.random;
     this.log = new ReflectorLog(o.profile, o.name, o.typeDescription, o.clock, o.sink);
-    this.backoff = newReflectorBackoff(o.profile, o.clock, this.rand);
+    this.backoffPolicy = newReflectorBackoff(o.profile, o.clock, this.rand);
     this.useWatchList = o.profile.gates.WatchListClient && o.listerWatcher.watchListSupported !== false;
     if (o.profile.gates.WatchListClient && !this.useWatchList) this.log.watchListUnsupported();
-    this.watchContext = {
-      name: o.name,
-      clock: o.clock,
-      sink: o.sink,
-      log: this.log,
-      expectedGVK: o.expectedGVK,
-      bookmarksToStore: o.profile.bookmarksToStore,
-      rvOrderingGuard: o.profile.rvOrderingGuard,
-    };
+    this.phases = this.phaseContext();
+    this.lister = new ReflectorLister(this.phases);
   }
 
   lastSyncResourceVersion(): string {
@@ -122,103 +104,12 @@ export class Reflector {
         const err = await this.listAndWatch(signal);
         if (err && !signal.aborted) this.handleWatchError(err);
         if (signal.aborted) break;
-        if (!(await this.backoffSleep('run-loop', signal))) break;
+        if (!(await this.backoff('run-loop', signal))) break;
       }
     } finally {
       this.setState('stopped');
       this.log.stopping(this.o.resyncPeriodMs);
     }
-  }
-
-  // ---- shared helpers used by watchList.ts -------------------------------------------------------
-
-  emit(e: TraceEvent): void {
-    this.sink.emit(e);
-  }
-
-  now(): number {
-    return this.clock.now();
-  }
-
-  setState(state: ReflectorState): void {
-    if (this.state === state) return;
-    this.state = state;
-    this.emit({ t: this.now(), type: 'reflector.state', state });
-  }
-
-  setLastSyncRV(rv: string, source: 'list' | 'watchlist' | 'event' | 'bookmark'): void {
-    if (rv === this.lastSyncRV) return;
-    this.lastSyncRV = rv;
-    this.emit({ t: this.now(), type: 'rv', rv, source });
-  }
-
-  setUnavailable(value: boolean): void {
-    if (value === this.rvUnavailable) return;
-    this.rvUnavailable = value;
-    this.emit({ t: this.now(), type: 'rv.unavailable', value });
-  }
-
-  /** rewatchResourceVersion(): "" when the last RV is known to be unavailable. */
-  rewatchResourceVersion(): string {
-    return this.rvUnavailable ? '' : this.lastSyncRV;
-  }
-
-  /** relistResourceVersion() (§1.5); ≤1.16 always "0". */
-  relistResourceVersion(): string {
-    if (this.profile.relistAtZero) return '0';
-    if (this.rvUnavailable) return '';
-    return this.lastSyncRV === '' ? '0' : this.lastSyncRV;
-  }
-
-  /** timeoutSeconds of a watch: min·(1+rand), i.e. 300…599 with the defaults. */
-  watchTimeoutSeconds(): number {
-    return Math.floor(MIN_WATCH_TIMEOUT_S * (this.rand() + 1));
-  }
-
-  /** One delay of the shared backoff; false when the signal aborted during it. */
-  async backoffSleep(purpose: 'run-loop' | 'watch-retry' | 'watchlist-retry', signal: AbortSignal): Promise<boolean> {
-    const step = this.backoff.step();
-    this.emit({ t: this.now(), type: 'backoff', purpose, baseMs: step.baseMs, sleepMs: step.sleepMs, reset: step.reset });
-    this.setState('backoff');
-    try {
-      await this.clock.sleep(step.sleepMs, signal);
-      return true;
-    } catch (err) {
-      if (isAbortError(err) || signal.aborted) return false;
-      throw err;
-    }
-  }
-
-  emitRequest(verb: 'list' | 'watch', opts: WatchOptions & { limit?: number; continue?: string }): void {
-    this.emit({
-      t: this.now(),
-      type: 'request',
-      verb,
-      rv: opts.resourceVersion,
-      ...(opts.limit ? { limit: opts.limit } : {}),
-      ...(opts.continue ? { continue: opts.continue } : {}),
-      ...(opts.resourceVersionMatch ? { resourceVersionMatch: opts.resourceVersionMatch } : {}),
-      ...(opts.sendInitialEvents ? { sendInitialEvents: true } : {}),
-      ...(opts.allowWatchBookmarks ? { allowWatchBookmarks: true } : {}),
-      ...(opts.timeoutSeconds !== undefined ? { timeoutSeconds: opts.timeoutSeconds } : {}),
-    });
-  }
-
-  /** Opens a watch; one that opens only after the signal aborted is stopped at once. */
-  openWatch(opts: WatchOptions, signal: AbortSignal): Promise<Watcher> {
-    const opening = this.listerWatcher.watch(opts, signal);
-    opening.then(
-      (w) => {
-        if (signal.aborted) w.stop();
-      },
-      () => undefined,
-    );
-    return untilAborted(opening, signal);
-  }
-
-  /** Remembers why this ListAndWatch ends in a relist, for the next 'relist' event. */
-  recordEnding(c: Classification, err: unknown): void {
-    this.lastEnding = { row: c.row, reason: c.reason ?? 'Other', text: err instanceof Error ? err.message : err === undefined ? '' : String(err) };
   }
 
   // ---- ListAndWatch (§1.4) ------------------------------------------------------------------------
@@ -229,7 +120,7 @@ export class Reflector {
     let handed: HandedWatch | undefined;
     let fallbackToList = !this.useWatchList;
     if (this.useWatchList) {
-      const r = await runWatchList(this, signal);
+      const r = await runWatchList(this.phases, signal);
       if (r.kind === 'stopped') return undefined;
       if (r.kind === 'error') {
         this.log.watchListFallback(r.err);
@@ -240,11 +131,11 @@ export class Reflector {
       }
     }
     if (fallbackToList) {
-      const err = await listIntoStore(this, signal);
+      const err = await this.lister.list(signal);
       if (err) return err;
     }
     this.log.cachesPopulated();
-    return watchWithResync(this, signal, handed);
+    return watchWithResync(this.phases, signal, handed);
   }
 
   /** Every sync after the first ListAndWatch is a relist, carrying what ended the previous cycle. */
@@ -253,24 +144,8 @@ export class Reflector {
     this.syncAttempted = true;
     if (first) return;
     const rv = this.useWatchList ? this.rewatchResourceVersion() : this.relistResourceVersion();
-    const e = this.lastEnding ?? { row: 0, reason: 'Other' as const, text: '' };
+    const e = this.lastEnding ?? { row: NO_RECORDED_ENDING, reason: 'Other' as const, text: '' };
     this.emit({ t: this.now(), type: 'relist', reason: e.reason, row: e.row, rv, consistent: rv === '', text: e.text });
-  }
-
-
-  emitWatchEnd(c: Classification, start: number, eventCount: number, how: string, err: unknown, watchList: boolean): void {
-    this.emit({
-      t: this.now(),
-      type: 'watch.end',
-      row: c.row,
-      outcome: c.outcome,
-      durationMs: this.now() - start,
-      eventCount,
-      how,
-      ...(c.reason ? { reason: c.reason } : {}),
-      ...(err !== undefined ? { error: err instanceof Error ? err.message : String(err) } : {}),
-      watchList,
-    });
   }
 
   // ---- DefaultWatchErrorHandler (§1.3) -------------------------------------------------------------
@@ -285,5 +160,156 @@ export class Reflector {
     // (transport errors arrive wrapped in *url.Error), so only these two branches are reachable.
     if (isExpiredOrGone(err)) this.log.watchClosed(err);
     else this.log.failedToWatch(err);
+  }
+
+  // ---- the state the phases reach through their context ------------------------------------------
+
+  private phaseContext(): ReflectorPhaseContext {
+    const o = this.o;
+    return {
+      typeDescription: o.typeDescription,
+      profile: o.profile,
+      clock: o.clock,
+      log: this.log,
+      store: o.store,
+      watchHandling: {
+        name: o.name,
+        clock: o.clock,
+        sink: o.sink,
+        log: this.log,
+        expectedGVK: o.expectedGVK,
+        bookmarksToStore: o.profile.bookmarksToStore,
+        rvOrderingGuard: o.profile.rvOrderingGuard,
+        skipsTableWatchObjects: o.profile.skipsTableWatchObjects,
+      },
+      resync: { periodMs: o.resyncPeriodMs, shouldResync: o.shouldResync },
+      now: () => this.now(),
+      emit: (e) => this.emit(e),
+      enter: (state) => this.setState(state),
+      listPage: (opts, signal) => {
+        this.emitRequest('list', opts);
+        return o.listerWatcher.list(opts, signal);
+      },
+      openWatch: (opts, trace, signal) => this.openWatch(opts, trace, signal),
+      lastSyncResourceVersion: () => this.lastSyncRV,
+      relistResourceVersion: () => this.relistResourceVersion(),
+      rewatchResourceVersion: () => this.rewatchResourceVersion(),
+      watchTimeoutSeconds: () => Math.floor(MIN_WATCH_TIMEOUT_S * (this.rand() + 1)),
+      hasSynced: () => this.hasSyncedOnce,
+      synced: (rv, source) => {
+        this.setLastSyncRV(rv, source);
+        this.hasSyncedOnce = true;
+      },
+      observedResourceVersion: (rv, source) => this.setLastSyncRV(rv, source),
+      markResourceVersionUnavailable: () => this.setUnavailable(true),
+      markResourceVersionAvailable: () => this.setUnavailable(false),
+      backoff: (purpose, signal) => this.backoff(purpose, signal),
+      watchEnded: (ending) => this.watchEnded(ending),
+      endsInRelist: (c, err) => this.recordEnding(c, err),
+    };
+  }
+
+  private emit(e: TraceEvent): void {
+    this.sink.emit(e);
+  }
+
+  private now(): number {
+    return this.clock.now();
+  }
+
+  private setState(state: ReflectorState): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.emit({ t: this.now(), type: 'reflector.state', state });
+  }
+
+  private setLastSyncRV(rv: string, source: 'list' | 'watchlist' | 'event' | 'bookmark'): void {
+    if (rv === this.lastSyncRV) return;
+    this.lastSyncRV = rv;
+    this.emit({ t: this.now(), type: 'rv', rv, source });
+  }
+
+  private setUnavailable(value: boolean): void {
+    if (value === this.rvUnavailable) return;
+    this.rvUnavailable = value;
+    this.emit({ t: this.now(), type: 'rv.unavailable', value });
+  }
+
+  private rewatchResourceVersion(): string {
+    return this.rvUnavailable ? '' : this.lastSyncRV;
+  }
+
+  /** relistResourceVersion() (§1.5); ≤1.16 always "0". */
+  private relistResourceVersion(): string {
+    if (this.profile.relistAtZero) return '0';
+    if (this.rvUnavailable) return '';
+    return this.lastSyncRV === '' ? '0' : this.lastSyncRV;
+  }
+
+  private async backoff(purpose: BackoffPurpose, signal: AbortSignal): Promise<boolean> {
+    const step = this.backoffPolicy.step();
+    this.emit({ t: this.now(), type: 'backoff', purpose, baseMs: step.baseMs, sleepMs: step.sleepMs, reset: step.reset });
+    this.setState('backoff');
+    try {
+      await this.clock.sleep(step.sleepMs, signal);
+      return true;
+    } catch (err) {
+      if (isAbortError(err) || signal.aborted) return false;
+      throw err;
+    }
+  }
+
+  private emitRequest(verb: 'list' | 'watch', opts: WatchOptions & { limit?: number; continue?: string }): void {
+    this.emit({
+      t: this.now(),
+      type: 'request',
+      verb,
+      rv: opts.resourceVersion,
+      ...(opts.limit ? { limit: opts.limit } : {}),
+      ...(opts.continue ? { continue: opts.continue } : {}),
+      ...(opts.resourceVersionMatch ? { resourceVersionMatch: opts.resourceVersionMatch } : {}),
+      ...(opts.sendInitialEvents ? { sendInitialEvents: true } : {}),
+      ...(opts.allowWatchBookmarks ? { allowWatchBookmarks: true } : {}),
+      ...(opts.timeoutSeconds !== undefined ? { timeoutSeconds: opts.timeoutSeconds } : {}),
+    });
+  }
+
+  private openWatch(opts: WatchOptions, trace: WatchStartTrace, signal: AbortSignal): Promise<Watcher> {
+    this.emitRequest('watch', opts);
+    this.emit({
+      t: this.now(),
+      type: 'watch.start',
+      rv: opts.resourceVersion,
+      timeoutSeconds: opts.timeoutSeconds ?? 0,
+      watchList: trace.watchList,
+      propagateRVFromStart: trace.propagateRVFromStart,
+    });
+    const opening = this.o.listerWatcher.watch(opts, signal);
+    opening.then(
+      (w) => {
+        if (signal.aborted) w.stop();
+      },
+      () => undefined,
+    );
+    return untilAborted(opening, signal);
+  }
+
+  private recordEnding(c: Classification, err: unknown): void {
+    this.lastEnding = { row: c.row, reason: c.reason ?? 'Other', text: errorText(err) };
+  }
+
+  private watchEnded({ classification: c, start, eventCount, how, err, watchList }: WatchEnding): void {
+    this.emit({
+      t: this.now(),
+      type: 'watch.end',
+      row: c.row,
+      outcome: c.outcome,
+      durationMs: this.now() - start,
+      eventCount,
+      how,
+      ...(c.reason ? { reason: c.reason } : {}),
+      ...(err !== undefined ? { error: err instanceof Error ? err.message : String(err) } : {}),
+      watchList,
+    });
   }
 }

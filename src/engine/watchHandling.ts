@@ -9,6 +9,7 @@ import type { EventSink } from '../format/events';
 import type { ReflectorStore } from './fifo';
 import type { StreamEnd, WatchEvent, Watcher } from './listWatch';
 import type { KubeObject } from './objects';
+import type { Profile } from './profiles';
 import { goDuration, type ReflectorLog } from './reflectorLogs';
 
 /** The annotation on the BOOKMARK that ends a watch-list's initial events. */
@@ -119,6 +120,8 @@ export interface WatchHandlingContext {
   bookmarksToStore: boolean;
   /** v0.36 ordering guard in effect (§1.7). */
   rvOrderingGuard: boolean;
+  /** Which Table objects are skipped (Profile.skipsTableWatchObjects). */
+  skipsTableWatchObjects: Profile['skipsTableWatchObjects'];
 }
 
 export interface HandleWatchRequest {
@@ -190,6 +193,11 @@ function isTable(o: KubeObject): boolean {
   return o.kind === 'Table' && (o.apiVersion === 'meta.k8s.io/v1' || o.apiVersion === 'meta.k8s.io/v1beta1');
 }
 
+/** Whether a Table object is skipped; `initialEvents` is true while a watch-list streams its initial events. */
+function skipsTable(rule: Profile['skipsTableWatchObjects'], initialEvents: boolean): boolean {
+  return rule === 'always' || (rule === 'initial-watch-list' && initialEvents);
+}
+
 /**
  * Applies a stream's events to the store until it closes, errors, the signal aborts, a resync
  * error arrives, or (watch-list) the initial-events-end bookmark is seen. Does not stop the watcher.
@@ -246,7 +254,8 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
     const event = next.event;
     const obj = event.object;
     ticker?.observeEvent();
-    const emitEvent = (accepted: boolean, skipped?: string, initialEventsEnd?: boolean): void =>
+    /** Traces this event: accepted, or skipped with the log text that says why. */
+    const emitEvent = ({ accepted, skipped, initialEventsEnd }: { accepted: boolean; skipped?: string; initialEventsEnd?: boolean }): void =>
       sink.emit({
         t: clock.now(),
         type: 'watch.event',
@@ -258,23 +267,23 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
         ...(initialEventsEnd ? { initialEventsEnd } : {}),
       });
     if (event.type === 'ERROR') {
-      emitEvent(false);
+      emitEvent({ accepted: false });
       return { kind: 'error', err: errorFromWatchObject(obj), source: 'stream', how: 'error-event', eventCount };
     }
     if (ctx.expectedGVK && obj && typeof obj === 'object' && (obj.apiVersion !== ctx.expectedGVK.apiVersion || obj.kind !== ctx.expectedGVK.kind)) {
       const expected = `${ctx.expectedGVK.apiVersion}, Kind=${ctx.expectedGVK.kind}`;
       log.unexpectedGVK(expected, gvkOf(obj));
-      emitEvent(false, 'Unexpected watch event object gvk');
+      emitEvent({ accepted: false, skipped: 'Unexpected watch event object gvk' });
       continue;
     }
-    if (obj && typeof obj === 'object' && isTable(obj)) {
+    if (obj && typeof obj === 'object' && isTable(obj) && skipsTable(ctx.skipsTableWatchObjects, req.exitOnInitialEventsEnd)) {
       log.unsupportedGVK(gvkOf(obj));
-      emitEvent(false, 'Unsupported watch event object gvk');
+      emitEvent({ accepted: false, skipped: 'Unsupported watch event object gvk' });
       continue;
     }
     if (!obj || typeof obj !== 'object' || Array.isArray(obj)) {
       log.unableToUnderstand(event.type);
-      emitEvent(false, 'Unable to understand watch event');
+      emitEvent({ accepted: false, skipped: 'Unable to understand watch event' });
       continue;
     }
     const rv = obj.metadata?.resourceVersion ?? '';
@@ -302,7 +311,7 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
       default:
         log.unknownEvent(event.type);
     }
-    emitEvent(true, undefined, initialEventsEnd);
+    emitEvent({ accepted: true, initialEventsEnd });
     if (!ctx.rvOrderingGuard || req.propagateRVFromStart || eventReceivedBesidesAdded) {
       req.setResourceVersion(rv, event.type === 'BOOKMARK' ? 'bookmark' : 'event');
     }

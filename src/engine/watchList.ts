@@ -5,9 +5,10 @@
  * delay; a stream closed without the bookmark tries again with no backoff (#26); anything else
  * falls back to a LIST in the same ListAndWatch (#27).
  */
-import { classifyWatchListError, wrapError } from './errors';
+import { WatchEnd } from './decisionRows';
+import { classifyWatchListError, wrapError, type Classification } from './errors';
 import type { Watcher, WatchOptions } from './listWatch';
-import type { HandedWatch, Reflector } from './reflector';
+import type { HandedWatch, ReflectorPhaseContext } from './reflectorContext';
 import { handleAnyWatch, TemporaryStore } from './watchHandling';
 
 export type WatchListResult = { kind: 'handed'; handed: HandedWatch } | { kind: 'error'; err: unknown } | { kind: 'stopped' };
@@ -16,7 +17,7 @@ export type WatchListResult = { kind: 'handed'; handed: HandedWatch } | { kind: 
  * Runs watch-list attempts until one delivers the bookmark, one fails for good, or the signal
  * aborts. The bookmark RV becomes the last synced RV.
  */
-export async function runWatchList(r: Reflector, signal: AbortSignal): Promise<WatchListResult> {
+export async function runWatchList(r: ReflectorPhaseContext, signal: AbortSignal): Promise<WatchListResult> {
   for (;;) {
     if (signal.aborted) return { kind: 'stopped' };
     let resourceVersion = '';
@@ -33,20 +34,18 @@ export async function runWatchList(r: Reflector, signal: AbortSignal): Promise<W
     const start = r.now();
     // v0.36: the synthetic ADDs of the initial state do not move the RV; the bookmark does.
     const propagateRVFromStart = !r.profile.rvOrderingGuard;
-    r.setState('watch-listing');
-    r.emitRequest('watch', opts);
-    r.emit({ t: start, type: 'watch.start', rv: lastKnownRV, timeoutSeconds, watchList: true, propagateRVFromStart });
+    r.enter('watch-listing');
     let w: Watcher;
     try {
-      w = await r.openWatch(opts, signal);
+      w = await r.openWatch(opts, { watchList: true, propagateRVFromStart }, signal);
     } catch (err) {
       if (signal.aborted) return { kind: 'stopped' };
-      const again = await retryAfter(r, err, true, start, 0, 'open-failed', signal);
-      if (again === 'stopped') return { kind: 'stopped' };
-      if (again) continue;
-      return { kind: 'error', err };
+      const c = attemptFailed(r, err, { phase: 'open', start, eventCount: 0, how: 'open-failed' });
+      if (c.outcome !== 'watchlist-again') return { kind: 'error', err };
+      if (!(await prepareRetry(r, c, err, signal))) return { kind: 'stopped' };
+      continue;
     }
-    const res = await handleAnyWatch(r.watchContext, {
+    const res = await handleAnyWatch(r.watchHandling, {
       watcher: w,
       store: temporary,
       start,
@@ -58,54 +57,64 @@ export async function runWatchList(r: Reflector, signal: AbortSignal): Promise<W
       signal,
     });
     if (res.kind === 'initial-events-end') {
-      r.setUnavailable(false);
+      r.markResourceVersionAvailable();
       try {
         r.store.replace(temporary.list(), resourceVersion);
       } catch (err) {
         w.stop();
         return { kind: 'error', err: wrapError('unable to sync watch-list result', err) };
       }
-      r.setLastSyncRV(resourceVersion, 'watchlist');
-      r.listState.synced = true;
+      r.synced(resourceVersion, 'watchlist');
       return { kind: 'handed', handed: { watcher: w, timeoutSeconds } };
     }
     w.stop();
     if (res.kind === 'stopped') {
-      r.emitWatchEnd({ row: 24, outcome: 'stop' }, start, res.eventCount, 'stopped', undefined, true);
+      r.watchEnded({ classification: { row: WatchEnd.Stopped, outcome: 'stop' }, start, eventCount: res.eventCount, how: 'stopped', watchList: true });
       return { kind: 'stopped' };
     }
     if (res.kind === 'closed') {
       // Closed cleanly before the initial state was complete: upstream loops at once, unbounded (#140890).
-      r.emitWatchEnd({ row: 26, outcome: 'watchlist-again' }, start, res.eventCount, res.how, undefined, true);
+      r.watchEnded({
+        classification: { row: WatchEnd.WatchListWithoutBookmark, outcome: 'watchlist-again' },
+        start,
+        eventCount: res.eventCount,
+        how: res.how,
+        watchList: true,
+      });
       continue;
     }
-    const again = await retryAfter(r, res.err, false, start, res.eventCount, res.how, signal);
-    if (again === 'stopped') return { kind: 'stopped' };
-    if (!again) return { kind: 'error', err: res.err };
+    const c = attemptFailed(r, res.err, { phase: 'stream', start, eventCount: res.eventCount, how: res.how });
+    if (c.outcome !== 'watchlist-again') return { kind: 'error', err: res.err };
+    if (!(await prepareRetry(r, c, res.err, signal))) return { kind: 'stopped' };
   }
 }
 
-/**
- * isErrorRetriableWithSideEffectsFn: classifies a failed attempt, records it, and performs the
- * side effect (backoff delay, or the unavailable flag). Upstream's backoff here ignores the stop
- * signal; ours is cut short so that run() returns promptly.
- */
-async function retryAfter(
-  r: Reflector,
+/** Classifies a failed attempt (isErrorRetriableWithSideEffectsFn's decision) and traces its end. */
+function attemptFailed(
+  r: ReflectorPhaseContext,
   err: unknown,
-  opening: boolean,
-  start: number,
-  eventCount: number,
-  how: string,
+  at: { phase: 'open' | 'stream'; start: number; eventCount: number; how: string },
+): ReturnType<typeof classifyWatchListError> {
+  const c = classifyWatchListError(err, at.phase, r.profile);
+  r.watchEnded({ classification: c, start: at.start, eventCount: at.eventCount, how: at.how, err, watchList: true });
+  return c;
+}
+
+/**
+ * The side effects before a retriable attempt is tried again: one backoff delay (refused/429) and
+ * the unavailable flag (Expired/Gone/TooLarge). Upstream's delay here ignores the stop signal;
+ * ours is cut short so that run() returns promptly. False when the signal aborted.
+ */
+async function prepareRetry(
+  r: ReflectorPhaseContext,
+  c: Classification & { backoff: boolean; unavailable: boolean },
+  err: unknown,
   signal: AbortSignal,
-): Promise<boolean | 'stopped'> {
-  const c = classifyWatchListError(err, opening, r.profile);
-  r.emitWatchEnd(c, start, eventCount, how, err, true);
-  if (c.outcome !== 'watchlist-again') return false;
+): Promise<boolean> {
   if (c.backoff) {
     r.log.watchListBackingOff(err);
-    if (!(await r.backoffSleep('watchlist-retry', signal))) return 'stopped';
+    if (!(await r.backoff('watchlist-retry', signal))) return false;
   }
-  if (c.unavailable) r.setUnavailable(true);
+  if (c.unavailable) r.markResourceVersionUnavailable();
   return true;
 }

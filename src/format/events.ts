@@ -176,6 +176,17 @@ export type EngineEvent =
   // ---- client-go style log lines (what client-go would print)
   | (Base & { type: 'log'; level: LogLevel; msg: string; kv?: Record<string, string> });
 
+/** The faults the tool injects, as 'fault.injected' events name them. */
+export type FaultName =
+  | 'refuseConnections'
+  | 'resetWatch'
+  | 'expireNextWatch'
+  | 'tooLargeNextList'
+  | 'internalErrorOnWatch'
+  | 'tooManyRequests'
+  | 'dropNextDelete'
+  | 'slowHandler';
+
 /** What is emitted outside the engine: fault injection, consistency checks, the recorder itself. */
 export type ToolEvent =
   | (Base & { type: 'fault.injected'; fault: string; detail?: string })

@@ -9,9 +9,8 @@ import * as zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { abortError } from '../engine/clock';
 import { Status, StatusCause, StatusError, TransportError, TransportErrorKind, transportErrorText } from '../engine/listWatch';
+import { USER_AGENT } from '../format/tool';
 import type { KubeConnection } from './kubeconfig';
-
-export const USER_AGENT = 'informer-inspector/0.1.0 (client-go-informer-port)';
 
 export interface GetOptions {
   signal: AbortSignal;

@@ -17,6 +17,7 @@ import {
 } from '../engine/listWatch';
 import { GetResponse, httpGet, readBody, redactedUrl, retryAfterSeconds, statusErrorFrom } from './http';
 import type { KubeConnection } from './kubeconfig';
+import type { KubeObject } from '../engine/objects';
 import type { ApiResource } from './discovery';
 import { EmptyWatcher, StreamWatcher } from './watchStream';
 
@@ -203,12 +204,13 @@ function encodeQuery(q: Record<string, string>): string {
     .join('&');
 }
 
-function decodeList(body: Buffer): ObjectList {
+export function decodeList(body: Buffer): ObjectList {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch (e) {
-    throw new TransportError('other', `couldn't decode the list response: ${(e as Error).message}`);
+    // V8 quotes the text around the error, line breaks included: keep the message on one line.
+    throw new TransportError('other', `couldn't decode the list response: ${oneLine((e as Error).message)}`);
   }
   const l = parsed as Partial<ObjectList> | null;
   if (!l || typeof l !== 'object' || !Array.isArray(l.items)) {
@@ -218,9 +220,26 @@ function decodeList(body: Buffer): ObjectList {
   // Like the unstructured list decoder (decodeToList): the apiserver leaves apiVersion/kind out
   // of a typed list's items, and the dynamic client fills them in from the list. Without this a
   // relisted object would differ from the same object received by watch (which carries both).
+  // An item must decode into a map: null becomes an empty one, anything else fails the list.
   const itemKind = typeof l.kind === 'string' ? l.kind.replace(/List$/, '') : '';
-  const items = l.items.map((o) =>
-    o && typeof o === 'object' && !o.kind && !o.apiVersion ? { apiVersion: l.apiVersion, kind: itemKind, ...o } : o,
-  );
+  const items = l.items.map((o: unknown) => {
+    if (o === null) return { apiVersion: l.apiVersion, kind: itemKind };
+    if (typeof o !== 'object' || Array.isArray(o)) {
+      throw new TransportError('other', `couldn't decode the list response: json: cannot unmarshal ${goJsonKind(o)} into Go value of type map[string]interface {}`);
+    }
+    const item = o as KubeObject;
+    return !item.kind && !item.apiVersion ? { apiVersion: l.apiVersion, kind: itemKind, ...item } : item;
+  });
   return { apiVersion: l.apiVersion, kind: l.kind, metadata: l.metadata ?? {}, items };
+}
+
+function oneLine(s: string): string {
+  return s.replace(/[\r\n\u2028\u2029]+/g, ' ');
+}
+
+/** The JSON kind encoding/json names in an UnmarshalTypeError. */
+function goJsonKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v === 'number' ? 'number' : 'string';
 }

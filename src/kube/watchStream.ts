@@ -28,70 +28,80 @@ export const MAX_FRAME_LENGTH = 16 * 1024 * 1024;
 const OBJECT_TOO_LARGE = 'object to decode was longer than maximum allowed size';
 
 /**
+ * encoding/json's maxNestingDepth: the decoder client-go frames watch streams with refuses a value
+ * nested deeper ("invalid character '[' exceeded max depth").
+ */
+export const MAX_NESTING_DEPTH = 10_000;
+
+/**
  * Splits a stream of concatenated JSON objects (the apiserver writes one per line) into frames,
- * without assuming line boundaries.
+ * without assuming line boundaries. Each character is looked at once: the text of a frame still
+ * open is kept as a list of pieces and joined when the frame closes, so a large frame arriving
+ * in many small chunks costs time linear in its size.
  */
 export class JsonFramer {
-  private buf = '';
-  private scan = 0;
+  private pieces: string[] = [];
+  private piecesLength = 0;
+  private open = false;
   private depth = 0;
   private inString = false;
   private escaped = false;
-  private start = -1;
   private failure: string | undefined;
 
   /**
-   * Appends text and returns the complete frames. A stray top-level character or a frame over
-   * MAX_FRAME_LENGTH sets `error` instead: the frames before it are still returned (they were
-   * complete before the bad byte arrived), and nothing is framed after it.
+   * Appends text and returns the complete frames. A stray top-level character, a value nested
+   * deeper than MAX_NESTING_DEPTH or a frame over MAX_FRAME_LENGTH sets `error` instead: the
+   * frames before it are still returned (they were complete before the bad byte arrived), and
+   * nothing is framed after it.
    */
   push(text: string): string[] {
     if (this.failure !== undefined) return [];
-    this.buf += text;
     const frames: string[] = [];
-    const b = this.buf;
-    for (let i = this.scan; i < b.length; i++) {
-      const c = b[i];
-      if (this.start < 0) {
-        if (c === ' ' || c === '\n' || c === '\r' || c === '\t') continue;
-        if (c !== '{') return this.fail(frames, `invalid character ${goRune(c)} looking for beginning of value`);
-        this.start = i;
+    // Where the open frame's text starts in `text` (0 when it began in an earlier chunk).
+    let from = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (!this.open) {
+        if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+        if (c !== 0x7b) return this.fail(frames, `invalid character ${goRune(text[i])} looking for beginning of value`);
+        this.open = true;
         this.depth = 1;
+        from = i;
         continue;
       }
       if (this.inString) {
         if (this.escaped) this.escaped = false;
-        else if (c === '\\') this.escaped = true;
-        else if (c === '"') this.inString = false;
+        else if (c === 0x5c) this.escaped = true;
+        else if (c === 0x22) this.inString = false;
         continue;
       }
-      if (c === '"') this.inString = true;
-      else if (c === '{' || c === '[') this.depth++;
-      else if (c === '}' || c === ']') {
-        this.depth--;
-        if (this.depth === 0) {
-          if (i + 1 - this.start > MAX_FRAME_LENGTH) return this.fail(frames, OBJECT_TOO_LARGE);
-          frames.push(b.slice(this.start, i + 1));
-          this.start = -1;
+      if (c === 0x22) this.inString = true;
+      else if (c === 0x7b || c === 0x5b) {
+        if (++this.depth > MAX_NESTING_DEPTH) return this.fail(frames, `invalid character ${goRune(text[i])} exceeded max depth`);
+      } else if (c === 0x7d || c === 0x5d) {
+        if (--this.depth === 0) {
+          const tail = text.slice(from, i + 1);
+          if (this.piecesLength + tail.length > MAX_FRAME_LENGTH) return this.fail(frames, OBJECT_TOO_LARGE);
+          frames.push(this.pieces.length === 0 ? tail : this.pieces.join('') + tail);
+          this.pieces = [];
+          this.piecesLength = 0;
+          this.open = false;
         }
       }
     }
-    // A value still open past the limit can only end as too large: stop buffering it now.
-    if (this.start >= 0 && b.length - this.start > MAX_FRAME_LENGTH) return this.fail(frames, OBJECT_TOO_LARGE);
-    if (this.start < 0) {
-      this.buf = '';
-      this.scan = 0;
-    } else {
-      this.buf = b.slice(this.start);
-      this.scan = this.buf.length;
-      this.start = 0;
+    if (this.open) {
+      const rest = text.slice(from);
+      this.pieces.push(rest);
+      this.piecesLength += rest.length;
+      // A value still open past the limit can only end as too large: stop buffering it now.
+      if (this.piecesLength > MAX_FRAME_LENGTH) return this.fail(frames, OBJECT_TOO_LARGE);
     }
     return frames;
   }
 
   /** True when the input ended inside a JSON value (Go's decoder: io.ErrUnexpectedEOF). */
   get partial(): boolean {
-    return this.failure === undefined && this.start >= 0;
+    return this.failure === undefined && this.open;
   }
 
   /** The framing error (Go's decoder text), once the input could not be framed any further. */
@@ -101,8 +111,9 @@ export class JsonFramer {
 
   private fail(frames: string[], message: string): string[] {
     this.failure = message;
-    this.buf = '';
-    this.start = -1;
+    this.pieces = [];
+    this.piecesLength = 0;
+    this.open = false;
     return frames;
   }
 }

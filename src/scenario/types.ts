@@ -48,10 +48,8 @@ export interface EventSpec {
 }
 
 export type WatchClose = 'eof' | 'unexpected-eof' | 'reset' | 'timeout' | 'error' | 'decode-error';
-export const WATCH_CLOSES: readonly WatchClose[] = ['eof', 'unexpected-eof', 'reset', 'timeout', 'error', 'decode-error'];
 
 export type NetworkFailure = 'connection-refused' | 'connection-reset' | 'timeout';
-export const NETWORK_FAILURES: readonly NetworkFailure[] = ['connection-refused', 'connection-reset', 'timeout'];
 
 export type Verb = 'list' | 'watch';
 
@@ -60,6 +58,8 @@ export interface ListPageStep {
   items: KubeObject[];
   resourceVersion: string;
   continue?: string;
+  /** Extension: the apiVersion/kind of the list itself (default: the resource's apiVersion, `<kind>List`). */
+  listTypeMeta?: { apiVersion: string; kind: string };
 }
 
 export interface ErrorStep {
@@ -119,11 +119,3 @@ export function stepKind(step: Step): StepKind {
   return 'list';
 }
 
-/** The step's verb, or undefined for advanceMs/addHandler steps. */
-export function stepVerb(step: Step): Verb | undefined {
-  return 'on' in step ? step.on : undefined;
-}
-
-export function isStreamStep(step: Step): step is WatchStreamStep {
-  return stepKind(step) === 'stream';
-}

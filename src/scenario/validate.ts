@@ -100,7 +100,7 @@ function normalise(s: Scenario): Scenario {
 }
 
 const STREAM_FIELDS = ['events', 'close'] as const;
-const PAGE_FIELDS = ['items', 'resourceVersion', 'continue'] as const;
+const PAGE_FIELDS = ['items', 'resourceVersion', 'continue', 'listTypeMeta'] as const;
 
 function semanticProblems(s: Scenario): string[] {
   const problems: string[] = [];

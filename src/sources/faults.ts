@@ -10,7 +10,7 @@
  * armed until a matching request or event comes; pendingFaults() lists them.
  */
 import type { Clock } from '../engine/clock';
-import type { EventSink } from '../format/events';
+import type { EventSink, FaultName } from '../format/events';
 import {
   StatusError,
   TransportError,
@@ -25,14 +25,8 @@ import {
   type WatchOptions,
 } from '../engine/listWatch';
 
-export type FaultName =
-  | 'refuseConnections'
-  | 'resetWatch'
-  | 'expireNextWatch'
-  | 'tooLargeNextList'
-  | 'internalErrorOnWatch'
-  | 'tooManyRequests'
-  | 'dropNextDelete';
+/** The faults this injector applies itself (a slow handler is added to the informer, not here). */
+export type ListerWatcherFault = Exclude<FaultName, 'slowHandler'>;
 
 export interface FaultInjectorOptions {
   clock: Clock;
@@ -121,7 +115,7 @@ export class FaultInjectingListerWatcher implements ListerWatcher {
   private readonly clock: Clock;
   private readonly sink: EventSink;
   private refuseUntil = -Infinity;
-  private readonly armed = new Set<Exclude<FaultName, 'refuseConnections' | 'resetWatch' | 'internalErrorOnWatch'>>();
+  private readonly armed = new Set<Exclude<ListerWatcherFault, 'refuseConnections' | 'resetWatch' | 'internalErrorOnWatch'>>();
   private internalErrorArmed = false;
   private retryAfterSeconds = 1;
   private readonly watchers = new Set<FaultableWatcher>();
@@ -143,8 +137,8 @@ export class FaultInjectingListerWatcher implements ListerWatcher {
   }
 
   /** Faults armed but not yet triggered, for the UI. */
-  pendingFaults(): FaultName[] {
-    const out: FaultName[] = [...this.armed];
+  pendingFaults(): ListerWatcherFault[] {
+    const out: ListerWatcherFault[] = [...this.armed];
     if (this.internalErrorArmed) out.push('internalErrorOnWatch');
     if (this.clock.now() < this.refuseUntil) out.push('refuseConnections');
     return out;
@@ -265,7 +259,7 @@ export class FaultInjectingListerWatcher implements ListerWatcher {
     if (this.clock.now() < this.refuseUntil) throw new TransportError('connection-refused', transportErrorText('connection-refused', this.inner.url));
   }
 
-  private record(fault: FaultName, detail: string): void {
+  private record(fault: ListerWatcherFault, detail: string): void {
     this.sink.emit({ t: this.clock.now(), type: 'fault.injected', fault, detail });
   }
 }

@@ -20,12 +20,11 @@ import {
   type Watcher,
   type WatchOptions,
 } from '../engine/listWatch';
-import type { KubeObject } from '../engine/objects';
 import { watchDecodeErrorStatus } from '../engine/statusErrors';
 import { requestLine, type DivergenceLine, type RequestLine } from '../scenario/notificationLog';
 import { ScriptedWatcher, closedWatcher } from './scriptedWatcher';
 import { statusOf, withResourceType } from './statusObjects';
-import { stepKind, type HandlerSpec, type NetworkStep, type Scenario, type Step, type Verb, type WatchStreamStep } from '../scenario/types';
+import { stepKind, type HandlerSpec, type ListPageStep, type NetworkStep, type Scenario, type Step, type Verb, type WatchStreamStep } from '../scenario/types';
 
 /** How long the REST client's retries of a watch open take by default (10 retries of ~1 s). */
 export const DEFAULT_WATCH_RETRY_MS = 10_000;
@@ -67,11 +66,11 @@ export class ScriptedServer implements ListerWatcher {
       case 'error':
         throw new StatusError(statusOf((step as { error: Parameters<typeof statusOf>[0] }).error));
       default: {
-        const page = step as { items: KubeObject[]; resourceVersion: string; continue?: string };
+        const page = step as ListPageStep;
         const r = this.scenario.resource;
         return {
-          apiVersion: r.apiVersion,
-          kind: `${r.kind}List`,
+          apiVersion: page.listTypeMeta?.apiVersion ?? r.apiVersion,
+          kind: page.listTypeMeta?.kind ?? `${r.kind}List`,
           metadata: { resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}) },
           items: page.items.map((o) => withResourceType(o, r)),
         };

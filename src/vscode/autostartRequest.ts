@@ -4,8 +4,8 @@
  *   sandbox:<storyline>  the built-in SIMULATED cluster, configmaps in all namespaces, default profile
  *   cluster              the normal "Inspect informer" flow against the user's kubeconfig
  */
-import { DEFAULT_PROFILE } from '../engine/profiles';
-import { STORYLINES, type StorylineName } from '../sources/sandbox';
+import { DEFAULT_PROFILE } from '../app/profiles';
+import { STORYLINES, type StorylineName } from '../app/sessions';
 
 export const AUTOSTART_ENV = 'INFORMER_INSPECTOR_AUTOSTART';
 

@@ -4,9 +4,10 @@
  * messages (a command never throws into the host).
  */
 import * as vscode from 'vscode';
-import { pickOrder } from './sessionPick';
-import type { InformerSession } from './session';
-import type { SessionRegistry } from './sessions';
+import type { FaultDef } from '../app/faults';
+import type { SessionRegistry } from '../app/registry';
+import type { InformerSession } from '../app/session';
+import { pickOrder } from '../app/sessionPick';
 import { exportSessionPerfetto, exportSessionTrace } from './traceCommands';
 
 export async function chooseSession(registry: SessionRegistry, onlyRunning: boolean, purpose: string): Promise<InformerSession | undefined> {
@@ -71,55 +72,19 @@ export async function addHandlerCommand(registry: SessionRegistry): Promise<void
   s.controls.addHandler(name.trim(), seconds * 1000);
 }
 
-type FaultId = 'refuse' | 'reset' | 'expire' | 'tooLarge' | 'internalError' | 'tooManyRequests' | 'dropDelete' | 'slowHandler';
-
-export const FAULT_COMMANDS: { id: FaultId; title: string }[] = [
-  { id: 'refuse', title: 'Fault: refuse connections for N seconds' },
-  { id: 'reset', title: 'Fault: reset the watch' },
-  { id: 'expire', title: 'Fault: 410 Expired on the next watch' },
-  { id: 'tooLarge', title: 'Fault: TooLargeResourceVersion on the next list' },
-  { id: 'internalError', title: 'Fault: InternalError on the watch' },
-  { id: 'tooManyRequests', title: 'Fault: 429 Too Many Requests' },
-  { id: 'dropDelete', title: 'Fault: drop the next delete event' },
-  { id: 'slowHandler', title: 'Fault: slow handler (N ms per notification)' },
-];
-
-export async function injectFault(registry: SessionRegistry, id: FaultId): Promise<void> {
+/** Injects a catalogue fault into a running informer, asking for its value first when it has one. */
+export async function injectFault(registry: SessionRegistry, fault: FaultDef): Promise<void> {
   const s = await chooseSession(registry, true, 'Inject the fault into which informer?');
-  const f = s?.faults;
-  if (!s || !f) return;
-  switch (id) {
-    case 'refuse': {
-      const secs = await askNumber('Refuse connections for how many seconds?', '5', 1, 600);
-      if (secs !== undefined) f.refuseConnections(secs * 1000);
-      break;
-    }
-    case 'reset':
-      f.resetWatch();
-      break;
-    case 'expire':
-      f.expireNextWatch();
-      break;
-    case 'tooLarge':
-      f.tooLargeNextList();
-      break;
-    case 'internalError':
-      f.internalErrorOnWatch();
-      break;
-    case 'tooManyRequests': {
-      const secs = await askNumber('Retry-After seconds', '1', 0, 600);
-      if (secs !== undefined) f.tooManyRequests(secs);
-      break;
-    }
-    case 'dropDelete':
-      f.dropNextDelete();
-      break;
-    case 'slowHandler': {
-      const ms = await askNumber('Milliseconds per notification', '500', 1, 600_000);
-      if (ms !== undefined) s.controls?.addSlowHandler(ms);
-      break;
-    }
+  const faults = s?.faults;
+  if (!s || !faults) return;
+  let valueMs: number | undefined;
+  if (fault.param) {
+    const p = fault.param;
+    const value = await askNumber(p.prompt, String(p.default), p.min, p.max);
+    if (value === undefined) return;
+    valueMs = p.unit === 's' ? value * 1000 : value;
   }
+  fault.apply({ faults, addSlowHandler: (ms) => s.controls?.addSlowHandler(ms) }, valueMs);
 }
 
 export async function checkCacheCommand(registry: SessionRegistry): Promise<void> {

@@ -8,12 +8,13 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import * as vscode from 'vscode';
-import { DEFAULT_PROFILE, PROFILES, findProfile } from '../engine/profiles';
-import { discoverResources, KubeConnection, type ApiResource } from '../kube';
-import { DEFAULT_STORYLINE, STORYLINES, STORYLINE_DESCRIPTIONS, startSandbox, type Sandbox } from '../sources/sandbox';
-import { startLiveSession, resourceLabel } from './liveSession';
-import type { InformerSession } from './session';
-import type { SessionRegistry } from './sessions';
+import { DEFAULT_PROFILE, PROFILES, profileNamed } from '../app/profiles';
+import type { SessionRegistry } from '../app/registry';
+import { connect, listableResources, resourceLabel, resourceNamed } from '../app/resources';
+import type { InformerSession } from '../app/session';
+import { createSession, DEFAULT_STORYLINE, startSandboxConnection, STORYLINES, STORYLINE_DESCRIPTIONS } from '../app/sessions';
+import type { ApiResource, KubeConnection } from '../kube';
+import type { Sandbox } from '../sources/sandbox';
 
 const SANDBOX_ITEM = 'Built-in sandbox cluster (SIMULATED)';
 
@@ -84,7 +85,7 @@ export async function inspectInformer(
       let problem = 'No kubeconfig found.';
       if (kubeconfigExists()) {
         try {
-          loaded = KubeConnection.load();
+          loaded = connect();
         } catch (e) {
           problem = `The kubeconfig cannot be used: ${(e as Error).message}.`;
         }
@@ -98,7 +99,7 @@ export async function inspectInformer(
       else conn = loaded?.withContext(chosen.label);
       memory.context = chosen.label;
     } else if (args.context) {
-      conn = KubeConnection.load({ context: args.context });
+      conn = connect({ context: args.context });
     }
 
     if (useSandbox) {
@@ -112,19 +113,20 @@ export async function inspectInformer(
           )
         ).label;
       memory.storyline = storyline;
-      sandbox = await startSandbox({ scenario: storyline });
-      conn = KubeConnection.load({ kubeconfigYaml: sandbox.kubeconfigYaml });
+      ({ sandbox, conn } = await startSandboxConnection(storyline));
     }
     if (!conn) return undefined;
     const connection = conn;
 
     const discovery = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Discovering resources of ${connection.context.name}…` },
-      () => discoverResources(connection),
+      () => listableResources(connection),
     );
     const resources = discovery.resources.filter((r) => r.verbs.includes('list') && r.verbs.includes('watch'));
     if (resources.length === 0) throw new Error(`no listable and watchable resources found in ${connection.context.name}`);
-    const resource = args.resource ? findResource(resources, args.resource) : await pickResource(resources, memory.resource ?? 'configmaps');
+    const resource = args.resource
+      ? resourceNamed(connection, resources, args.resource, discovery.failures)
+      : await pickResource(resources, memory.resource ?? 'configmaps');
     memory.resource = resourceLabel(resource);
 
     let namespace = args.namespace ?? '';
@@ -146,14 +148,12 @@ export async function inspectInformer(
           memory.profile ?? DEFAULT_PROFILE,
         )
       ).label;
-    const profile = findProfile(profileName);
-    if (!profile) throw new Error(`unknown profile "${profileName}"`);
+    const profile = profileNamed(profileName);
     memory.profile = profile.name;
     await context.globalState.update('informerInspector.lastInspect', memory);
 
     const resyncPeriodMs = vscode.workspace.getConfiguration('informerInspector').get<number>('resyncPeriodSeconds', 0) * 1000;
-    const session = startLiveSession({
-      id: registry.newId(),
+    const target = {
       conn: connection,
       resource,
       namespace,
@@ -161,9 +161,10 @@ export async function inspectInformer(
       fieldSelector: fieldSelector || undefined,
       profile,
       resyncPeriodMs,
-      sandbox,
-    });
-    sandbox = undefined; // owned by the session now
+    };
+    const owned = sandbox;
+    sandbox = undefined; // owned by the session now (stopped by it, also when it fails to start)
+    const session = await createSession(registry.newId(), owned ? { kind: 'sandbox', sandbox: owned, ...target } : { kind: 'cluster', ...target });
     registry.add(session);
     return session;
   } catch (e) {
@@ -172,12 +173,6 @@ export async function inspectInformer(
     void vscode.window.showErrorMessage(`Inspect informer: ${(e as Error).message}`);
     return undefined;
   }
-}
-
-function findResource(resources: ApiResource[], name: string): ApiResource {
-  const found = resources.find((r) => resourceLabel(r) === name || r.resource === name);
-  if (!found) throw new Error(`resource "${name}" not found (it must support list and watch)`);
-  return found;
 }
 
 async function pickResource(resources: ApiResource[], last: string): Promise<ApiResource> {

@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { RecordedEvent } from '../format/events';
-import type { InformerSession } from './session';
+import type { InformerSession } from '../app/session';
 
 export function formatLogLine(e: Extract<RecordedEvent, { type: 'log' }>): string {
   const kv = e.kv ? Object.entries(e.kv).map(([k, v]) => ` ${k}=${/\s/.test(v) ? JSON.stringify(v) : v}`).join('') : '';

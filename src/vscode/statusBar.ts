@@ -1,19 +1,20 @@
 /** A status bar item: how many informers run and how many relists they have had (the sessions' summaries). */
 import * as vscode from 'vscode';
-import type { SessionRegistry } from './sessions';
+import { Disposable, toDisposable } from '../app/disposable';
+import type { SessionRegistry } from '../app/registry';
 import { statusText } from './statusText';
 
-export class InformerStatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('informerInspector.status', vscode.StatusBarAlignment.Left, 50);
-  private readonly disposables: vscode.Disposable[] = [];
-  private timer: ReturnType<typeof setInterval> | undefined;
+export class InformerStatusBar extends Disposable {
+  private readonly item = this.track(vscode.window.createStatusBarItem('informerInspector.status', vscode.StatusBarAlignment.Left, 50));
 
   constructor(private readonly registry: SessionRegistry) {
+    super();
     this.item.name = 'Informer Inspector';
     this.item.command = 'informerInspector.showTimeline';
-    this.disposables.push(registry.onDidChange(() => this.update()));
+    this.track(registry.onDidChange(() => this.update()));
     // Relist counts change with events; a slow poll is cheaper than a listener per emit.
-    this.timer = setInterval(() => this.update(), 1000);
+    const timer = setInterval(() => this.update(), 1000);
+    this.track(toDisposable(() => clearInterval(timer)));
     this.update();
   }
 
@@ -28,11 +29,5 @@ export class InformerStatusBar implements vscode.Disposable {
     this.item.tooltip = tooltip;
     this.item.backgroundColor = relists > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
-  }
-
-  dispose(): void {
-    if (this.timer) clearInterval(this.timer);
-    for (const d of this.disposables.splice(0)) d.dispose();
-    this.item.dispose();
   }
 }

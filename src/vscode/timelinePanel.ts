@@ -7,8 +7,9 @@
  * second one.
  */
 import * as vscode from 'vscode';
-import type { InformerSession } from './session';
-import type { SessionRegistry } from './sessions';
+import { Disposable, toDisposable } from '../app/disposable';
+import type { SessionRegistry } from '../app/registry';
+import type { InformerSession } from '../app/session';
 import { TimelineWebviewBinding } from './timelineWebview';
 import { timelineHtml, webviewOptions } from './webviewContent';
 
@@ -18,7 +19,7 @@ const RESTORED_EMPTY_MESSAGE =
 
 const STOPPED_SUFFIX = ' (stopped by reload)';
 
-export class TimelinePanel implements vscode.Disposable {
+export class TimelinePanel extends Disposable {
   static readonly viewType = 'informerInspector.timeline';
   private static readonly panels = new Map<string, TimelinePanel>();
 
@@ -53,8 +54,12 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   private readonly binding: TimelineWebviewBinding;
-  private readonly disposables: vscode.Disposable[] = [];
   private key: string;
+
+  /** Every open panel, for the extension's subscriptions: disposed on deactivate. */
+  static disposeAll(): void {
+    for (const p of [...TimelinePanel.panels.values()]) p.dispose();
+  }
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -62,16 +67,16 @@ export class TimelinePanel implements vscode.Disposable {
     registry: SessionRegistry,
     session: InformerSession | undefined,
   ) {
+    super();
     this.key = session?.id ?? `restored-${Date.now()}`;
     TimelinePanel.panels.set(this.key, this);
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'timeline.svg');
     panel.webview.html = timelineHtml(panel.webview, extensionUri, panel.title);
-    this.binding = new TimelineWebviewBinding(panel.webview, registry, session, false, RESTORED_EMPTY_MESSAGE);
-    this.disposables.push(
-      this.binding,
-      panel.onDidDispose(() => this.dispose()),
-      panel.onDidChangeViewState((e) => this.binding.setVisible(e.webviewPanel.visible)),
-    );
+    this.track(toDisposable(() => TimelinePanel.panels.delete(this.key)));
+    this.track(panel);
+    this.binding = this.track(new TimelineWebviewBinding(panel.webview, registry, session, false, RESTORED_EMPTY_MESSAGE));
+    this.track(panel.onDidDispose(() => this.dispose()));
+    this.track(panel.onDidChangeViewState((e) => this.binding.setVisible(e.webviewPanel.visible)));
   }
 
   /** An empty restored panel takes on a session. */
@@ -81,12 +86,6 @@ export class TimelinePanel implements vscode.Disposable {
     TimelinePanel.panels.set(this.key, this);
     this.panel.title = panelTitle(session);
     this.binding.show(session);
-  }
-
-  dispose(): void {
-    TimelinePanel.panels.delete(this.key);
-    for (const d of this.disposables.splice(0)) d.dispose();
-    this.panel.dispose();
   }
 }
 

@@ -12,7 +12,7 @@
 import type { IpcMessage } from '../protocol/ipc';
 import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, type SessionInfo } from '../protocol/timeline';
 import type { Finding } from '../format/trace';
-import type { InformerSession } from './session';
+import type { InformerSession } from '../app/session';
 
 export interface StreamTimers {
   now(): number;

@@ -3,32 +3,38 @@
  * started or opened last. When hidden it gets nothing; shown again, a full snapshot.
  */
 import * as vscode from 'vscode';
-import type { SessionRegistry } from './sessions';
+import { Disposable, DisposableStore } from '../app/disposable';
+import type { SessionRegistry } from '../app/registry';
 import { TimelineWebviewBinding } from './timelineWebview';
 import { timelineHtml, webviewOptions } from './webviewContent';
 
-export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+export class TimelineViewProvider extends Disposable implements vscode.WebviewViewProvider {
   static readonly viewId = 'informerInspector.timelineView';
   static readonly containerId = 'informerInspector';
-  private binding: TimelineWebviewBinding | undefined;
-  private readonly disposables: vscode.Disposable[] = [];
+  /** What the view resolved last holds: its binding and its listeners, released together. */
+  private current: DisposableStore | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly registry: SessionRegistry,
-  ) {}
+  ) {
+    super();
+  }
 
   resolveWebviewView(view: vscode.WebviewView): void {
     view.webview.options = webviewOptions(this.extensionUri);
     view.webview.html = timelineHtml(view.webview, this.extensionUri, 'Informer timeline');
-    this.binding?.dispose();
-    const binding = new TimelineWebviewBinding(view.webview, this.registry, this.registry.active, true);
-    this.binding = binding;
-    this.disposables.push(
-      view.onDidChangeVisibility(() => binding.setVisible(view.visible)),
+    // VS Code resolves the view again after it was disposed (panel closed and reopened): the
+    // previous view's binding and listeners go with it, so nothing accumulates.
+    this.current?.dispose();
+    const store = new DisposableStore();
+    this.current = store;
+    const binding = store.add(new TimelineWebviewBinding(view.webview, this.registry, this.registry.active, true));
+    store.add(view.onDidChangeVisibility(() => binding.setVisible(view.visible)));
+    store.add(
       view.onDidDispose(() => {
-        binding.dispose();
-        if (this.binding === binding) this.binding = undefined;
+        store.dispose();
+        if (this.current === store) this.current = undefined;
       }),
     );
   }
@@ -38,8 +44,8 @@ export class TimelineViewProvider implements vscode.WebviewViewProvider, vscode.
     await vscode.commands.executeCommand(`${TimelineViewProvider.viewId}.focus`);
   }
 
-  dispose(): void {
-    this.binding?.dispose();
-    for (const d of this.disposables.splice(0)) d.dispose();
+  protected override onDispose(): void {
+    this.current?.dispose();
+    this.current = undefined;
   }
 }

@@ -6,16 +6,16 @@
  */
 import * as vscode from 'vscode';
 import { ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand } from '../protocol/timeline';
-import type { InformerSession } from './session';
-import type { SessionRegistry } from './sessions';
+import { Disposable, toDisposable } from '../app/disposable';
+import type { SessionRegistry } from '../app/registry';
+import type { InformerSession } from '../app/session';
 import { TimelineStream } from './timelineStream';
 import { exportSessionTrace } from './traceCommands';
 
 export const NO_SESSION_MESSAGE = 'No informer yet. Run "Informer Inspector: Inspect informer", "Replay scenario" or "Open trace".';
 
-export class TimelineWebviewBinding implements vscode.Disposable {
+export class TimelineWebviewBinding extends Disposable {
   private readonly stream: TimelineStream;
-  private readonly disposables: vscode.Disposable[] = [];
   private visible = true;
 
   constructor(
@@ -25,15 +25,17 @@ export class TimelineWebviewBinding implements vscode.Disposable {
     private readonly followActive: boolean,
     emptyMessage = NO_SESSION_MESSAGE,
   ) {
+    super();
     this.stream = new TimelineStream(
       (msg) => void this.webview.postMessage(msg),
       () => registry.infos(),
       emptyMessage,
     );
+    this.track(toDisposable(() => this.stream.dispose()));
     this.stream.show(initial);
     this.markShown();
-    this.disposables.push(
-      webview.onDidReceiveMessage((msg: unknown) => this.onMessage(msg)),
+    this.track(webview.onDidReceiveMessage((msg: unknown) => this.onMessage(msg)));
+    this.track(
       registry.onDidChange(() => {
         if (this.followActive && registry.active && registry.active.id !== this.stream.sessionId) this.show(registry.active);
         this.stream.sessionsChanged();
@@ -77,10 +79,5 @@ export class TimelineWebviewBinding implements vscode.Disposable {
         this.webview.postMessage(ExportTraceRequest.completion.create(r, id)),
       );
     }
-  }
-
-  dispose(): void {
-    this.stream.dispose();
-    for (const d of this.disposables.splice(0)) d.dispose();
   }
 }

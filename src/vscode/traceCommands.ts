@@ -5,17 +5,11 @@
  */
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import { findProfile, PROFILES } from '../engine/profiles';
-import { replayProfileName } from './replayProfile';
-import { replayScenario } from '../sources/engineReplay';
-import { parseScenarioText } from '../scenario/validate';
-import type { Scenario } from '../scenario/types';
-import { TraceRecorder } from '../trace/recorder';
-import { exportTrace, importTrace } from '../trace/traceFile';
-import { toPerfetto } from '../trace/perfetto';
-import { TOOL_VERSION } from '../cli/version';
-import { InformerSession } from './session';
-import type { SessionRegistry } from './sessions';
+import type { SessionRegistry } from '../app/registry';
+import type { InformerSession } from '../app/session';
+import { parseScenario } from '../app/scenarios';
+import { createSession } from '../app/sessions';
+import { exportTrace, toPerfetto } from '../app/traces';
 
 export const TRACE_SUFFIX = '.informer-trace.json';
 
@@ -66,20 +60,14 @@ function defaultFolder(): vscode.Uri {
   return vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(homedir());
 }
 
-/** Reads and checks a trace file; throws an Error whose message is fit to show as is. */
-export async function readTraceFile(uri: vscode.Uri): Promise<{ header: ReturnType<typeof importTrace>['header']; events: ReturnType<typeof importTrace>['events'] }> {
-  const bytes = await vscode.workspace.fs.readFile(uri);
-  return importTrace(Buffer.from(bytes).toString('utf8'));
+/** A trace file's text. */
+export async function readTraceText(uri: vscode.Uri): Promise<string> {
+  return Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
 }
 
-export function importedSession(registry: SessionRegistry, uri: vscode.Uri, data: ReturnType<typeof importTrace>): InformerSession {
-  const name = uri.path.split('/').pop() ?? 'trace';
-  const session = new InformerSession({
-    id: registry.newId(),
-    title: `${name}`,
-    simulated: data.header.source === 'sandbox',
-    imported: { header: { ...data.header }, events: data.events },
-  });
+/** The imported trace as a session (its file checked by the importer: a bad one throws a one-line BadInputError). */
+export async function importedSession(registry: SessionRegistry, uri: vscode.Uri, text: string): Promise<InformerSession> {
+  const session = await createSession(registry.newId(), { kind: 'import', name: uri.path.split('/').pop() ?? 'trace', text });
   registry.add(session);
   return session;
 }
@@ -98,41 +86,8 @@ export async function pickAndOpenTrace(): Promise<void> {
 /** Replays a scenario file through the engine in virtual time and returns its session. */
 export async function replayScenarioFile(registry: SessionRegistry, uri: vscode.Uri, profileName?: string): Promise<InformerSession> {
   const text = Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
-  const label = uri.path.split('/').pop() ?? 'scenario';
-  const scenario = parseScenarioText(text, label);
-  // A scenario written for some profiles (e.g. only v1.15) replays with the first of them unless asked otherwise.
-  const profile = findProfile(profileName ?? replayProfileName(scenario.profiles)) ?? PROFILES[PROFILES.length - 1];
-  const recorder = new TraceRecorder(scenarioHeader(scenario, profile.name, { ...profile.gates, ...(scenario.gates ?? {}) }));
-  const result = await replayScenario(scenario, { profile, sink: recorder });
-  if (result.outcome === 'error') throw new Error(`replay of ${label} failed: ${result.error ?? 'unknown error'}`);
-  const session = new InformerSession({
-    id: registry.newId(),
-    title: `${scenario.name} (replay, ${profile.name})`,
-    simulated: false,
-    recorder,
-  });
+  const scenario = parseScenario(text, uri.path.split('/').pop() ?? 'scenario');
+  const session = await createSession(registry.newId(), { kind: 'replay', scenario, profile: profileName });
   registry.add(session);
   return session;
-}
-
-function scenarioHeader(scenario: Scenario, profile: string, gates: Record<string, boolean>): ConstructorParameters<typeof TraceRecorder>[0] {
-  const r = scenario.resource;
-  const slash = r.apiVersion.indexOf('/');
-  return {
-    format: 'informer-trace/v1',
-    tool: { name: 'informer-inspector', version: TOOL_VERSION },
-    profile,
-    gates,
-    resource: {
-      group: slash < 0 ? '' : r.apiVersion.slice(0, slash),
-      version: slash < 0 ? r.apiVersion : r.apiVersion.slice(slash + 1),
-      resource: r.resource ?? `${r.kind.toLowerCase()}s`,
-      kind: r.kind,
-      namespaced: r.namespaced ?? true,
-    },
-    source: 'scenario',
-    startedAt: new Date().toISOString(),
-    cap: 200_000,
-    redacted: true,
-  };
 }

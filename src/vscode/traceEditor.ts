@@ -5,15 +5,17 @@
  */
 import * as vscode from 'vscode';
 import { EmptyNotification, ReadyCommand } from '../protocol/timeline';
-import type { SessionRegistry } from './sessions';
+import { DisposableStore, toDisposable } from '../app/disposable';
+import type { SessionRegistry } from '../app/registry';
+import type { InformerSession } from '../app/session';
 import { TimelineWebviewBinding } from './timelineWebview';
-import { importedSession, readTraceFile } from './traceCommands';
+import { importedSession, readTraceText } from './traceCommands';
 import { timelineHtml, webviewOptions } from './webviewContent';
 
 class TraceDocument implements vscode.CustomDocument {
   constructor(
     readonly uri: vscode.Uri,
-    readonly load: Promise<{ ok: true; data: Awaited<ReturnType<typeof readTraceFile>> } | { ok: false; message: string }>,
+    readonly load: Promise<{ ok: true; text: string } | { ok: false; message: string }>,
   ) {}
   dispose(): void {}
 }
@@ -27,8 +29,8 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
   ) {}
 
   openCustomDocument(uri: vscode.Uri): TraceDocument {
-    const load = readTraceFile(uri).then(
-      (data) => ({ ok: true as const, data }),
+    const load = readTraceText(uri).then(
+      (text) => ({ ok: true as const, text }),
       (e: unknown) => ({ ok: false as const, message: e instanceof Error ? e.message : String(e) }),
     );
     return new TraceDocument(uri, load);
@@ -38,21 +40,33 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
     panel.webview.options = webviewOptions(this.extensionUri);
     panel.webview.html = timelineHtml(panel.webview, this.extensionUri, `Trace ${doc.uri.path.split('/').pop() ?? ''}`);
     const loaded = await doc.load;
-    if (!loaded.ok) {
-      const message = `Cannot open ${doc.uri.path.split('/').pop()}: ${loaded.message}`;
+    let session: InformerSession | undefined;
+    let problem = loaded.ok ? undefined : loaded.message;
+    if (loaded.ok) {
+      try {
+        session = await importedSession(this.registry, doc.uri, loaded.text);
+      } catch (e) {
+        problem = e instanceof Error ? e.message : String(e);
+      }
+    }
+    if (!session) {
+      const message = `Cannot open ${doc.uri.path.split('/').pop()}: ${problem}`;
       void vscode.window.showErrorMessage(message);
-      const sub = panel.webview.onDidReceiveMessage((msg: unknown) => {
-        if (ReadyCommand.is(msg)) void panel.webview.postMessage(EmptyNotification.create({ message }));
-      });
-      panel.onDidDispose(() => sub.dispose());
+      const store = new DisposableStore();
+      store.add(
+        panel.webview.onDidReceiveMessage((msg: unknown) => {
+          if (ReadyCommand.is(msg)) void panel.webview.postMessage(EmptyNotification.create({ message }));
+        }),
+      );
+      store.add(panel.onDidDispose(() => store.dispose()));
       return;
     }
-    const session = importedSession(this.registry, doc.uri, loaded.data);
-    const binding = new TimelineWebviewBinding(panel.webview, this.registry, session, false);
-    const visibility = panel.onDidChangeViewState((e) => binding.setVisible(e.webviewPanel.visible));
-    panel.onDidDispose(() => {
-      visibility.dispose();
-      binding.dispose();
-    });
+    const opened = session;
+    const store = new DisposableStore();
+    // A closed trace editor's session is forgotten: nothing else shows an imported trace.
+    store.add(toDisposable(() => this.registry.remove(opened.id)));
+    const binding = store.add(new TimelineWebviewBinding(panel.webview, this.registry, opened, false));
+    store.add(panel.onDidChangeViewState((e) => binding.setVisible(e.webviewPanel.visible)));
+    store.add(panel.onDidDispose(() => store.dispose()));
   }
 }

@@ -96,13 +96,22 @@ export class E2ECluster {
     if (!this.keepDir) rmSync(this.dir, { recursive: true, force: true });
   }
 
-  /** Stops kube-apiserver (new connections are refused) and starts it again on the same port. */
-  async restartApiserver(flags?: string[]): Promise<void> {
-    await run(['restart-apiserver', ...(flags ?? [])], this.env, 5 * 60_000);
+  /**
+   * Stops kube-apiserver (new connections are refused) and starts it again on the same port.
+   * mode: 'kill' = SIGKILL (a crash); 'graceful' = SIGTERM and wait for it to exit by itself (fails
+   * if it does not; see GRACEFUL_SHUTDOWN_FLAGS in scripts/cluster.sh); default SIGTERM, SIGKILL after 10 s.
+   */
+  async restartApiserver(flags?: string[], mode?: 'kill' | 'graceful'): Promise<void> {
+    await run(['restart-apiserver', ...(mode ? [`--${mode}`] : []), ...(flags ?? [])], this.env, 5 * 60_000);
   }
 
-  async stopApiserver(): Promise<void> {
-    await run(['stop-apiserver'], this.env, 60_000);
+  async stopApiserver(mode?: 'kill' | 'graceful'): Promise<void> {
+    await run(['stop-apiserver', ...(mode ? [`--${mode}`] : [])], this.env, 2 * 60_000);
+  }
+
+  /** The state variables of scripts/cluster.sh (ports, paths) of this cluster. */
+  stateVars(): Record<string, string> {
+    return parseEnvFile(readFileSync(path.join(this.dir, 'cluster.env'), 'utf8'));
   }
 
   async startApiserver(flags?: string[]): Promise<void> {
@@ -241,6 +250,13 @@ export function useCluster(opts: ClusterOptions = {}): () => E2ECluster {
  * Any other verb (create, update, patch, delete, deletecollection, post, put, ...) means a
  * non-GET request.
  */
+/** kube-apiserver flags under which a graceful SIGTERM finishes with watches open (scripts/cluster.sh graceful-flags). */
+export const GRACEFUL_SHUTDOWN_FLAGS: readonly string[] = [
+  '--shutdown-delay-duration=0s',
+  '--shutdown-watch-termination-grace-period=5s',
+  '--shutdown-send-retry-after=true',
+];
+
 export const GET_AUDIT_VERBS: ReadonlySet<string> = new Set(['get', 'list', 'watch']);
 
 function parseEnvFile(text: string): Record<string, string> {

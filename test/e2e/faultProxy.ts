@@ -11,6 +11,7 @@
  *  - cutAll('reset' | 'close'): every live connection is ended (RST or FIN) at once;
  *  - refuseFor(ms): the listening socket is closed, so connects get ECONNREFUSED, and reopened
  *    on the same port afterwards; live connections are cut too unless told otherwise;
+ *  - retarget(port): new connections go to another loopback server (live ones stay);
  *  - stall(): bytes stop flowing in both directions (connections stay open, new ones are
  *    accepted and stall too) until resume(); that is how a client-side timeout is provoked.
  */
@@ -30,7 +31,7 @@ export class FaultProxy {
   /** Connections accepted so far (each HTTP/1.1 or HTTP/2 connection of the client). */
   accepted = 0;
 
-  constructor(private readonly target: { host: string; port: number }) {
+  constructor(private target: { host: string; port: number }) {
     if (target.host !== '127.0.0.1' && target.host !== 'localhost') {
       throw new Error('FaultProxy forwards to loopback only');
     }
@@ -97,6 +98,11 @@ export class FaultProxy {
     upstream.on('close', () => {
       if (!this.stalled) drop();
     });
+  }
+
+  /** Sends new connections to another loopback port from now on; live ones stay where they are. */
+  retarget(port: number): void {
+    this.target = { ...this.target, port };
   }
 
   /** Ends every live connection: 'reset' sends RST (ECONNRESET on the client), 'close' a FIN (EOF). */

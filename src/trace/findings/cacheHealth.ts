@@ -6,6 +6,7 @@
 import { findProfile } from '../../engine/profiles';
 import { at, evidence, LINKS, plural, type TraceView } from './types';
 import type { Finding } from '../../format/trace';
+import { WatchEnd } from '../../engine/decisionRows';
 
 const SHOWN_KEYS = 5;
 
@@ -43,7 +44,7 @@ export function staleCache(trace: TraceView): Finding[] {
 }
 
 export function watchCache429(trace: TraceView): Finding[] {
-  const ends = trace.of('watch.end').filter((e) => e.reason === 'TooManyRequests' || e.row === 14 || e.row === 15);
+  const ends = trace.of('watch.end').filter((e) => e.reason === 'TooManyRequests' || e.row === WatchEnd.TooManyRequestsOnOpen || e.row === WatchEnd.TooManyRequestsEvent);
   const lists = trace.of('list.error').filter((e) => e.code === 429);
   const total = ends.length + lists.length;
   if (total === 0) return [];

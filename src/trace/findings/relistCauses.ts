@@ -6,6 +6,7 @@
 import { findProfile } from '../../engine/profiles';
 import { at, countsText, evidence, LINKS, plural, type Recorded, type TraceView } from './types';
 import type { Finding } from '../../format/trace';
+import { ListEnd, WatchEnd } from '../../engine/decisionRows';
 
 /** The events that explain a relist: the last ending before it and any fault injected since the previous list. */
 export function causeOf(trace: TraceView, relist: Recorded<'relist'>): number[] {
@@ -19,7 +20,7 @@ export function causeOf(trace: TraceView, relist: Recorded<'relist'>): number[] 
 
 /** A refused watch start relisting: the client-go ≤ 1.15 ECONNREFUSED bug (row 6 with outcome relist). */
 export function refusedWatchRelist(trace: TraceView): Finding[] {
-  const relists = trace.of('relist').filter((r) => r.reason === 'ConnectionRefused' && r.row === 6);
+  const relists = trace.of('relist').filter((r) => r.reason === 'ConnectionRefused' && r.row === WatchEnd.RefusedOnOpen);
   if (relists.length === 0) return [];
   const profile = findProfile(trace.header.profile);
   const retries = refusedListRetries(trace);
@@ -56,8 +57,8 @@ function refusedListRetries(trace: TraceView): number {
   let inChain = false;
   let retries = 0;
   for (const r of trace.of('relist')) {
-    if (r.reason === 'ConnectionRefused' && r.row === 6) inChain = true;
-    else if (inChain && r.reason === 'ConnectionRefused' && r.row === 7) retries++;
+    if (r.reason === 'ConnectionRefused' && r.row === WatchEnd.RefusedOnOpen) inChain = true;
+    else if (inChain && r.reason === 'ConnectionRefused' && r.row === ListEnd.Failed) retries++;
     else inChain = false;
   }
   return retries;

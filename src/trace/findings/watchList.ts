@@ -6,12 +6,10 @@
  */
 import { at, evidence, LINKS, plural, type TraceView } from './types';
 import type { Finding } from '../../format/trace';
-
-/** The §1.10 row of "watch-list stream closed without the end bookmark". */
-export const ROW_WATCHLIST_NO_BOOKMARK = 26;
+import { WatchEnd } from '../../engine/decisionRows';
 
 export function watchListWithoutBookmark(trace: TraceView): Finding[] {
-  const ends = trace.of('watch.end').filter((e) => e.watchList && e.row === ROW_WATCHLIST_NO_BOOKMARK);
+  const ends = trace.of('watch.end').filter((e) => e.watchList && e.row === WatchEnd.WatchListWithoutBookmark);
   if (ends.length === 0) return [];
   const starts = ends.map((e) => trace.lastBefore('watch.start', e.seq)?.seq);
   return [

@@ -27,14 +27,16 @@ var timeoutRE = regexp.MustCompile(`,"timeoutSeconds":\d+`)
 
 func TestParseScenarioRejectsBadInput(t *testing.T) {
 	cases := map[string]string{
-		"format":      `{"format":"x"}`,
-		"resource":    `{"format":"informer-scenario/v1","steps":[]}`,
-		"unknown on":  `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"steps":[{"on":"get"}]}`,
-		"close":       `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"steps":[{"on":"watch","events":[],"close":"boom"}]}`,
-		"network":     `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"steps":[{"on":"list","network":"dns"}]}`,
-		"no name":     `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"steps":[{"on":"list","items":[{"metadata":{}}]}]}`,
-		"dup handler": `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"informer":{"handlers":[{"name":"a"},{"name":"a"}]},"steps":[]}`,
-		"delayMs":     `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"informer":{"handlers":[{"name":"a","delayMs":-1}]},"steps":[]}`,
+		"format":                `{"format":"x"}`,
+		"resource":              `{"format":"informer-scenario/v1","steps":[]}`,
+		"unknown on":            `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"steps":[{"on":"get"}]}`,
+		"close":                 `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"steps":[{"on":"watch","events":[],"close":"boom"}]}`,
+		"network":               `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"steps":[{"on":"list","network":"dns"}]}`,
+		"no name":               `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"steps":[{"on":"list","items":[{"metadata":{}}]}]}`,
+		"dup handler":           `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"informer":{"handlers":[{"name":"a"},{"name":"a"}]},"steps":[]}`,
+		"delayMs":               `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"informer":{"handlers":[{"name":"a","delayMs":-1}]},"steps":[]}`,
+		"listTypeMeta on watch": `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"steps":[{"on":"watch","events":[],"close":"eof","listTypeMeta":{"apiVersion":"meta.k8s.io/v1","kind":"Table"}}]}`,
+		"listTypeMeta no kind":  `{"format":"informer-scenario/v1","resource":{"apiVersion":"v1","kind":"Pod"},"steps":[{"on":"list","items":[],"resourceVersion":"1","listTypeMeta":{"apiVersion":"v1"}}]}`,
 	}
 	for name, js := range cases {
 		_, err := ParseScenario([]byte(js), name)

@@ -283,6 +283,10 @@ func (r *runner) answer(st *Step, c call) answer {
 			"apiVersion": r.sc.Resource.APIVersion,
 			"kind":       r.sc.Resource.Kind + "List",
 		}}
+		if st.ListTypeMeta != nil {
+			l.SetAPIVersion(st.ListTypeMeta.APIVersion)
+			l.SetKind(st.ListTypeMeta.Kind)
+		}
 		if st.ResourceVersion != nil {
 			l.SetResourceVersion(*st.ResourceVersion)
 		}

@@ -59,11 +59,18 @@ type EventSpec struct {
 	AtMs   *int64                 `json:"atMs"`
 }
 
+// ListTypeMeta (extension): the apiVersion and kind a list page itself carries.
+type ListTypeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
 type Step struct {
 	On              string                   `json:"on"`
 	Items           []map[string]interface{} `json:"items"`
 	ResourceVersion *string                  `json:"resourceVersion"`
 	Continue        string                   `json:"continue"`
+	ListTypeMeta    *ListTypeMeta            `json:"listTypeMeta"`
 	Error           *ErrorSpec               `json:"error"`
 	Network         string                   `json:"network"`
 	Events          []EventSpec              `json:"events"`
@@ -169,6 +176,9 @@ func ParseScenario(data []byte, path string) (*Scenario, error) {
 				if st.Events != nil || st.Close != "" {
 					return nil, bad("%s: %s: a list step cannot have events or close", path, where)
 				}
+				if st.ListTypeMeta != nil && (st.ListTypeMeta.APIVersion == "" || st.ListTypeMeta.Kind == "") {
+					return nil, bad("%s: %s: listTypeMeta needs apiVersion and kind", path, where)
+				}
 			}
 		case st.On == "watch":
 			switch {
@@ -205,6 +215,9 @@ func ParseScenario(data []byte, path string) (*Scenario, error) {
 			return nil, bad("%s: %s: step needs \"on\", \"advanceMs\" or \"addHandler\"", path, where)
 		default:
 			return nil, bad("%s: %s: unknown \"on\" value %q (list or watch)", path, where, st.On)
+		}
+		if st.kind != "list" && st.ListTypeMeta != nil {
+			return nil, bad("%s: %s: listTypeMeta only applies to a list page", path, where)
 		}
 		if st.Network != "" && !knownNetwork[st.Network] {
 			return nil, bad("%s: %s: unknown network %q", path, where, st.Network)

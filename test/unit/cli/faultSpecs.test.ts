@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { runCli } from '../../../src/cli/cli';
 import { consistencySchedule, parseFaultSpec, scheduleFaults } from '../../../src/cli/faultSpecs';
-import { closeResourceNames, editDistance } from '../../../src/cli/resourceNames';
+import { closeResourceNames, editDistance } from '../../../src/app/resources';
 import { FakeClock } from '../../../src/engine/clock';
 import type { TraceEvent } from '../../../src/format/events';
 import type { ListerWatcher } from '../../../src/engine/listWatch';
@@ -13,11 +13,11 @@ const MIN = 60_000;
 
 describe('cli: --fault specs and the consistency schedule', () => {
   it('parses every fault kind with its value and start time', () => {
-    assert.deepEqual(parseFaultSpec('refuse=10s@20s', MIN), { text: 'refuse=10s@20s', kind: 'refuse', atMs: 20_000, valueMs: 10_000 });
-    assert.deepEqual(parseFaultSpec('reset-watch@15s', MIN), { text: 'reset-watch@15s', kind: 'reset-watch', atMs: 15_000 });
-    assert.deepEqual(parseFaultSpec('429=2s@15s', MIN), { text: '429=2s@15s', kind: '429', atMs: 15_000, valueMs: 2000 });
-    assert.deepEqual(parseFaultSpec('429@1m', 2 * MIN), { text: '429@1m', kind: '429', atMs: MIN });
-    assert.deepEqual(parseFaultSpec('slow-handler=300ms', MIN), { text: 'slow-handler=300ms', kind: 'slow-handler', atMs: 0, valueMs: 300 });
+    assert.deepEqual(parseFaultSpec('refuse=10s@20s', MIN), { text: 'refuse=10s@20s', fault: 'refuseConnections', atMs: 20_000, valueMs: 10_000 });
+    assert.deepEqual(parseFaultSpec('reset-watch@15s', MIN), { text: 'reset-watch@15s', fault: 'resetWatch', atMs: 15_000 });
+    assert.deepEqual(parseFaultSpec('429=2s@15s', MIN), { text: '429=2s@15s', fault: 'tooManyRequests', atMs: 15_000, valueMs: 2000 });
+    assert.deepEqual(parseFaultSpec('429@1m', 2 * MIN), { text: '429@1m', fault: 'tooManyRequests', atMs: MIN });
+    assert.deepEqual(parseFaultSpec('slow-handler=300ms', MIN), { text: 'slow-handler=300ms', fault: 'slowHandler', atMs: 0, valueMs: 300 });
     assert.equal(parseFaultSpec('drop-delete@0s', MIN).atMs, 0);
     for (const kind of ['expire-watch', 'toolarge-list', 'internal-error']) assert.equal(parseFaultSpec(`${kind}@1.5s`, MIN).atMs, 1500);
   });

@@ -107,12 +107,12 @@ describe('errors: §1.10 classification', () => {
   });
 
   it('watch-list: refused/429 back off, Expired/TooLarge set unavailable, the rest falls back (#27)', () => {
-    const wl = (err: unknown, opening = true) => classifyWatchListError(err, opening, modern);
+    const wl = (err: unknown, phase: 'open' | 'stream' = 'open') => classifyWatchListError(err, phase, modern);
     assert.deepEqual(wl(se({ code: 429 })), { row: 14, outcome: 'watchlist-again', reason: 'TooManyRequests', backoff: true, unavailable: false });
-    assert.equal(wl(se({ code: 429 }), false).row, 15);
+    assert.equal(wl(se({ code: 429 }), 'stream').row, 15);
     assert.deepEqual(wl(se({ code: 410, reason: 'Expired' })), { row: 10, outcome: 'watchlist-again', reason: 'Expired', backoff: false, unavailable: true });
     assert.equal(wl(se({ code: 504, reason: 'Timeout', details: { causes: [{ type: 'ResourceVersionTooLarge' }] } })).row, 12);
-    assert.deepEqual(wl(new VeryShortWatchError('r'), false), { row: 27, outcome: 'fallback-to-list', reason: 'VeryShortWatch', backoff: false, unavailable: false });
+    assert.deepEqual(wl(new VeryShortWatchError('r'), 'stream'), { row: 27, outcome: 'fallback-to-list', reason: 'VeryShortWatch', backoff: false, unavailable: false });
   });
 
   it('list failures: #7, #16, #25', () => {

@@ -56,7 +56,7 @@ describe('pager (§1.5 pager rules)', () => {
   it('an expired continue token (page ≥ 2) makes one full list at the original RV', async () => {
     const expired: string[] = [];
     const { calls, fetch } = fetcher([page('10', ['a'], 't1'), expiredContinue, page('15', ['a', 'b'])]);
-    const r = await listPaged(fetch, { resourceVersion: '0' }, 1, signal, { onExpiredContinue: () => expired.push('x') });
+    const r = await listPaged(fetch, { resourceVersion: '0' }, 1, signal, { hooks: { onExpiredContinue: () => expired.push('x') } });
     assert.deepEqual(calls.at(-1), { resourceVersion: '0' });
     assert.equal(r.list.metadata.resourceVersion, '15');
     assert.equal(r.paginated, true);

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { IpcMessage } from '../../../src/protocol/ipc';
 import { ClockNotification, DeltaNotification, EmptyNotification, SnapshotNotification } from '../../../src/protocol/timeline';
 import { TraceRecorder } from '../../../src/trace/recorder';
-import { InformerSession } from '../../../src/vscode/session';
+import { InformerSession } from '../../../src/app/session';
 import { TimelineStream, type StreamTimers } from '../../../src/vscode/timelineStream';
 
 /** Timers driven by hand: advance(ms) runs what is due. */
@@ -52,6 +52,7 @@ function setup() {
   let stopped = false;
   const session = new InformerSession({
     id: 's1',
+    kind: 'sandbox',
     title: 'configmaps',
     simulated: true,
     recorder: rec,
@@ -218,7 +219,7 @@ describe('host: timeline stream', () => {
       const timers = new ManualTimers();
       const rec = recorder();
       rec.emit({ t: 5, type: 'synced' });
-      const replay = new InformerSession({ id: 'r', title: 'replay', simulated: false, recorder: rec });
+      const replay = new InformerSession({ id: 'r', kind: 'replay', title: 'replay', simulated: false, recorder: rec });
       const sent: IpcMessage[] = [];
       const stream = new TimelineStream((m) => sent.push(m), () => [replay.info()], 'none', timers, 33);
       stream.show(replay);
@@ -234,7 +235,7 @@ describe('host: timeline stream', () => {
       const { sent, stream, session, timers } = setup();
       stream.show(session);
       stream.onReady();
-      const replay = new InformerSession({ id: 'r', title: 'replay', simulated: false, recorder: recorder() });
+      const replay = new InformerSession({ id: 'r', kind: 'replay', title: 'replay', simulated: false, recorder: recorder() });
       stream.show(replay);
       assert.equal(timers.pending(), 0);
       stream.show(session);

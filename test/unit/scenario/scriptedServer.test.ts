@@ -71,6 +71,20 @@ describe('ScriptedServer', () => {
     assert.equal(list.items[0].apiVersion, 'v1');
   });
 
+  it('gives a list page the listTypeMeta apiVersion/kind when the step has one, else <kind>List', async () => {
+    const h = harness([
+      { on: 'list', resourceVersion: '10', listTypeMeta: { apiVersion: 'meta.k8s.io/v1', kind: 'Table' }, items: [obj('a', '5')] },
+      { on: 'list', resourceVersion: '11', items: [] },
+    ]);
+    const table = await answered(h.clock, h.server.list({ resourceVersion: '0' }, h.signal));
+    assert.equal(table.apiVersion, 'meta.k8s.io/v1');
+    assert.equal(table.kind, 'Table');
+    assert.equal(table.items[0].kind, 'ConfigMap');
+    const plain = await answered(h.clock, h.server.list({ resourceVersion: '10' }, h.signal));
+    assert.equal(plain.apiVersion, 'v1');
+    assert.equal(plain.kind, 'ConfigMapList');
+  });
+
   it('waits advanceMs (virtual) and runs addHandler steps before answering', async () => {
     const h = harness([{ advanceMs: 3000 }, { addHandler: { name: 'late' } }, { on: 'list', resourceVersion: '1', items: [] }]);
     let answeredAt = -1;

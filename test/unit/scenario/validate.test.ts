@@ -84,6 +84,24 @@ describe('scenario validation', () => {
     ]);
   });
 
+  it('accepts listTypeMeta on a list page only, with both apiVersion and kind', () => {
+    const tm = { apiVersion: 'meta.k8s.io/v1', kind: 'Table' };
+    assert.deepEqual(problems(base([{ on: 'list', items: [], resourceVersion: '1', listTypeMeta: tm }])), []);
+    const p = problems(
+      base([
+        { on: 'watch', events: [], close: 'eof', listTypeMeta: tm },
+        { on: 'list', error: { code: 500, reason: 'InternalError', message: 'x' }, listTypeMeta: tm },
+      ]),
+    );
+    assert.deepEqual(p, [
+      'scenario x.json: steps[0].listTypeMeta only applies to list steps',
+      'scenario x.json: steps[1].listTypeMeta cannot be combined with error',
+    ]);
+    assert.deepEqual(problems(base([{ on: 'list', items: [], resourceVersion: '1', listTypeMeta: { kind: 'Table' } }])), [
+      'scenario x.json: steps[0].listTypeMeta.apiVersion is required',
+    ]);
+  });
+
   it('checks objects, handler names, profiles and locked gates', () => {
     const p = problems(
       base(

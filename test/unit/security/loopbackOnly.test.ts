@@ -77,6 +77,7 @@ const NEVER_DIALLED: Record<string, string> = {
   '10.0.0.0': "kube-apiserver's --service-cluster-ip-range",
   '1.2.3.4': 'an error-text fixture',
   h: 'a redaction fixture (https://user:pw@h/x)',
+  'www.w3.org': 'the SVG namespace name of the soak memory plot',
   '127': 'the start of 127\\.0\\.0\\.1 escaped in a regular expression',
 };
 

@@ -6,8 +6,8 @@
  */
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
-import Module from 'node:module';
 import { join } from 'node:path';
+import { requireWithFakeVscode } from '../vscode/fakeVscode';
 
 type WebviewContent = typeof import('../../../src/vscode/webviewContent');
 interface FakeUri {
@@ -26,17 +26,7 @@ const EXT = { path: '/ext' };
 
 /** Loads webviewContent.ts with `require('vscode')` answered by the stand-in above. */
 function loadWithFakeVscode(): WebviewContent {
-  const mod = Module as unknown as { _load: (request: string, parent: unknown, isMain: boolean) => unknown };
-  const original = mod._load;
-  mod._load = function (request, parent, isMain) {
-    return request === 'vscode' ? fakeVscode : original.call(this, request, parent, isMain);
-  };
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require('../../../src/vscode/webviewContent') as WebviewContent;
-  } finally {
-    mod._load = original;
-  }
+  return requireWithFakeVscode<WebviewContent>('../../../src/vscode/webviewContent', fakeVscode);
 }
 
 function cspOf(html: string): Map<string, string[]> {

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { pickOrder, uniqueTitle } from '../../../src/vscode/sessionPick';
+import { pickOrder, uniqueTitle } from '../../../src/app/sessionPick';
 import { statusText } from '../../../src/vscode/statusText';
 import { SummaryModel } from '../../../src/trace/summary';
 import { numbered } from '../trace/fixtures';

@@ -1,7 +1,7 @@
 /**
- * One inspection the extension shows: a running informer (cluster or sandbox), a replayed
- * scenario, or an imported trace. It owns its recorder (or the imported events) and whatever
- * must be stopped with it. Free of 'vscode' so the stream logic around it is testable under mocha.
+ * One inspection: a running informer (cluster or sandbox), a replayed scenario, or an imported
+ * trace (sessions.ts builds each kind). It owns its recorder (or the imported events) and
+ * whatever must be stopped with it.
  */
 import type { FaultInjectingListerWatcher } from '../sources/faults';
 import type { SharedIndexInformer } from '../engine/sharedInformer';
@@ -27,8 +27,12 @@ export interface LiveControls {
   checkConsistency(): Promise<ConsistencyResult>;
 }
 
+/** The kinds of session sessions.ts builds. */
+export type SessionKind = 'cluster' | 'sandbox' | 'replay' | 'import';
+
 export interface SessionParts {
   id: string;
+  kind: SessionKind;
   title: string;
   simulated: boolean;
   /** A live or replayed recorder; absent for an imported trace. */
@@ -48,6 +52,7 @@ export interface SessionParts {
 
 export class InformerSession {
   readonly id: string;
+  readonly kind: SessionKind;
   /** Unique among the registry's sessions (SessionRegistry.add makes it so). */
   title: string;
   readonly simulated: boolean;
@@ -66,6 +71,7 @@ export class InformerSession {
 
   constructor(p: SessionParts) {
     this.id = p.id;
+    this.kind = p.kind;
     this.title = p.title;
     this.simulated = p.simulated;
     this.recorder = p.recorder;

@@ -4,21 +4,23 @@
  * SharedIndexInformer, with a TraceRecorder as the sink, plus the consistency check on its Indexer.
  *
  * The consistency check lists through selectors → HTTP only: injected faults must not distort it,
- * and its LISTs are not the informer's. `wrapSource` lets a caller put something between the
- * informer and the fault injector (the CLI's request log), so a request the injector refuses is
- * still seen as sent.
+ * and its LISTs are not the informer's (so they stay out of the request log).
  */
 import { RealClock, type Clock } from '../engine/clock';
 import type { ListerWatcher, ListOptions, WatchOptions } from '../engine/listWatch';
 import type { Profile } from '../engine/profiles';
 import { SharedIndexInformer } from '../engine/sharedInformer';
 import { HttpListerWatcher, type ApiResource, type KubeConnection } from '../kube';
+import { requestLine, type LogLine } from '../scenario/notificationLog';
 import { FaultInjectingListerWatcher } from '../sources/faults';
+import { SANDBOX_CONTEXT } from '../sources/sandbox';
 import { checkConsistency, type ConsistencyResult } from '../trace/consistency';
-import { DEFAULT_TRACE_CAP, TraceRecorder } from '../trace/recorder';
-import { TOOL_VERSION } from '../cli/version';
+import { TraceRecorder } from '../trace/recorder';
+import { traceHeader } from './headers';
+import { typeDescription } from './resources';
 
-export interface LiveInformerOptions {
+/** What names a live informer once cluster and resource are known. */
+export interface LiveTarget {
   conn: KubeConnection;
   resource: ApiResource;
   profile: Profile;
@@ -28,14 +30,20 @@ export interface LiveInformerOptions {
   fieldSelector?: string;
   /** The informer's default resync period; 0 = none. */
   resyncPeriodMs?: number;
-  source: 'cluster' | 'sandbox';
+}
+
+export interface LiveOptions {
   clock?: Clock;
   /** The engine's jitter source; default Math.random. */
   rand?: () => number;
   /** Trace recorder cap (events). */
   cap?: number;
-  /** Wraps the informer's ListerWatcher (outside the fault injector), e.g. to log requests. */
-  wrapSource?: (lw: ListerWatcher) => ListerWatcher;
+  /**
+   * Receives every request the informer sends as a notification-log line, before anything can
+   * fail it: the chain is informer → request log → fault injector → selectors → HTTP, so a
+   * request the injector refuses is still logged (the informer did send it).
+   */
+  requestLog?: LogLine[];
 }
 
 export interface LiveInformer {
@@ -53,42 +61,29 @@ export interface LiveInformer {
   stop(): Promise<void>;
 }
 
-/** client-go's GroupVersionKind.String(): "/v1, Kind=ConfigMap" for the core group. */
-export function typeDescription(r: Pick<ApiResource, 'group' | 'version' | 'kind'>): string {
-  return `${r.group}/${r.version}, Kind=${r.kind}`;
-}
-
-/** "configmaps", or "widgets.demo.example.com" for a named group. */
-export function resourceLabel(r: Pick<ApiResource, 'group' | 'resource'>): string {
-  return r.group ? `${r.resource}.${r.group}` : r.resource;
-}
-
-export function createLiveInformer(o: LiveInformerOptions): LiveInformer {
+/**
+ * A live informer (not started) on the target. The trace says 'sandbox' when the connection is
+ * the sandbox's (whoever started it), else 'cluster'.
+ */
+export function openLive(target: LiveTarget, options: LiveOptions = {}): LiveInformer {
+  const o = { ...target, ...options };
   const clock = o.clock ?? new RealClock();
   const r = o.resource;
-  const cap = o.cap ?? DEFAULT_TRACE_CAP;
-  const recorder = new TraceRecorder(
-    {
-      format: 'informer-trace/v1',
-      tool: { name: 'informer-inspector', version: TOOL_VERSION },
-      profile: o.profile.name,
-      gates: { ...o.profile.gates },
-      resource: { group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespaced: r.namespaced },
-      ...(o.namespace ? { namespace: o.namespace } : {}),
-      ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
-      ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}),
-      context: o.conn.context.name,
-      source: o.source,
-      startedAt: new Date().toISOString(),
-      cap,
-      redacted: true,
-    },
-    cap,
-  );
+  const header = traceHeader({
+    profile: o.profile,
+    resource: { group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespaced: r.namespaced },
+    source: o.conn.context.name === SANDBOX_CONTEXT ? 'sandbox' : 'cluster',
+    context: o.conn.context.name,
+    namespace: o.namespace,
+    labelSelector: o.labelSelector,
+    fieldSelector: o.fieldSelector,
+    cap: o.cap,
+  });
+  const recorder = new TraceRecorder(header, header.cap);
   const http = withSelectors(new HttpListerWatcher(o.conn, r, { namespace: o.namespace, clock }), o.labelSelector, o.fieldSelector);
   const faults = new FaultInjectingListerWatcher(http, { clock, sink: recorder });
   const informer = new SharedIndexInformer({
-    listerWatcher: o.wrapSource ? o.wrapSource(faults) : faults,
+    listerWatcher: o.requestLog ? logged(faults, o.requestLog) : faults,
     profile: o.profile,
     clock,
     ...(o.rand ? { rand: o.rand } : {}),
@@ -150,5 +145,25 @@ function withSelectors(lw: ListerWatcher, labelSelector: string | undefined, fie
     watchListSupported: lw.watchListSupported,
     list: (opts, signal) => lw.list(sel(opts), signal),
     watch: (opts, signal) => lw.watch(sel(opts), signal),
+  };
+}
+
+/** Logs every request as a request line, then passes it on. */
+function logged(lw: ListerWatcher, log: LogLine[]): ListerWatcher {
+  return {
+    get url() {
+      return lw.url;
+    },
+    get watchListSupported() {
+      return lw.watchListSupported;
+    },
+    list(opts, signal) {
+      log.push(requestLine('list', opts));
+      return lw.list(opts, signal);
+    },
+    watch(opts, signal) {
+      log.push(requestLine('watch', opts));
+      return lw.watch(opts, signal);
+    },
   };
 }

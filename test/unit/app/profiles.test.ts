@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { DEFAULT_PROFILE } from '../../../src/engine/profiles';
-import { replayProfileName } from '../../../src/vscode/replayProfile';
+import { replayProfileName } from '../../../src/app/profiles';
 
 describe('replayProfileName', () => {
   it('uses the default profile when the scenario names none or includes it', () => {

@@ -1,0 +1,255 @@
+/**
+ * Fuzz targets of the documents a user hands the tool: kubeconfig files, scenario files, trace
+ * files, and the host↔webview messages (the protocol guards decide what a receiver acts on).
+ */
+import { strict as assert } from 'node:assert';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import * as timeline from '../../src/protocol/timeline';
+import { IpcMessageType } from '../../src/protocol/ipc';
+import { KubeConfigError, KubeConnection } from '../../src/kube/kubeconfig';
+import { ScenarioValidationError, parseScenarioText } from '../../src/scenario/validate';
+import { computeFindings } from '../../src/trace/findings';
+import type { RecordedEvent } from '../../src/format/events';
+import type { TraceHeader } from '../../src/format/trace';
+import { TraceFileError, exportTrace, importTrace } from '../../src/trace/traceFile';
+import type { TraceEvent } from '../../src/format/events';
+import { awkwardString, jsonValue, mutate, mutation } from '../unit/robustness/support';
+import { SAMPLE_EVENTS, header } from '../unit/trace/fixtures';
+import { assertClearError, isOneLine, type FuzzTarget } from './target';
+
+/** Text derived from a valid document: itself, cut, with text spliced in, bytes replaced, or JSON-mutated. */
+function textVariants(valid: fc.Arbitrary<string>): fc.Arbitrary<{ text: string; intact: boolean }> {
+  return fc.oneof(
+    { weight: 2, arbitrary: valid.map((text) => ({ text, intact: true })) },
+    { weight: 2, arbitrary: fc.tuple(valid, fc.nat()).map(([t, at]) => ({ text: t.slice(0, at % (t.length + 1)), intact: false })) },
+    { weight: 2, arbitrary: fc.tuple(valid, fc.nat(), fc.string({ maxLength: 8 })).map(([t, at, s]) => ({ text: t.slice(0, at % (t.length + 1)) + s + t.slice(at % (t.length + 1)), intact: false })) },
+    {
+      weight: 4,
+      arbitrary: fc.tuple(valid, fc.array(mutation, { minLength: 1, maxLength: 3 })).map(([t, muts]) => {
+        const doc = JSON.parse(t) as unknown;
+        for (const m of muts) mutate(doc, m);
+        return { text: JSON.stringify(doc) ?? 'null', intact: false };
+      }),
+    },
+    { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 100 }), fc.string({ unit: 'binary', maxLength: 60 }), jsonValue.map((v) => JSON.stringify(v) ?? 'null')).map((text) => ({ text, intact: false })) },
+  );
+}
+
+// ---- kubeconfig
+
+const SECRETS = ['TOKEN-c2VjcmV0', 'PASSWORD-hunter2'];
+const kubeconfigDoc = fc
+  .record({
+    server: fc.oneof(fc.constantFrom('https://127.0.0.1:6443', 'http://127.0.0.1:8080/', 'https://[::1]:6443', 'http://user:pw@127.0.0.1:1'), awkwardString),
+    context: awkwardString,
+    namespace: fc.option(awkwardString, { nil: undefined }),
+  })
+  .map(({ server, context, namespace }) => ({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'c', cluster: { server, 'insecure-skip-tls-verify': true } }],
+    users: [{ name: 'u', user: { token: SECRETS[0] } }, { name: 'p', user: { username: 'me', password: SECRETS[1] } }],
+    contexts: [{ name: context || 'x', context: { cluster: 'c', user: 'u', ...(namespace !== undefined ? { namespace } : {}) } }],
+    'current-context': context || 'x',
+  }));
+
+/** Block YAML of a document (scalars written as JSON strings, which YAML reads as they are). */
+function toYaml(v: unknown, indent = ''): string {
+  if (Array.isArray(v)) return v.map((x) => `${indent}- ${toYaml(x, `${indent}  `).trimStart()}`).join('\n');
+  if (v !== null && typeof v === 'object') {
+    return Object.entries(v)
+      .map(([k, x]) => (x !== null && typeof x === 'object' ? `${indent}${JSON.stringify(k)}:\n${toYaml(x, `${indent}  `)}` : `${indent}${JSON.stringify(k)}: ${JSON.stringify(x)}`))
+      .join('\n');
+  }
+  return `${indent}${JSON.stringify(v)}`;
+}
+
+type KubeconfigInput = { text: string; want?: { context: string; server: string } };
+
+export const kubeconfigs: FuzzTarget<KubeconfigInput> = {
+  name: 'kubeconfig',
+  about: 'kubeconfig text (valid as JSON or block YAML, cut, spliced, fields dropped/renamed/retyped, garbage): a valid one gives the context and server written (or a clear refusal of a non-http(s) server); anything else a connection or one KubeConfigError line without a credential or stack',
+  weight: 6,
+  arbitrary: () =>
+    fc.oneof(
+      kubeconfigDoc.chain((doc) =>
+        fc.boolean().map((yaml) => ({ text: yaml ? toYaml(doc) : JSON.stringify(doc), want: { context: doc['current-context'], server: doc.clusters[0].cluster.server } })),
+      ),
+      textVariants(kubeconfigDoc.map((d) => JSON.stringify(d))).map(({ text }) => ({ text })),
+    ),
+  check({ text, want }) {
+    let conn: KubeConnection;
+    try {
+      conn = KubeConnection.load({ kubeconfigYaml: text });
+      conn.contexts();
+    } catch (e) {
+      assertClearError(e, [KubeConfigError]);
+      for (const s of SECRETS) assert.ok(!e.message.includes(s), `a credential in: ${e.message}`);
+      if (want) assert.ok(!/^https?:\/\//.test(want.server), `a valid kubeconfig refused: ${e.message}`);
+      return;
+    }
+    assert.match(conn.server, /^https?:\/\//);
+    if (want) {
+      assert.equal(conn.context.name, want.context);
+      assert.equal(conn.server, want.server.replace(/\/+$/, ''));
+    }
+  },
+};
+
+// ---- scenarios
+
+const SCENARIO_DIR = join(__dirname, '../conformance/scenarios');
+const SCENARIOS = readdirSync(SCENARIO_DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
+  .map((f) => readFileSync(join(SCENARIO_DIR, f), 'utf8'));
+
+export const scenarios: FuzzTarget<{ text: string; intact: boolean }> = {
+  name: 'scenario-file',
+  about: 'scenario files (the 170 conformance scenarios: as they are, cut, spliced, fields dropped/renamed/retyped, or garbage): valid ones parse to the same document; otherwise a ScenarioValidationError whose problems are one line each, naming the file',
+  weight: 4,
+  arbitrary: () => textVariants(fc.constantFrom(...SCENARIOS)),
+  check({ text, intact }) {
+    try {
+      const s = parseScenarioText(text, 'fuzz.json');
+      if (intact) assert.equal((s as { name?: string }).name, (JSON.parse(text) as { name?: string }).name);
+    } catch (e) {
+      assert.ok(!intact, `a conformance scenario refused: ${(e as Error).message}`);
+      // The message lists every problem, one per line; each problem is one clear line.
+      assert.ok(e instanceof ScenarioValidationError, `not a ScenarioValidationError: ${(e as Error)?.stack ?? String(e)}`);
+      assert.ok(e.problems.length > 0);
+      for (const p of (e as ScenarioValidationError).problems) {
+        assert.ok(isOneLine(p) && p.startsWith('scenario fuzz.json: '), JSON.stringify(p));
+        assert.ok(p.length < 1000, `problem of ${p.length} characters`);
+      }
+    }
+  },
+};
+
+// ---- traces
+
+const SAMPLES = Object.values(SAMPLE_EVENTS) as TraceEvent[];
+const validTrace = fc
+  .record({
+    picks: fc.array(fc.nat(SAMPLES.length - 1), { maxLength: 30 }),
+    strings: fc.array(awkwardString, { minLength: 1, maxLength: 6 }),
+    gaps: fc.array(fc.integer({ min: 1, max: 1000 }), { minLength: 1, maxLength: 5 }),
+    redacted: fc.boolean(),
+  })
+  .map(({ picks, strings, gaps, redacted }) => {
+    let t = 0;
+    let seq = 0;
+    const events = picks.map((p, i) => {
+      const e = structuredClone(SAMPLES[p]) as unknown as Record<string, unknown>;
+      for (const k of ['key', 'rv', 'text', 'msg', 'handler', 'detail']) if (typeof e[k] === 'string') e[k] = strings[(i + k.length) % strings.length];
+      t += (gaps[i % gaps.length] % 7) / 2;
+      e.t = t;
+      seq += gaps[i % gaps.length];
+      return { ...e, seq } as RecordedEvent;
+    });
+    return exportTrace({ header: header({ redacted }), events });
+  });
+
+/** Nesting deep enough to overflow a recursive walk, spliced into a valid trace's diff. */
+const deepTrace = fc.tuple(fc.integer({ min: 900, max: 30_000 }), fc.constantFrom('[', '{"a":')).map(([depth, open]) => {
+  const distribute = { ...SAMPLE_EVENTS.distribute, diff: [{ path: 'data.x', old: '@', new: 2 }] };
+  const valid = JSON.stringify({ format: 'informer-trace/v1', header: header(), events: [{ ...distribute, seq: 0 }] });
+  return valid.replace('"@"', open.repeat(depth) + '1' + (open === '[' ? ']' : '}').repeat(depth));
+});
+
+export const traces: FuzzTarget<{ text: string; intact: boolean }> = {
+  name: 'trace-file',
+  about: 'trace files (valid exports, cut, spliced, fields dropped/renamed/retyped, nested 900–30,000 deep, garbage): exports round-trip byte for byte; whatever is accepted exports and summarises; otherwise one TraceFileError line',
+  weight: 6,
+  arbitrary: () => fc.oneof({ weight: 30, arbitrary: textVariants(validTrace) }, { weight: 1, arbitrary: deepTrace.map((text) => ({ text, intact: false })) }),
+  check({ text, intact }) {
+    let trace: { header: TraceHeader; events: RecordedEvent[] };
+    try {
+      trace = importTrace(text);
+    } catch (e) {
+      assert.ok(!intact, `an exported trace refused: ${(e as Error).message}`);
+      assertClearError(e, [TraceFileError], 1000);
+      return;
+    }
+    const again = exportTrace(trace);
+    if (intact) assert.equal(again, text);
+    assert.equal(importTrace(again).events.length, trace.events.length);
+    computeFindings(trace.header, trace.events);
+  },
+};
+
+// ---- host ↔ webview protocol
+
+const GUARDS: IpcMessageType<string, unknown>[] = (Object.values(timeline) as unknown[]).filter((v): v is IpcMessageType<string, unknown> => v instanceof IpcMessageType);
+const sessionInfo = fc.record({ id: awkwardString, title: awkwardString, live: fc.boolean(), simulated: fc.boolean() });
+const wireEvent = fc.nat(SAMPLES.length - 1).chain((i) => fc.record({ t: fc.double({ noNaN: true, noDefaultInfinity: true }), seq: fc.nat() }).map((x) => ({ ...structuredClone(SAMPLES[i]), ...x })));
+const wireFinding = fc.record({ id: awkwardString, severity: fc.constantFrom('info', 'warning', 'error'), title: awkwardString, detail: awkwardString, advice: awkwardString, evidence: fc.array(fc.nat(), { maxLength: 4 }) });
+const wireHeader = fc.constant(header() as unknown);
+
+/** A valid params value for each message type. */
+const VALID_PARAMS: Record<string, fc.Arbitrary<unknown>> = {
+  'timeline/ready': fc.constant({}),
+  'timeline/selectSession': fc.record({ sessionId: awkwardString }),
+  'timeline/openLink': fc.record({ url: awkwardString }),
+  'timeline/exportTrace': fc.record({ sessionId: awkwardString }),
+  'timeline/exportTrace/completion': fc.record({ ok: fc.boolean(), message: awkwardString }),
+  'timeline/snapshot': fc.record({ session: sessionInfo, header: wireHeader, events: fc.array(wireEvent, { maxLength: 5 }), findings: fc.array(wireFinding, { maxLength: 2 }), sessions: fc.array(sessionInfo, { maxLength: 2 }), nowT: fc.option(fc.nat(), { nil: undefined }) }, { requiredKeys: ['session', 'header', 'events', 'findings', 'sessions'] }),
+  'timeline/delta': fc.record({ sessionId: awkwardString, afterSeq: fc.nat(), events: fc.array(wireEvent, { maxLength: 5 }), findings: fc.option(fc.array(wireFinding, { maxLength: 2 }), { nil: undefined }), live: fc.boolean(), nowT: fc.option(fc.nat(), { nil: undefined }) }, { requiredKeys: ['sessionId', 'afterSeq', 'events', 'live'] }),
+  'timeline/sessions': fc.record({ sessions: fc.array(sessionInfo, { maxLength: 3 }), activeId: fc.option(awkwardString, { nil: undefined }) }, { requiredKeys: ['sessions'] }),
+  'timeline/clock': fc.record({ sessionId: awkwardString, nowT: fc.double({ noNaN: true, noDefaultInfinity: true }) }),
+  'timeline/empty': fc.record({ message: awkwardString }),
+};
+const MESSAGE_TYPES = [...GUARDS, ...GUARDS.flatMap((g) => ('completion' in g ? [(g as unknown as { completion: IpcMessageType<string, unknown> }).completion] : []))];
+
+/** Replaces one required value somewhere in the params by a value of another JSON type. */
+function breakRequired(params: Record<string, unknown>, pick: number, bad: unknown): { broken: boolean } {
+  const keys = Object.keys(params).filter((k) => params[k] !== undefined);
+  if (keys.length === 0) return { broken: false };
+  const k = keys[pick % keys.length];
+  const old = params[k];
+  const sameType = (a: unknown, b: unknown) => (Array.isArray(a) ? Array.isArray(b) : a === null ? b === null : typeof a === typeof b && !Array.isArray(b) && b !== null);
+  if (sameType(old, bad) || bad === undefined) return { broken: false };
+  params[k] = bad;
+  return { broken: true };
+}
+
+export const protocol: FuzzTarget<{ type: number; params: unknown; mode: 'valid' | 'broken' | 'any'; pick: number; bad: unknown; extra: unknown }> = {
+  name: 'protocol-guards',
+  about: 'host↔webview messages (valid ones of every type, the same with one field retyped, or any JSON) through every guard: valid ones pass exactly their own guard; a retyped field is refused; nothing throws; UI state likewise',
+  weight: 10,
+  arbitrary: () =>
+    fc.nat(MESSAGE_TYPES.length - 1).chain((type) =>
+      fc.record({
+        type: fc.constant(type),
+        params: VALID_PARAMS[MESSAGE_TYPES[type].method] ?? fc.constant({}),
+        mode: fc.constantFrom('valid' as const, 'broken' as const, 'any' as const),
+        pick: fc.nat(),
+        bad: fc.oneof(jsonValue, fc.constantFrom(null, 1, 'x', true, [], {}, Number.NaN, Infinity)),
+        extra: jsonValue,
+      }),
+    ),
+  check({ type, params, mode, pick, bad, extra }) {
+    const own = MESSAGE_TYPES[type];
+    let msg: unknown;
+    let broken = false;
+    if (mode === 'any') msg = extra;
+    else {
+      const p = structuredClone(params) as Record<string, unknown>;
+      if (mode === 'broken') broken = breakRequired(p, pick, bad).broken;
+      msg = { kind: own.kind, method: own.method, params: p };
+    }
+    for (const g of MESSAGE_TYPES) {
+      const ok = g.is(msg);
+      assert.equal(typeof ok, 'boolean');
+      if (g !== own && mode !== 'any') assert.equal(ok, false, `${g.method} accepted a ${own.method} message`);
+    }
+    if (mode === 'valid') assert.equal(own.is(msg), true, `${own.method} refused a valid message: ${JSON.stringify(msg)}`);
+    // ready's params must be empty: any field added breaks it the same way.
+    if (broken) assert.equal(own.is(msg), false, `${own.method} accepted a retyped field: ${JSON.stringify(msg)}`);
+    assert.equal(typeof timeline.isTimelineUiState(mode === 'any' ? extra : { follow: true, window: [0, pick], sessionId: 'x', selectedSeq: bad }), 'boolean');
+  },
+};
+
+export const DOCUMENT_TARGETS = [kubeconfigs, scenarios, traces, protocol];
