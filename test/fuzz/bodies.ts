@@ -120,8 +120,8 @@ function classifyEverywhere(err: unknown): void {
     classifyListFailure(err, 'request');
     classifyWatchOpenError(err, profile);
     classifyWatchStreamError(err, 'stream', profile, () => false);
-    classifyWatchListError(err, true, profile);
-    classifyWatchListError(err, false, profile);
+    classifyWatchListError(err, 'open', profile);
+    classifyWatchListError(err, 'stream', profile);
   }
   reasonOf(err);
   isTooLargeResourceVersion(err);
