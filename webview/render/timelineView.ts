@@ -291,6 +291,8 @@ export class TimelineView {
       div.title = texts[i];
       // Lanes tall enough for two lines wrap their label instead of cutting it.
       div.classList.toggle('wrap', b.height >= 30);
+      // One-line labels are centred by their line height, so a long one ends in "…" (the title has it all).
+      div.style.lineHeight = b.height >= 30 ? '' : `${b.height}px`;
       div.style.top = `${b.y}px`;
       div.style.height = `${b.height}px`;
       div.classList.toggle('focused', this.lanes[this.cursor.lane]?.id === b.id);
