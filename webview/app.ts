@@ -31,7 +31,8 @@ import type { Finding, TraceSummary } from '../src/format/trace';
 import { eventDetails } from './model/details';
 import { TimelineData } from './model/timelineData';
 import { renderLegend } from './render/legend';
-import { el, LowerTabs, renderDetails, renderFindings, renderSummary, Toolbar } from './render/panels';
+import { el, LowerTabs, renderDetails, renderFindings, renderHistory, renderSummary, Toolbar } from './render/panels';
+import { keyOf, objectHistory } from './model/history';
 import { TimelineView } from './render/timelineView';
 
 /** The part of the webview API the app uses. */
@@ -251,9 +252,19 @@ export class TimelineApp {
     this.vscode.setState(this.ui);
   }
 
+  /** The selected event's details and, when it names an object, that object's whole history. */
   private showDetails(seq: number | undefined): void {
     const e = seq === undefined ? undefined : this.data.bySeq(seq);
     renderDetails(this.detailsEl, e ? eventDetails(this.data, e) : undefined);
+    const key = e ? keyOf(e) : undefined;
+    if (key === undefined) return;
+    const { rows, total } = objectHistory(this.data.allEvents(), key);
+    renderHistory(this.detailsEl, key, rows, total, (s) => {
+      this.view.selectSeq(s);
+      this.ui.selectedSeq = s;
+      this.saveUi();
+      this.showDetails(s);
+    });
   }
 
   private refreshPanels(): void {

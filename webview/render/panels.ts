@@ -11,6 +11,7 @@ import type { SessionInfo } from '../../src/protocol/timeline';
 import type { Finding, StaleWindow } from '../../src/format/trace';
 import { relistsText } from '../../src/protocol/summary';
 import type { EventDetails } from '../model/details';
+import type { HistoryRow } from '../model/history';
 import { SUMMARY_CHIP_HELP, type SummaryChipKey, type SummarySnapshot } from '../model/summary';
 
 export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
@@ -261,4 +262,26 @@ export class LowerTabs {
   setFindingsCount(n: number): void {
     this.buttons.findings.textContent = `Findings (${n})`;
   }
+}
+
+/**
+ * "History of default/a (12 events)": every event that names the object, oldest first; a row
+ * selects its event on the timeline.
+ */
+export function renderHistory(host: HTMLElement, key: string, rows: readonly HistoryRow[], total: number, onSelect: (seq: number) => void): void {
+  const section = el('section', 'history');
+  section.setAttribute('aria-label', `History of ${key}`);
+  const shown = rows.length < total ? ` (the last ${rows.length} of ${total} events)` : ` (${total} ${total === 1 ? 'event' : 'events'})`;
+  section.append(el('h4', undefined, `History of ${key}${shown}`));
+  const list = el('ol', 'history-rows');
+  for (const r of rows) {
+    const li = el('li');
+    const b = el('button', 'link-button history-row');
+    b.append(el('span', 'history-time', r.time), el('span', undefined, r.text));
+    b.addEventListener('click', () => onSelect(r.seq));
+    li.append(b);
+    list.append(li);
+  }
+  section.append(list);
+  host.append(section);
 }

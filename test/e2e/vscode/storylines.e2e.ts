@@ -91,6 +91,20 @@ async function main(): Promise<void> {
       await shot(page, 'storyline-details-light.png');
     });
 
+    await step('an object\'s history: the tombstone\'s evidence shows every event of the lost object', async () => {
+      const f = lost!;
+      await f.locator('#tab-findings').click();
+      const tomb = f.locator('.finding-item', { hasText: 'tombstone' }).first();
+      await tomb.locator('.finding-head').click();
+      await tomb.locator('.link-button', { hasText: 'Show evidence' }).click();
+      await page.waitForTimeout(500);
+      const head = (await f.locator('.history h4').textContent({ timeout: 5000 })) ?? '';
+      await shot(page, 'storyline-object-history-light.png');
+      check(head.startsWith('History of team-a/doomed-config-1'), `history heading "${head}"`);
+      const rows = ((await f.locator('.history-rows').textContent()) ?? '').toLowerCase();
+      check(rows.includes('added') && rows.includes('tombstone'), `the history shows the ADDED and the tombstone: "${rows.slice(0, 400)}"`);
+    });
+
     for (const [theme, name] of [
       ['Default Dark Modern', 'dark'],
       ['Default High Contrast', 'hc'],

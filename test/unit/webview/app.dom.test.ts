@@ -236,6 +236,24 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
     assert.equal(sessionLabel({ id: 'b', title: 'trace.json', live: false, simulated: true }), 'trace.json SIMULATED');
   });
 
+  it('selecting an event that names an object shows that object\'s history; a history row selects its event', () => {
+    const { app, root } = fresh();
+    app.handle(snapshot(S1, events));
+    const q = (sel: string) => (root as unknown as { querySelector(s: string): { textContent: string | null; click(): void } | null }).querySelector(sel);
+    const qa = (sel: string) => [...(root as unknown as { querySelectorAll(s: string): Iterable<{ textContent: string | null; click(): void }> }).querySelectorAll(sel)];
+    const b = events.filter((e) => 'key' in e && e.key === 'default/b');
+    // The first Show evidence-like path: select via a finding's evidence button.
+    const msg = snapshot(S1, events);
+    msg.params.findings = [{ id: 'x', severity: 'info', title: 't', detail: 'd', advice: 'a', evidence: [b[0].seq] }];
+    app.handle(msg);
+    q('.finding-body .link-button')?.click();
+    assert.match(q('.history h4')?.textContent ?? '', new RegExp(`^History of default/b \\(${b.length} events\\)$`));
+    const rows = qa('.history-row');
+    assert.equal(rows.length, b.length);
+    rows[rows.length - 1].click();
+    assert.equal(q('.details-title')?.textContent?.includes('default/b'), true, q('.details-title')?.textContent ?? '');
+  });
+
   it('malformed messages are ignored', () => {
     const { app, vscode } = fresh();
     app.handle(snapshot(S1, events));
