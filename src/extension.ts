@@ -71,7 +71,7 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd('showTimeline', () => TimelineViewProvider.reveal()),
     ...FAULTS.map((f) => cmd(`fault.${f.command}`, () => injectFault(registry, f))),
     vscode.debug.onDidStartDebugSession(() => {
-      if (vscode.workspace.getConfiguration('informerInspector').get<boolean>('revealOnDebug', false)) void TimelineViewProvider.reveal();
+      if (vscode.workspace.getConfiguration('informerInspector').get<boolean>('revealOnDebug', false)) void viewProvider.revealRunning();
     }),
   );
   void autostart();

@@ -20,3 +20,9 @@ export function pickOrder<T extends { id: string }>(candidates: readonly T[], sh
   if (shown > 0) rest.unshift(...rest.splice(shown, 1));
   return rest;
 }
+
+/** The running session added last, if any (sessions in the order added): what revealOnDebug shows. */
+export function newestRunning<T extends { live: boolean }>(sessions: readonly T[]): T | undefined {
+  for (let i = sessions.length - 1; i >= 0; i--) if (sessions[i].live) return sessions[i];
+  return undefined;
+}

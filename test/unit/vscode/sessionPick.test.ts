@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { pickOrder, uniqueTitle } from '../../../src/app/sessionPick';
+import { newestRunning, pickOrder, uniqueTitle } from '../../../src/app/sessionPick';
 import { statusText } from '../../../src/vscode/statusText';
 import { SummaryModel } from '../../../src/trace/summary';
 import { numbered } from '../trace/fixtures';
@@ -10,6 +10,12 @@ describe('sessions: the one on screen first, unique names', () => {
     assert.deepEqual(pickOrder(s, 'old').map((x) => x.id), ['old', 'new', 'mid']);
     assert.deepEqual(pickOrder(s, undefined).map((x) => x.id), ['new', 'mid', 'old']);
     assert.deepEqual(pickOrder(s, 'gone').map((x) => x.id), ['new', 'mid', 'old']);
+  });
+
+  it('revealOnDebug shows the newest running informer, not a trace opened after it', () => {
+    const s = [{ id: 'run-old', live: true }, { id: 'run-new', live: true }, { id: 'trace', live: false }];
+    assert.equal(newestRunning(s)?.id, 'run-new');
+    assert.equal(newestRunning([{ id: 'trace', live: false }]), undefined);
   });
 
   it('two sessions never share a title', () => {
