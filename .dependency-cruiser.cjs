@@ -86,6 +86,13 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(protocol|format)/' },
     },
     {
+      name: 'no-run-time-cycles',
+      comment: 'Modules that need each other at run time load half-initialised; a cycle through a type-only import is harmless.',
+      severity: 'error',
+      from: { path: '^(src|webview)/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
       name: 'no-cycles-in-the-engine',
       comment:
         'Engine files import one way; the reflector phases reach the reflector only through reflectorContext.ts (docs/engine-reflector.md). Type-only imports count.',

@@ -94,6 +94,14 @@ export interface Profile {
    * itself), so there the time the server took to answer does not count.
    */
   veryShortWatchClockStarts: 'before-request' | 'after-open';
+  /**
+   * Below the reflector (§1.9): the REST client retries a watch request that fails with a
+   * probable EOF or a timeout (~10 × 1 s), then hands over an empty, closed watcher and no error
+   * (v0.32+). client-go 1.15's Request.Watch does not retry: a connection reset gives the empty
+   * watcher at once, a timeout is returned as the error. Read by the ListerWatchers that stand
+   * for the REST client (the scripted scenario server), not by the engine.
+   */
+  restRetriesWatchOpen: boolean;
 }
 
 const base = {
@@ -117,6 +125,7 @@ const base = {
   skipsTableWatchObjects: 'never',
   rejectsTableLists: false,
   veryShortWatchClockStarts: 'before-request',
+  restRetriesWatchOpen: true,
 } as const satisfies Partial<Profile>;
 
 const noGates: Gates = {
@@ -153,6 +162,7 @@ export const PROFILES: readonly Profile[] = [
     watchBookmarks: false,
     logStyle: 'printf',
     veryShortWatchClockStarts: 'after-open',
+    restRetriesWatchOpen: false,
   },
   {
     ...base,

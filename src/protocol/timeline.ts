@@ -90,11 +90,11 @@ export function isSessionInfo(v: unknown): v is SessionInfo {
   return isRecord(v) && isString(v.id) && isString(v.title) && isBoolean(v.live) && isBoolean(v.simulated);
 }
 
-export function isWireEvent(v: unknown): v is RecordedEvent {
+export function isRecordedEvent(v: unknown): v is RecordedEvent {
   return isRecord(v) && isString(v.type) && isFiniteNumber(v.t) && isFiniteNumber(v.seq);
 }
 
-export function isWireFinding(v: unknown): v is Finding {
+export function isFinding(v: unknown): v is Finding {
   return (
     isRecord(v) &&
     isString(v.id) &&
@@ -106,7 +106,7 @@ export function isWireFinding(v: unknown): v is Finding {
   );
 }
 
-export function isWireHeader(v: unknown): v is TraceHeader {
+export function isTraceHeader(v: unknown): v is TraceHeader {
   return (
     isRecord(v) &&
     v.format === 'informer-trace/v1' &&
@@ -122,9 +122,9 @@ function isSnapshot(v: unknown): v is SnapshotParams {
   return (
     isRecord(v) &&
     isSessionInfo(v.session) &&
-    isWireHeader(v.header) &&
-    isArrayOf(v.events, isWireEvent) &&
-    isArrayOf(v.findings, isWireFinding) &&
+    isTraceHeader(v.header) &&
+    isArrayOf(v.events, isRecordedEvent) &&
+    isArrayOf(v.findings, isFinding) &&
     isArrayOf(v.sessions, isSessionInfo) &&
     isOptionalSummary(v.summary) &&
     isOptionalTime(v.nowT)
@@ -136,8 +136,8 @@ function isDelta(v: unknown): v is DeltaParams {
     isRecord(v) &&
     isString(v.sessionId) &&
     isFiniteNumber(v.afterSeq) &&
-    isArrayOf(v.events, isWireEvent) &&
-    (v.findings === undefined || isArrayOf(v.findings, isWireFinding)) &&
+    isArrayOf(v.events, isRecordedEvent) &&
+    (v.findings === undefined || isArrayOf(v.findings, isFinding)) &&
     isBoolean(v.live) &&
     isOptionalSummary(v.summary) &&
     isOptionalTime(v.nowT)

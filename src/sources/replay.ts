@@ -139,7 +139,7 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
         ended = true;
       })();
     },
-  });
+  }, profile);
 
   informer = factory({
     listerWatcher: server,

@@ -21,6 +21,7 @@ import {
   type WatchOptions,
 } from '../engine/listWatch';
 import { watchDecodeErrorStatus } from '../engine/statusErrors';
+import type { Profile } from '../engine/profiles';
 import { requestLine, type DivergenceLine, type RequestLine } from '../scenario/notificationLog';
 import { ScriptedWatcher, closedWatcher } from './scriptedWatcher';
 import { statusOf, withResourceType } from './statusObjects';
@@ -45,10 +46,15 @@ export class ScriptedServer implements ListerWatcher {
   private next = 0;
   private over = false;
 
+  /**
+   * `restClient`: which REST client the answers stand for (Profile.restRetriesWatchOpen); by
+   * default the modern one, which retries a failing watch open before handing over an empty watcher.
+   */
   constructor(
     private readonly scenario: Scenario,
     private readonly clock: Clock,
     private readonly hooks: ScriptedServerHooks,
+    private readonly restClient: Pick<Profile, 'restRetriesWatchOpen'> = { restRetriesWatchOpen: true },
   ) {
     this.url = resourceUrl(scenario);
   }
@@ -84,6 +90,13 @@ export class ScriptedServer implements ListerWatcher {
       case 'network': {
         const net = step as NetworkStep;
         if (net.network === 'connection-refused') throw this.transportError(net.network);
+        if (!this.restClient.restRetriesWatchOpen) {
+          // client-go 1.15: no retries. A timeout comes back as the error; a reset gives the empty
+          // closed watcher at once (or after durationMs, when the scenario says the reset took that long).
+          if (net.network === 'timeout') throw this.transportError(net.network);
+          await this.clock.sleep(net.durationMs ?? 0, signal);
+          return closedWatcher(transportErrorText('connection-reset', this.url));
+        }
         // Probable-EOF / timeout on open: the REST client retries, then hands back a closed watcher.
         await this.clock.sleep(net.durationMs ?? DEFAULT_WATCH_RETRY_MS, signal);
         return closedWatcher(transportErrorText(net.network === 'timeout' ? 'timeout' : 'connection-reset', this.url));

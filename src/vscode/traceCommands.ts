@@ -1,7 +1,7 @@
 /**
  * Trace files and scenarios: export a session's trace, open a trace file (as the custom
  * editor), replay a scenario file in virtual time. A file from elsewhere gets one clear error
- * message (TraceFileError / ScenarioValidationError texts), never an exception in the host.
+ * message (the BadInputError of src/app), never an exception in the host.
  */
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';

@@ -1,13 +1,13 @@
 /**
  * The webview's model (webview/model/) on event batches that pass the protocol guard
- * (isWireEvent: an object with a string type and finite t and seq) but are otherwise anything:
+ * (isRecordedEvent: an object with a string type and finite t and seq) but are otherwise anything:
  * unknown types, known types with fields missing or of the wrong type, out-of-order seqs. The
  * lanes, the summary, keyboard navigation and the details pane must not throw on them.
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import type { RecordedEvent } from '../../../src/format/events';
-import { isWireEvent } from '../../../src/protocol/timeline';
+import { isRecordedEvent } from '../../../src/protocol/timeline';
 import { binCounts, binStepMax } from '../../../webview/model/binning';
 import { describeEvent, eventDetails } from '../../../webview/model/details';
 import { cursorForSeq, cursorSeq, moveCursor, type NavKey } from '../../../webview/model/selection';
@@ -21,7 +21,7 @@ const SAMPLES = Object.values(SAMPLE_EVENTS) as unknown as Record<string, unknow
 const TYPES = [...SAMPLES.map((e) => e.type as string), 'future.event', '', 'notify ', 'constructor', '__proto__'];
 
 /** A sample event of a known (or unknown) type with some fields dropped or replaced by anything. */
-const wireEvent = fc
+const recordedEvent = fc
   .record({
     base: fc.nat(SAMPLES.length - 1),
     type: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...TYPES) }),
@@ -38,7 +38,7 @@ const wireEvent = fc
     return { ...e, type: type ?? e.type, t, seq };
   });
 
-const batches = fc.array(fc.array(wireEvent, { maxLength: 25 }), { minLength: 1, maxLength: 4 });
+const batches = fc.array(fc.array(recordedEvent, { maxLength: 25 }), { minLength: 1, maxLength: 4 });
 const keys = fc.array(fc.constantFrom<NavKey>('ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End'), { maxLength: 12 });
 
 /** Everything main.ts does with a batch that passed the guard, and with what the user does next. */
@@ -46,7 +46,7 @@ function ingest(batchList: Record<string, unknown>[][], navigation: NavKey[]): v
   const data = new TimelineData();
   const summary = new TimelineSummary();
   for (const raw of batchList) {
-    const batch: RecordedEvent[] = (raw as unknown[]).filter(isWireEvent);
+    const batch: RecordedEvent[] = (raw as unknown[]).filter(isRecordedEvent);
     assert.equal(batch.length, raw.length, 'the generator only makes events that pass the guard');
     data.append(batch);
     for (const e of batch) summary.add(e);

@@ -17,7 +17,7 @@ function scenario(steps: Step[]): Scenario {
   };
 }
 
-function harness(steps: Step[]) {
+function harness(steps: Step[], restClient?: { restRetriesWatchOpen: boolean }) {
   const clock = new FakeClock(0);
   const requests: RequestLine[] = [];
   const added: HandlerSpec[] = [];
@@ -28,7 +28,7 @@ function harness(steps: Step[]) {
       added.push(h);
     },
     onEnd: (d) => ends.push(d),
-  });
+  }, restClient);
   return { clock, server, requests, added, ends, signal: new AbortController().signal };
 }
 
@@ -175,6 +175,29 @@ describe('ScriptedServer', () => {
     void h.server.watch({ resourceVersion: '10' }, h.signal).then((x) => (w = x));
     await h.clock.runUntilIdle(() => w !== undefined);
     assert.equal(h.clock.now(), 10_300);
+  });
+
+  it('as client-go 1.15 (no REST retries on watch open): a reset gives the empty watcher at once, a timeout is the error', async () => {
+    const h = harness(
+      [
+        { on: 'watch', network: 'connection-reset' },
+        { on: 'watch', network: 'connection-reset', durationMs: 3000 },
+        { on: 'watch', network: 'timeout', durationMs: 3000 },
+      ],
+      { restRetriesWatchOpen: false },
+    );
+    const first = await answered(h.clock, h.server.watch({ resourceVersion: '10' }, h.signal));
+    assert.equal(h.clock.now(), 0);
+    assert.equal(await first.next(), null);
+    assert.equal(first.end?.kind, 'open-retries-exhausted');
+    const opening = h.server.watch({ resourceVersion: '10' }, h.signal);
+    await h.clock.advance(3000);
+    const second = await opening;
+    assert.equal(h.clock.now(), 3000);
+    assert.equal(await second.next(), null);
+    const failing = h.server.watch({ resourceVersion: '10' }, h.signal);
+    await assert.rejects(answered(h.clock, failing), (e: unknown) => e instanceof TransportError && e.kind === 'timeout');
+    assert.equal(h.clock.now(), 3000);
   });
 
   it('stops a stream when the watcher is stopped', async () => {
