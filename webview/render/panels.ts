@@ -186,10 +186,14 @@ export function renderFindings(host: HTMLElement, findings: readonly Finding[], 
     host.replaceChildren(el('p', 'muted', 'No findings.'));
     return;
   }
+  // A live session's findings are re-rendered as they change: the ones the user opened stay open.
+  const open = new Set([...host.querySelectorAll<HTMLElement>('li.finding')].filter((li) => li.querySelector('details')?.open).map((li) => li.dataset.id));
   const list = el('ul', 'findings');
   for (const f of findings) {
     const li = el('li', `finding ${f.severity}`);
+    li.dataset.id = f.id;
     const item = el('details', 'finding-item');
+    item.open = open.has(f.id);
     const head = el('summary', 'finding-head');
     head.append(el('span', 'severity', f.severity.toUpperCase()), el('span', 'finding-title', f.title));
     head.title = f.title;

@@ -197,6 +197,18 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
     assert.ok(q('.chart .timeline'), 'the chart is still there');
   });
 
+  it('a finding the user opened stays open when the findings are re-rendered', () => {
+    const { app, root } = fresh();
+    const f = { id: 'x', severity: 'warning' as const, title: 't', detail: 'd', advice: 'a', evidence: [3] };
+    const msg = snapshot(S1, events.slice(0, cut));
+    msg.params.findings = [f];
+    app.handle(msg);
+    const item = () => (root as unknown as { querySelector(s: string): { open: boolean } }).querySelector('.finding-item');
+    item().open = true;
+    app.handle(DeltaNotification.create({ sessionId: 's1', afterSeq: events[cut - 1].seq, events: events.slice(cut, cut + 1), live: true, findings: [f, { ...f, id: 'y' }] }));
+    assert.equal(item().open, true);
+  });
+
   it('a short view (the bottom panel) switches to the compact layout', () => {
     const w = globalThis as unknown as { innerHeight: number; dispatchEvent(e: unknown): void; Event: new (t: string) => unknown };
     const saved = w.innerHeight;
