@@ -25,8 +25,17 @@ async function inspectSandbox(page: Page, storyline: string, profile: string): P
 
 const titled = (text: string) => async (f: FrameLocator) => (await sessionTitle(f)).includes(text);
 
-/** The Findings tab says "Findings (N)": the same N as the header chip. */
-async function findingsAgree(f: FrameLocator): Promise<void> {
+/**
+ * The Findings tab says "Findings (N)": the same N as the header chip and the number of headlines.
+ * A live session's findings change while the three are read one after the other, so they must
+ * agree within a few seconds (a lasting disagreement fails).
+ */
+async function findingsAgree(page: Page, f: FrameLocator): Promise<void> {
+  const read = async () => [await chipValue(f, 'findings'), (await f.locator('#tab-findings').textContent()) ?? '', String(await f.locator('.finding-head').count())];
+  await waitUntil(page, 5000, async () => {
+    const [c, t, h] = await read();
+    return t === `Findings (${c})` && h === c;
+  });
   const chip = await chipValue(f, 'findings');
   const tab = (await f.locator('#tab-findings').textContent()) ?? '';
   check(tab === `Findings (${chip})`, `findings chip "${chip}" vs tab "${tab}"`);
@@ -72,7 +81,7 @@ async function main(): Promise<void> {
       check(/^1 object, up to \d+\.\d s$/.test(await chipValue(f, 'stale')), `stale chip "${await chipValue(f, 'stale')}"`);
       const lanes = (await f.locator('.lane-labels').textContent()) ?? '';
       check(lanes.includes('Stale team-a/doomed-config-1'), `lane labels: "${lanes}"`);
-      await findingsAgree(f);
+      await findingsAgree(page, f);
       const tomb = (await f.locator('.finding-head', { hasText: 'tombstone' }).first().textContent()) ?? '';
       check(tomb.includes('1 delete delivered'), `the tombstone finding says "${tomb}"`);
     });
@@ -126,7 +135,7 @@ async function main(): Promise<void> {
       await shot(page, 'storyline-restart-storm-v115-light.png');
       const relists = await chipValue(f, 'relists');
       check(ok, `relists chip "${relists}"`);
-      await findingsAgree(f);
+      await findingsAgree(page, f);
       const bar = (await page.locator('.statusbar-item', { hasText: 'informer' }).first().getAttribute('aria-label').catch(() => '')) ?? '';
       check(bar !== '', 'no status bar item');
     });
