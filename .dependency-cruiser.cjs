@@ -36,10 +36,18 @@ module.exports = {
     },
     {
       name: 'libraries-import-only-below',
-      comment: 'kube, sources, observe and trace sit side by side above the engine; none imports another or anything above.',
+      comment: 'kube, sources and trace sit side by side above the engine; none imports another or anything above.',
       severity: 'error',
-      from: { path: '^src/(kube|sources|observe|trace)/' },
+      from: { path: '^src/(kube|sources|trace)/' },
       to: { path: '^(src|webview)/', pathNot: '^src/($1|engine|format|scenario)/' },
+    },
+    {
+      name: 'observe-imports-only-kube-trace-below',
+      comment:
+        'observe follows a real process (issue 15): it reuses kube (credentials, the LIST and watch decoders) and trace (the recorder, export), never sources or anything above.',
+      severity: 'error',
+      from: { path: '^src/observe/' },
+      to: { path: '^(src|webview)/', pathNot: '^src/(observe|kube|trace|engine|format|scenario)/' },
     },
     {
       name: 'protocol-imports-only-format',

@@ -91,6 +91,8 @@ UI_PID=
 run_vscode() {
   log "opening VS Code with the extension (development mode)"
   mkdir -p "$WORK/workspace"
+  # The extension activates on this marker (workspaceContains), then reads INFORMER_INSPECTOR_AUTOSTART.
+  : >"$WORK/workspace/.informer-inspector-autostart"
   INFORMER_INSPECTOR_AUTOSTART=$AUTOSTART code --wait --new-window --extensionDevelopmentPath="$REPO" \
     --user-data-dir "$WORK/vscode-user" "$WORK/workspace" &
   UI_PID=$!
@@ -107,6 +109,8 @@ run_code_server() {
     -o "$vsix" >&2 || return 1
   "$launcher" --install-extension "$vsix" --extensions-dir "$WORK/extensions" >&2 || return 1
   mkdir -p "$WORK/workspace"
+  # The extension activates on this marker (workspaceContains), then reads INFORMER_INSPECTOR_AUTOSTART.
+  : >"$WORK/workspace/.informer-inspector-autostart"
   INFORMER_INSPECTOR_AUTOSTART=$AUTOSTART "$launcher" --auth none --bind-addr "127.0.0.1:$UI_PORT" \
     --user-data-dir "$WORK/code-server-user" --extensions-dir "$WORK/extensions" \
     --disable-telemetry --disable-workspace-trust "$WORK/workspace" >"$WORK/code-server.log" 2>&1 &

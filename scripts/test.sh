@@ -52,7 +52,7 @@ stage fuzz bash -c "npm run --silent fuzz -- --inputs \${FUZZ_INPUTS:-50000} 2>&
 count_line fuzz "$fuzz_log"
 
 if [ -f scripts/cluster.sh ] && compgen -G 'test/e2e/*.test.ts' >/dev/null; then
-  stage e2e-cluster bash -c 'bash scripts/cluster.sh build && TEST_SUITE_NAME=e2e-cluster npx mocha --config .mocharc.json --timeout 300000 "test/e2e/*.test.ts"'
+  stage e2e-cluster bash -c 'bash scripts/cluster.sh build && bash test/e2e/observe/build.sh && TEST_SUITE_NAME=e2e-cluster npx mocha --config .mocharc.json --timeout 300000 "test/e2e/*.test.ts"'
 fi
 
 # A short soak (docs/reliability.md): three profiles through 10 apiserver restarts, 3 compactions,

@@ -9,7 +9,11 @@ import type { InformerSession } from './app/session';
 import { addHandlerCommand, checkCacheCommand, exportPerfettoCommand, exportTraceCommand, injectFault, stopInformer } from './vscode/commands';
 import { inspectInformer, type InspectArgs } from './vscode/inspectCommand';
 import { AUTOSTART_ENV, parseAutostart } from './vscode/autostartRequest';
+import { watchAccess } from './vscode/accessAlert';
+import { connectKubernetesTools } from './vscode/kubernetesTools';
+import type { KubernetesToolsState } from './vscode/kubernetesToolsState';
 import { attachLog } from './vscode/logChannel';
+import { ObserveDebug } from './vscode/observeDebug';
 import { InformerStatusBar } from './vscode/statusBar';
 import { TimelinePanel, TimelinePanelSerializer } from './vscode/timelinePanel';
 import { TimelineViewProvider } from './vscode/timelineView';
@@ -18,6 +22,9 @@ import { pickAndOpenTrace, replayScenarioFile } from './vscode/traceCommands';
 
 export function activate(context: vscode.ExtensionContext): void {
   const registry = new SessionRegistry();
+  // The Kubernetes extension's API, asked for on first use only (activating it costs time).
+  let tools: Promise<KubernetesToolsState> | undefined;
+  const kubernetesTools = () => (tools ??= connectKubernetesTools().then((t) => (context.subscriptions.push(t), t)));
   const log = vscode.window.createOutputChannel('Informer Inspector', { log: true });
   const uri = context.extensionUri;
   const showSession = (s: InformerSession) => {
@@ -33,10 +40,22 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     });
 
+  // Context keys for menus: faults, stop and the cache check only while a live informer runs.
+  const updateContextKeys = () => {
+    void vscode.commands.executeCommand('setContext', 'informerInspector.running', registry.running().length > 0);
+    void vscode.commands.executeCommand('setContext', 'informerInspector.hasSession', registry.all().length > 0);
+  };
+  updateContextKeys();
+
+  const observe = new ObserveDebug(registry, showSession, log);
   const viewProvider = new TimelineViewProvider(uri, registry);
   context.subscriptions.push(
+    registry.onDidChange(updateContextKeys),
     registry,
     log,
+    observe,
+    vscode.debug.registerDebugConfigurationProvider('*', observe),
+    cmd('observeProcess', () => observe.observeProcess()),
     new InformerStatusBar(registry),
     viewProvider,
     { dispose: () => TimelinePanel.disposeAll() },
@@ -46,18 +65,31 @@ export function activate(context: vscode.ExtensionContext): void {
       supportsMultipleEditorsPerDocument: true,
     }),
     cmd('inspect', async (args?: InspectArgs) => {
-      const s = await inspectInformer(context, registry, args ?? {});
+      const s = await inspectInformer(context, registry, args ?? {}, await kubernetesTools());
       if (!s) return undefined;
       const detach = attachLog(log, s);
       s.onEnded(detach);
+      const unwatch = watchAccess(s, {
+        showError: (message, ...actions) => vscode.window.showErrorMessage(message, ...actions),
+        log: (line) => log.error(line),
+        showLog: () => log.show(true),
+      });
+      s.onEnded(unwatch);
       log.info(`started ${s.title}`);
       showSession(s);
       return s.id;
     }),
+    // "Inspect informer" on a resource kind in the Kubernetes extension's cluster explorer.
+    cmd('inspectKind', async (node?: unknown) => {
+      const resource = (await kubernetesTools()).resourceOf(node);
+      return vscode.commands.executeCommand('informerInspector.inspect', resource ? { resource, selectors: '' } : undefined);
+    }),
     cmd('stop', () => stopInformer(registry)),
     cmd('exportTrace', () => exportTraceCommand(registry)),
     cmd('exportPerfetto', () => exportPerfettoCommand(registry)),
-    cmd('openTrace', () => pickAndOpenTrace()),
+    cmd('openTrace', (file?: vscode.Uri) =>
+      file instanceof vscode.Uri ? vscode.commands.executeCommand('vscode.openWith', file, TraceEditorProvider.viewType) : pickAndOpenTrace(),
+    ),
     cmd('replayScenario', async (file?: vscode.Uri) => {
       const target =
         file ??

@@ -4,7 +4,7 @@
  * line: BadInputError for what the user typed, RunError for a cluster that cannot be reached.
  */
 import { StatusError, TransportError } from '../engine/listWatch';
-import { discoverResources, KubeConfigError, KubeConnection, redactedUrl, resolveResource, type ApiResource, type LoadOptions } from '../kube';
+import { discoverResources, KubeConfigError, KubeconfigSet, KubeConnection, redactedUrl, resolveResource, type ApiResource, type LoadOptions } from '../kube';
 import { BadInputError, RunError } from './errors';
 
 /** Loads the kubeconfig; every problem with it is bad input, reported on one line. */
@@ -13,18 +13,22 @@ export function connect(opts: LoadOptions = {}): KubeConnection {
     return KubeConnection.load(opts);
   } catch (e) {
     if (!(e instanceof KubeConfigError)) throw e;
-    // client-node's YAML errors run over several lines with a code excerpt; the first line says it.
-    const first = e.message.replace(/^cannot load kubeconfig: /, '').split('\n')[0];
-    const why = /ENOENT/.test(first) ? 'no such file' : /EISDIR/.test(first) ? 'is a directory' : first;
-    const where = opts.kubeconfigPath ?? process.env.KUBECONFIG ?? '~/.kube/config';
-    throw new BadInputError(e.message.startsWith('cannot load kubeconfig') ? `cannot load kubeconfig ${where}: ${why}` : first);
+    // KubeConfigError messages are one line and name the file when a file is the problem.
+    throw new BadInputError(e.message.split('\n')[0]);
   }
 }
 
+/** Every kubeconfig file by client-go's loading rules, merged; nothing validated yet (KubeconfigSet.connect does that per context). */
+export function loadKubeconfigs(opts: LoadOptions = {}): KubeconfigSet {
+  return KubeconfigSet.load(opts);
+}
+
+export { NoKubeconfigError } from '../kube';
+
 /** The resources of the cluster that support list and watch; an unreachable cluster is a RunError. */
-export async function listableResources(conn: KubeConnection): Promise<{ resources: ApiResource[]; failures: string[] }> {
+export async function listableResources(conn: KubeConnection, signal?: AbortSignal): Promise<{ resources: ApiResource[]; failures: string[] }> {
   try {
-    const d = await discoverResources(conn);
+    const d = await discoverResources(conn, signal);
     return { resources: d.resources, failures: d.failures.map((f) => f.groupVersion) };
   } catch (e) {
     throw unreachable(conn, e);

@@ -27,8 +27,8 @@ export interface LiveControls {
   checkConsistency(): Promise<ConsistencyResult>;
 }
 
-/** The kinds of session sessions.ts builds. */
-export type SessionKind = 'cluster' | 'sandbox' | 'replay' | 'import';
+/** The kinds of session: sessions.ts builds the first four; observation.ts makes 'observed' ones (one per reflector of an observed process). */
+export type SessionKind = 'cluster' | 'sandbox' | 'replay' | 'import' | 'observed';
 
 export interface SessionParts {
   id: string;

@@ -20,7 +20,7 @@ import { openLive, type LiveTarget } from './liveInformer';
 import { replayProfile } from './profiles';
 import { connect, resourceLabel } from './resources';
 import { readTrace } from './traces';
-import { InformerSession, type LiveControls, type SessionKind } from './session';
+import { InformerSession, type LiveControls } from './session';
 
 export { DEFAULT_STORYLINE, startSandbox, STORYLINES, STORYLINE_DESCRIPTIONS, type StorylineName } from '../sources/sandbox';
 
@@ -61,9 +61,10 @@ export type SessionSpec =
   /** `text`: the trace file's content; `name`: its file name. */
   | { kind: 'import'; name: string; text: string };
 
-type Builder<K extends SessionKind> = (id: string, spec: Extract<SessionSpec, { kind: K }>) => Promise<InformerSession>;
+type SpecKind = SessionSpec['kind'];
+type Builder<K extends SpecKind> = (id: string, spec: Extract<SessionSpec, { kind: K }>) => Promise<InformerSession>;
 
-const BUILDERS: { [K in SessionKind]: Builder<K> } = {
+const BUILDERS: { [K in SpecKind]: Builder<K> } = {
   cluster: async (id, spec) => liveSession(id, spec),
   sandbox: async (id, spec) => {
     try {
@@ -86,7 +87,7 @@ const BUILDERS: { [K in SessionKind]: Builder<K> } = {
 
 /** Builds and starts a session of any kind. */
 export function createSession(id: string, spec: SessionSpec): Promise<InformerSession> {
-  return (BUILDERS[spec.kind] as Builder<SessionKind>)(id, spec);
+  return (BUILDERS[spec.kind] as Builder<SpecKind>)(id, spec);
 }
 
 function liveSession(id: string, target: LiveTarget, sandbox?: Sandbox): InformerSession {

@@ -9,6 +9,7 @@ import { BadInputError } from './errors';
 
 export { exportTrace } from '../trace/traceFile';
 export { computeFindings } from '../trace/findings';
+export { ACCESS_FINDING_IDS } from '../trace/findings/access';
 export { SummaryModel } from '../trace/summary';
 export { toPerfetto } from '../trace/perfetto';
 

@@ -13,10 +13,26 @@ export interface Parsed {
   positionals: string[];
 }
 
+/** `-o json` / `--output json`, which every command takes. */
+export const OUTPUT_OPTION = { output: { type: 'string', short: 'o' } } as const;
+
+/** True for `-o json`; absent or `-o text` is the human-readable output; anything else is bad input. */
+export function jsonOutput(parsed: Parsed): boolean {
+  const v = stringOption(parsed, 'output');
+  if (v === undefined || v === 'text') return false;
+  if (v === 'json') return true;
+  throw new UsageError(`--output must be json or text, got "${v}"`);
+}
+
+/** Pretty JSON with a final newline, as `-o json` prints it. */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2) + '\n';
+}
+
 export function parseCommandArgs(command: string, args: string[], options: Options, maxPositionals: number): Parsed {
   let parsed: Parsed;
   try {
-    parsed = parseArgs({ args, options, allowPositionals: true, strict: true }) as Parsed;
+    parsed = parseArgs({ args, options: { ...OUTPUT_OPTION, ...options }, allowPositionals: true, strict: true }) as Parsed;
   } catch (e) {
     throw new UsageError(`${command}: ${(e as Error).message.split('\n')[0]}`);
   }

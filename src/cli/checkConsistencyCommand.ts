@@ -6,7 +6,7 @@
  * differences. Exit 0 when the cache matches, 1 when it is stale or the informer never synced.
  */
 import type { ConsistencyResult } from '../trace/consistency';
-import { durationMs, offsetMs, parseCommandArgs, stringOption } from './args';
+import { durationMs, jsonOutput, jsonText, offsetMs, parseCommandArgs, stringOption } from './args';
 import { EXIT_FAILED, EXIT_OK, UsageError, writeOutput, type CliIo } from './io';
 import { RunError } from '../app/errors';
 import { exportTrace } from '../app/traces';
@@ -35,15 +35,16 @@ export async function checkConsistencyCommand(args: string[], io: CliIo): Promis
     'check-consistency',
     args,
     { ...LIVE_TARGET_OPTIONS, wait: { type: 'string' }, timeout: { type: 'string' }, trace: { type: 'string' } },
-    0,
+    1,
   );
   const target = liveTargetOf('check-consistency', parsed);
+  const json = jsonOutput(parsed);
   const waitText = stringOption(parsed, 'wait') ?? '0s';
   const waitMs = offsetMs(waitText);
   if (waitMs === undefined) throw new UsageError(`invalid --wait "${waitText}" (examples: 0s, 30s, 2m)`);
   const timeoutMs = durationMs(stringOption(parsed, 'timeout') ?? '60s');
 
-  const { conn, resource, live } = await openLiveInformer(target, io);
+  const { conn, resource, namespace, live } = await openLiveInformer(target, io);
   live.start();
   io.stderr(`syncing an informer on ${resourceLabel(resource)} from ${conn.context.name}…\n`);
   let result: ConsistencyResult;
@@ -59,7 +60,9 @@ export async function checkConsistencyCommand(args: string[], io: CliIo): Promis
   }
   const tracePath = stringOption(parsed, 'trace');
   if (tracePath !== undefined) writeOutput(io, tracePath, exportTrace(live.recorder), 'trace');
-  io.stdout(describeConsistency(result).join('\n') + '\n');
+  if (json) {
+    io.stdout(jsonText({ context: conn.context.name, resource: resourceLabel(resource), namespace, stale: isStale(result), ...result }));
+  } else io.stdout(describeConsistency(result).join('\n') + '\n');
   return isStale(result) ? EXIT_FAILED : EXIT_OK;
 }
 

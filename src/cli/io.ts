@@ -48,6 +48,20 @@ export const nodeIo: CliIo = {
     }),
 };
 
+/**
+ * A closed pipe on stdout (`informer-inspector profiles | head`) ends the process quietly with
+ * exit 0, as the reader wanted no more; any other stream error is reported on one line.
+ */
+export function guardPipe(stream: NodeJS.EventEmitter, exit: (code: number) => void, report: (text: string) => void): void {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') exit(0);
+    else {
+      report(`informer-inspector: cannot write output: ${e.message}\n`);
+      exit(1);
+    }
+  });
+}
+
 /** Reads an input file; a missing or unreadable file is bad input. */
 export function readInput(io: CliIo, path: string, what: string): string {
   try {

@@ -1,8 +1,10 @@
 /** Entry point of the `informer-inspector` bin (bundled to dist/cli.js by esbuild.mjs). */
 import { runCli } from './cli';
-import { nodeIo } from './io';
+import { guardPipe, nodeIo } from './io';
 
 function main(): void {
+  guardPipe(process.stdout, (code) => process.exit(code), (t) => void process.stderr.write(t));
+  guardPipe(process.stderr, (code) => process.exit(code), () => undefined);
   runCli(process.argv.slice(2), nodeIo).then(
     (code) => {
       process.exitCode = code;

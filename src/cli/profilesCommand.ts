@@ -1,11 +1,15 @@
 /** `informer-inspector profiles`: the emulated client-go lines and what each changes. */
 import { DEFAULT_PROFILE, PROFILES } from '../app/profiles';
 import type { Profile } from '../engine/profiles';
-import { parseCommandArgs } from './args';
+import { jsonOutput, jsonText, parseCommandArgs } from './args';
 import { EXIT_OK, type CliIo } from './io';
 
 export function profilesCommand(args: string[], io: CliIo): number {
-  parseCommandArgs('profiles', args, {}, 0);
+  const parsed = parseCommandArgs('profiles', args, {}, 0);
+  if (jsonOutput(parsed)) {
+    io.stdout(jsonText(PROFILES.map((p) => ({ default: p.name === DEFAULT_PROFILE, ...p }))));
+    return EXIT_OK;
+  }
   io.stdout(PROFILES.map(describeProfile).join('\n'));
   io.stdout('\nSee docs/profiles.md for the spec section behind each switch.\n');
   return EXIT_OK;

@@ -7,7 +7,7 @@ import { formatLog, parseScenario } from '../app/scenarios';
 import { replay } from '../app/sessions';
 import { exportTrace } from '../app/traces';
 import type { Scenario } from '../scenario/types';
-import { intOption, parseCommandArgs, stringOption } from './args';
+import { intOption, jsonOutput, jsonText, parseCommandArgs, stringOption } from './args';
 import { EXIT_FAILED, EXIT_OK, fileLabel, readInput, UsageError, writeOutput, type CliIo } from './io';
 
 export async function replayCommand(args: string[], io: CliIo): Promise<number> {
@@ -25,11 +25,25 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
   if (run.warning) io.stderr(`warning: ${run.warning}\n`);
   const { result, recorder } = run;
 
+  const json = jsonOutput(parsed);
   const logPath = stringOption(parsed, 'log');
   if (logPath !== undefined) writeOutput(io, logPath, formatLog(result.log), 'log');
-  else io.stdout(formatLog(result.log));
+  else if (!json) io.stdout(formatLog(result.log));
   if (recorder && tracePath !== undefined) writeOutput(io, tracePath, exportTrace(recorder), 'trace');
 
+  if (json) {
+    io.stdout(
+      jsonText({
+        scenario: scenario.name,
+        profile: run.profile.name,
+        outcome: result.outcome,
+        diverged: result.diverged,
+        ...(result.error ? { error: result.error } : {}),
+        log: logPath ?? result.log,
+        ...(tracePath !== undefined ? { trace: tracePath } : {}),
+      }),
+    );
+  }
   if (result.outcome !== 'ended') {
     io.stderr(`replay ${fileLabel(path)}: the run did not end normally (${result.outcome}${result.error ? `: ${result.error}` : ''})\n`);
     return EXIT_FAILED;

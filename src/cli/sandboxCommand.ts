@@ -4,7 +4,7 @@
  * and runs until interrupted.
  */
 import { startSandbox, STORYLINES } from '../app/sessions';
-import { intOption, parseCommandArgs, stringOption } from './args';
+import { intOption, jsonOutput, jsonText, parseCommandArgs, stringOption } from './args';
 import { EXIT_OK, UsageError, type CliIo } from './io';
 
 export async function sandboxCommand(args: string[], io: CliIo): Promise<number> {
@@ -13,6 +13,7 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
   if (scenario !== undefined && !(STORYLINES as readonly string[]).includes(scenario)) {
     throw new UsageError(`unknown sandbox scenario "${scenario}" (one of: ${STORYLINES.join(', ')})`);
   }
+  const json = jsonOutput(parsed);
   const port = intOption(parsed, 'port');
   if (port !== undefined && port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
   let sandbox;
@@ -24,7 +25,8 @@ export async function sandboxCommand(args: string[], io: CliIo): Promise<number>
     throw e;
   }
   io.stderr(`SIMULATED sandbox (${sandbox.scenario}) at ${sandbox.url}; kubeconfig at ${sandbox.kubeconfigPath ?? '(not written)'}; Ctrl-C stops it\n`);
-  io.stdout(sandbox.kubeconfigYaml);
+  if (json) io.stdout(jsonText({ url: sandbox.url, scenario: sandbox.scenario, kubeconfigPath: sandbox.kubeconfigPath ?? null, kubeconfig: sandbox.kubeconfigYaml }));
+  else io.stdout(sandbox.kubeconfigYaml);
   await Promise.race([io.interrupted(), sandbox.stopped]);
   await sandbox.stop();
   return EXIT_OK;

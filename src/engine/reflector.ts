@@ -10,7 +10,7 @@
 import { newReflectorBackoff, type BackoffPolicy } from './backoff';
 import { isAbortError, type Clock } from './clock';
 import { NO_RECORDED_ENDING, type DecisionRow } from './decisionRows';
-import { isExpiredOrGone, type Classification } from './errors';
+import { isExpiredOrGone, statusOf, type Classification } from './errors';
 import type { EventSink, ReflectorState, RelistReason, TraceEvent } from '../format/events';
 import type { ReflectorStore } from './fifo';
 import type { ListerWatcher, Watcher, WatchOptions } from './listWatch';
@@ -104,7 +104,7 @@ export class Reflector {
         const err = await this.listAndWatch(signal);
         if (err && !signal.aborted) this.handleWatchError(err);
         if (signal.aborted) break;
-        if (!(await this.backoff('run-loop', signal))) break;
+        if (!(await this.backoff('run-loop', signal, isAccessDenied(err)))) break;
       }
     } finally {
       this.setState('stopped');
@@ -145,7 +145,9 @@ export class Reflector {
     if (first) return;
     const rv = this.useWatchList ? this.rewatchResourceVersion() : this.relistResourceVersion();
     const e = this.lastEnding ?? { row: NO_RECORDED_ENDING, reason: 'Other' as const, text: '' };
-    this.emit({ t: this.now(), type: 'relist', reason: e.reason, row: e.row, rv, consistent: rv === '', text: e.text });
+    // RV "" is a consistent read only when the last RV was rejected (Expired/Gone/TooLarge); a
+    // watch-list that never synced also asks for "" and falls back to a LIST at "0".
+    this.emit({ t: this.now(), type: 'relist', reason: e.reason, row: e.row, rv, consistent: rv === '' && this.rvUnavailable, text: e.text });
   }
 
   // ---- DefaultWatchErrorHandler (§1.3) -------------------------------------------------------------
@@ -246,10 +248,10 @@ export class Reflector {
     return this.lastSyncRV === '' ? '0' : this.lastSyncRV;
   }
 
-  private async backoff(purpose: BackoffPurpose, signal: AbortSignal): Promise<boolean> {
+  private async backoff(purpose: BackoffPurpose, signal: AbortSignal, denied = false): Promise<boolean> {
     const step = this.backoffPolicy.step();
     this.emit({ t: this.now(), type: 'backoff', purpose, baseMs: step.baseMs, sleepMs: step.sleepMs, reset: step.reset });
-    this.setState('backoff');
+    this.setState(denied ? 'denied' : 'backoff');
     try {
       await this.clock.sleep(step.sleepMs, signal);
       return true;
@@ -309,7 +311,14 @@ export class Reflector {
       how,
       ...(c.reason ? { reason: c.reason } : {}),
       ...(err !== undefined ? { error: err instanceof Error ? err.message : String(err) } : {}),
+      ...(statusOf(err)?.code ? { code: statusOf(err)!.code } : {}),
       watchList,
     });
   }
+}
+
+/** A 401, 403 or 404 from the server: retrying cannot help until credentials, RBAC or the resource change. */
+export function isAccessDenied(err: unknown): boolean {
+  const code = statusOf(err)?.code;
+  return code === 401 || code === 403 || code === 404;
 }

@@ -9,7 +9,12 @@
 
 export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync' | 'ReplacedAll' | 'SyncAll' | 'Bookmark';
 
-export type ReflectorState = 'listing' | 'watch-listing' | 'watching' | 'backoff' | 'stopped';
+/**
+ * 'denied' is the backoff after a request the server refused for who or what was asked
+ * (401 Unauthorized, 403 Forbidden, 404 NotFound): client-go just backs off and retries, but no
+ * retry can succeed until RBAC, the credentials or the resource change, so it has its own state.
+ */
+export type ReflectorState = 'listing' | 'watch-listing' | 'watching' | 'backoff' | 'denied' | 'stopped';
 
 /**
  * What the reflector does after a watch or list ends (spec §1.10 legend):
@@ -114,6 +119,8 @@ export type EngineEvent =
       reason?: RelistReason;
       /** The error text client-go carries (err= in its log line), if any. */
       error?: string;
+      /** HTTP status code of that error (a watch refused with 401/403/404, an ERROR event's Status), if any. */
+      code?: number;
       watchList: boolean;
     })
   | (Base & { type: 'watchlist.fallback'; text: string })

@@ -5,7 +5,10 @@
  * request options handed to https.request; nothing here logs or stringifies them.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import * as yaml from 'js-yaml';
 import type * as https from 'node:https';
 import { redactedUrl } from './http';
 
@@ -19,18 +22,189 @@ export interface ContextInfo {
 }
 
 export interface LoadOptions {
-  /** A kubeconfig file, or several joined with the platform's path delimiter like $KUBECONFIG. Default: $KUBECONFIG, then ~/.kube/config. */
+  /**
+   * Like kubectl's --kubeconfig: this file only, and it must exist. Several files joined with the
+   * platform's path delimiter are taken like $KUBECONFIG. Default: $KUBECONFIG, then ~/.kube/config.
+   */
   kubeconfigPath?: string;
   /** Kubeconfig YAML given inline (takes precedence over kubeconfigPath). */
   kubeconfigYaml?: string;
   /** The context to use; default: current-context. */
   context?: string;
+  /** The environment and home directory the default rules read (tests pass their own). */
+  env?: Record<string, string | undefined>;
+  home?: string;
 }
 
 export class KubeConfigError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'KubeConfigError';
+  }
+}
+
+/** Neither --kubeconfig, $KUBECONFIG nor ~/.kube/config names a file that exists. */
+export class NoKubeconfigError extends KubeConfigError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NoKubeconfigError';
+  }
+}
+
+/** One kubeconfig file as parsed: its entries by name (in file order) and its current-context. */
+interface RawFile {
+  path: string;
+  clusters: Map<string, unknown>;
+  users: Map<string, unknown>;
+  contexts: Map<string, unknown>;
+  currentContext?: string;
+}
+
+/** The files client-go's loading rules read: an explicit path must exist; $KUBECONFIG files that do not exist are skipped. */
+export function kubeconfigFiles(opts: Pick<LoadOptions, 'kubeconfigPath' | 'env' | 'home'> = {}): string[] {
+  const delimiter = process.platform === 'win32' ? ';' : ':';
+  const env = opts.env ?? process.env;
+  if (opts.kubeconfigPath && !opts.kubeconfigPath.includes(delimiter)) {
+    if (!existsSync(opts.kubeconfigPath)) throw new KubeConfigError(`cannot load kubeconfig ${opts.kubeconfigPath}: no such file`);
+    return [opts.kubeconfigPath];
+  }
+  const list = opts.kubeconfigPath ?? env.KUBECONFIG;
+  if (list) {
+    const seen = new Set<string>();
+    const files = list.split(delimiter).filter((p) => p !== '' && !seen.has(p) && (seen.add(p), true) && existsSync(p));
+    if (files.length === 0) throw new NoKubeconfigError(`no kubeconfig found: none of the files in ${opts.kubeconfigPath ? '--kubeconfig' : 'KUBECONFIG'} (${list}) exists`);
+    return files;
+  }
+  const home = opts.home ?? homedir();
+  const dflt = join(home, '.kube', 'config');
+  if (existsSync(dflt)) return [dflt];
+  throw new NoKubeconfigError('no kubeconfig found: set KUBECONFIG or --kubeconfig, or create ~/.kube/config (kubectl config view shows what kubectl uses)');
+}
+
+function parseFile(path: string, text: string): RawFile {
+  let obj: unknown;
+  try {
+    obj = yaml.load(text);
+  } catch (e) {
+    // Only the first line: YAML errors go on with a snippet of the file, which may hold credentials.
+    throw new KubeConfigError(`cannot load kubeconfig ${path}: ${String((e as Error).message).split(/[\r\n\u2028\u2029]/)[0]}`);
+  }
+  if (obj === undefined || obj === null) obj = {};
+  if (typeof obj !== 'object' || Array.isArray(obj)) throw new KubeConfigError(`cannot load kubeconfig ${path}: not a YAML mapping`);
+  const o = obj as Record<string, unknown>;
+  const named = (key: string): Map<string, unknown> => {
+    const m = new Map<string, unknown>();
+    const list = Array.isArray(o[key]) ? (o[key] as unknown[]) : [];
+    for (const e of list) {
+      const name = (e as { name?: unknown } | null)?.name;
+      if (typeof name === 'string' && name !== '' && !m.has(name)) m.set(name, withAbsolutePaths(e, dirname(path)));
+    }
+    return m;
+  };
+  const cc = o['current-context'];
+  return { path, clusters: named('clusters'), users: named('users'), contexts: named('contexts'), currentContext: typeof cc === 'string' && cc !== '' ? cc : undefined };
+}
+
+const PATH_FIELDS = ['certificate-authority', 'client-certificate', 'client-key', 'tokenFile'];
+
+/** Relative file references are relative to the kubeconfig that holds them (client-go ResolvePaths). */
+function withAbsolutePaths(entry: unknown, dir: string): unknown {
+  if (!dir || typeof entry !== 'object' || entry === null) return entry;
+  const copy = JSON.parse(JSON.stringify(entry)) as Record<string, Record<string, unknown> | undefined>;
+  for (const inner of [copy.cluster, copy.user]) {
+    if (!inner || typeof inner !== 'object') continue;
+    for (const f of PATH_FIELDS) {
+      const v = inner[f];
+      if (typeof v === 'string' && v !== '' && !isAbsolute(v)) inner[f] = resolve(dir, v);
+    }
+  }
+  return copy;
+}
+
+/**
+ * Every context of one or more kubeconfig files merged like client-go's loading rules: files in
+ * order, the first file that defines a cluster, user or context (or sets current-context) wins.
+ * Nothing is validated until a context is chosen, and then only what that context uses.
+ */
+export class KubeconfigSet {
+  private constructor(
+    readonly files: readonly string[],
+    private readonly clusters: Map<string, unknown>,
+    private readonly users: Map<string, unknown>,
+    private readonly contextEntries: Map<string, unknown>,
+    /** The merged current-context ("" when none is set). */
+    readonly currentContext: string,
+  ) {}
+
+  static load(opts: LoadOptions = {}): KubeconfigSet {
+    const raws: RawFile[] = [];
+    if (opts.kubeconfigYaml !== undefined) raws.push(parseFile('', opts.kubeconfigYaml));
+    else {
+      for (const f of kubeconfigFiles(opts)) {
+        let text: string;
+        try {
+          text = readFileSync(f, 'utf8');
+        } catch (e) {
+          const code = (e as NodeJS.ErrnoException).code;
+          throw new KubeConfigError(`cannot load kubeconfig ${f}: ${code === 'EISDIR' ? 'is a directory' : code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+        }
+        raws.push(parseFile(f, text));
+      }
+    }
+    const merge = (key: 'clusters' | 'users' | 'contexts') => {
+      const m = new Map<string, unknown>();
+      for (const r of raws) for (const [k, v] of r[key]) if (!m.has(k)) m.set(k, v);
+      return m;
+    };
+    const current = raws.find((r) => r.currentContext)?.currentContext ?? '';
+    return new KubeconfigSet(raws.map((r) => r.path).filter(Boolean), merge('clusters'), merge('users'), merge('contexts'), current);
+  }
+
+  /** Every context (names and servers only), for display: a password in a server URL reads "***". */
+  contexts(): ContextInfo[] {
+    return [...this.contextEntries.entries()].map(([name, e]) => {
+      const c = ((e as { context?: Record<string, unknown> }).context ?? {}) as Record<string, unknown>;
+      const cluster = typeof c.cluster === 'string' ? c.cluster : '';
+      const server = ((this.clusters.get(cluster) as { cluster?: { server?: unknown } } | undefined)?.cluster?.server ?? '') as unknown;
+      return {
+        name,
+        cluster,
+        user: typeof c.user === 'string' ? c.user : '',
+        ...(typeof c.namespace === 'string' && c.namespace !== '' ? { namespace: c.namespace } : {}),
+        server: redactedUrl(typeof server === 'string' ? server : ''),
+      };
+    });
+  }
+
+  /** The context (default: current-context), validated: its cluster with a usable server, its user. */
+  connect(context?: string): KubeConnection {
+    const name = context || this.currentContext;
+    if (!name) throw new KubeConfigError('the kubeconfig has no current-context; choose a context (--context)');
+    const entry = this.contextEntries.get(name) as { context?: { cluster?: unknown; user?: unknown } } | undefined;
+    if (!entry) throw new KubeConfigError(`context ${quoted(name)} is not in the kubeconfig`);
+    const clusterName = entry.context?.cluster;
+    const userName = entry.context?.user;
+    const cluster = typeof clusterName === 'string' ? this.clusters.get(clusterName) : undefined;
+    if (!cluster) throw new KubeConfigError(`context ${quoted(name)} names cluster ${quoted(clusterName ?? '')}, which is not in the kubeconfig`);
+    const server = (cluster as { cluster?: { server?: unknown } }).cluster?.server;
+    if (typeof server !== 'string' || !/^https?:\/\//.test(server)) {
+      throw new KubeConfigError(`cluster ${quoted(clusterName)} has no usable server URL`);
+    }
+    const user = typeof userName === 'string' ? this.users.get(userName) : undefined;
+    // Only the entries the context uses reach client-node, so a broken unrelated entry cannot fail it.
+    const kc = new KubeConfig();
+    const doc = {
+      clusters: [cluster],
+      users: user ? [user] : [{ name: typeof userName === 'string' && userName ? userName : 'anonymous', user: {} }],
+      contexts: [{ ...(entry as object), context: { ...entry.context, user: typeof userName === 'string' && userName ? userName : 'anonymous' } }],
+      'current-context': name,
+    };
+    try {
+      kc.loadFromString(yaml.dump(doc));
+    } catch (e) {
+      throw new KubeConfigError(`context ${quoted(name)}: ${String((e as Error).message).split(/[\r\n\u2028\u2029]/)[0]}`);
+    }
+    return KubeConnection.fromKubeConfig(kc, this);
   }
 }
 
@@ -42,55 +216,34 @@ export class KubeConnection {
   private constructor(
     private readonly kc: KubeConfig,
     readonly context: ContextInfo,
+    private readonly set: KubeconfigSet,
   ) {}
 
+  /** client-go's loading rules (KubeconfigSet), then the context asked for or the current one. */
   static load(opts: LoadOptions = {}): KubeConnection {
-    const kc = new KubeConfig();
-    try {
-      if (opts.kubeconfigYaml !== undefined) kc.loadFromString(opts.kubeconfigYaml);
-      else if (opts.kubeconfigPath) loadPaths(kc, opts.kubeconfigPath);
-      else kc.loadFromDefault();
-    } catch (e) {
-      // Only the first line: YAML parse errors go on with a snippet of the file, which may hold credentials.
-      throw new KubeConfigError(`cannot load kubeconfig: ${String((e as Error).message).split(/[\r\n\u2028\u2029]/)[0]}`);
-    }
-    return KubeConnection.select(kc, opts.context);
+    return KubeconfigSet.load(opts).connect(opts.context);
   }
 
-  private static select(kc: KubeConfig, context?: string): KubeConnection {
-    const name = context || kc.getCurrentContext();
-    if (!name) throw new KubeConfigError('the kubeconfig has no current-context; choose a context');
-    const ctx = kc.getContextObject(name);
-    if (!ctx) throw new KubeConfigError(`context ${quoted(name)} is not in the kubeconfig`);
-    kc.setCurrentContext(name);
-    const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new KubeConfigError(`context ${quoted(name)} names cluster ${quoted(ctx.cluster)}, which is not in the kubeconfig`);
-    if (!/^https?:\/\//.test(cluster.server)) throw new KubeConfigError(`cluster ${quoted(cluster.name)} has no usable server URL`);
-    return new KubeConnection(kc, {
-      name,
-      cluster: ctx.cluster,
-      user: ctx.user,
-      namespace: ctx.namespace,
-      server: cluster.server.replace(/\/+$/, ''),
-    });
+  /** @internal KubeconfigSet.connect's result: a KubeConfig holding exactly one valid context. */
+  static fromKubeConfig(kc: KubeConfig, set: KubeconfigSet): KubeConnection {
+    const name = kc.getCurrentContext();
+    const ctx = kc.getContextObject(name)!;
+    const cluster = kc.getCurrentCluster()!;
+    return new KubeConnection(
+      kc,
+      { name, cluster: ctx.cluster, user: ctx.user, ...(ctx.namespace ? { namespace: ctx.namespace } : {}), server: cluster.server.replace(/\/+$/, '') },
+      set,
+    );
   }
 
   /** The same kubeconfig with another context selected. */
   withContext(name: string): KubeConnection {
-    const kc = new KubeConfig();
-    kc.loadFromString(this.kc.exportConfig());
-    return KubeConnection.select(kc, name);
+    return this.set.connect(name);
   }
 
-  /** Every context of the kubeconfig (names and servers only), for display: a password in a server URL reads "***". */
+  /** Every context of the kubeconfig (names and servers only), for display. */
   contexts(): ContextInfo[] {
-    return this.kc.getContexts().map((c) => ({
-      name: c.name,
-      cluster: c.cluster,
-      user: c.user,
-      namespace: c.namespace,
-      server: redactedUrl(this.kc.getCluster(c.cluster)?.server ?? ''),
-    }));
+    return this.set.contexts();
   }
 
   get server(): string {
@@ -142,26 +295,4 @@ export class KubeConnection {
 /** A name from the kubeconfig in double quotes, escaped so that the message stays one line. */
 function quoted(name: unknown): string {
   return JSON.stringify(String(name)).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
-}
-
-function loadPaths(kc: KubeConfig, paths: string): void {
-  const delimiter = process.platform === 'win32' ? ';' : ':';
-  const listed = paths.split(delimiter).filter((p) => p !== '');
-  // Like client-go's loading rules, a file missing from a list of several is skipped (kubectl works
-  // with such a $KUBECONFIG); a single path, or a list where none exists, still fails on the first.
-  const existing = listed.filter((p) => existsSync(p));
-  const files = listed.length > 1 && existing.length > 0 ? existing : listed;
-  if (files.length === 1) {
-    kc.loadFromFile(files[0]);
-    return;
-  }
-  // Several files merge like $KUBECONFIG: client-node does that in loadFromDefault.
-  const saved = process.env.KUBECONFIG;
-  process.env.KUBECONFIG = files.join(delimiter);
-  try {
-    kc.loadFromDefault();
-  } finally {
-    if (saved === undefined) delete process.env.KUBECONFIG;
-    else process.env.KUBECONFIG = saved;
-  }
 }

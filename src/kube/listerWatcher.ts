@@ -204,6 +204,7 @@ function encodeQuery(q: Record<string, string>): string {
     .join('&');
 }
 
+/** A LIST response body as the dynamic client decodes it (items get the list's apiVersion/kind). */
 export function decodeList(body: Buffer): ObjectList {
   let parsed: unknown;
   try {

@@ -5,6 +5,7 @@
  */
 import type { RecordedEvent } from '../format/events';
 import type { Finding, TraceHeader } from '../format/trace';
+import { accessDenied } from './findings/access';
 import { slowHandlers, fifoBacklog, tombstonesDelivered } from './findings/handlers';
 import { identicalUpdatesAfterRelist } from './findings/identicalUpdates';
 import { clientTimeoutRelist, consistentRelist, expiredRelist, internalErrorRelist, refusedWatchRelist } from './findings/relistCauses';
@@ -14,6 +15,7 @@ import { capEvidence, TraceView, type FindingRule } from './findings/types';
 import { watchListWithoutBookmark } from './findings/watchList';
 
 export const FINDING_RULES: readonly FindingRule[] = [
+  accessDenied,
   relistStorm,
   refusedWatchRelist,
   identicalUpdatesAfterRelist,

@@ -14,7 +14,6 @@ import type { StaleWindow, TraceSummary } from '../format/trace';
 export const MAX_STALE_WINDOWS = 100;
 
 export type { TraceSummary } from '../format/trace';
-export { relistsText } from '../protocol/summary';
 
 type Ev = TraceEvent & { seq?: number };
 

@@ -5,6 +5,7 @@ import type { SessionRegistry } from '../app/registry';
 import { statusText } from './statusText';
 
 export class InformerStatusBar extends Disposable {
+  private timer: ReturnType<typeof setInterval> | undefined;
   private readonly item = this.track(vscode.window.createStatusBarItem('informerInspector.status', vscode.StatusBarAlignment.Left, 50));
 
   constructor(private readonly registry: SessionRegistry) {
@@ -12,15 +13,18 @@ export class InformerStatusBar extends Disposable {
     this.item.name = 'Informer Inspector';
     this.item.command = 'informerInspector.showTimeline';
     this.track(registry.onDidChange(() => this.update()));
-    // Relist counts change with events; a slow poll is cheaper than a listener per emit.
-    const timer = setInterval(() => this.update(), 1000);
-    this.track(toDisposable(() => clearInterval(timer)));
+    this.track(toDisposable(() => this.timer && clearInterval(this.timer)));
     this.update();
   }
 
   update(): void {
     const running = this.registry.running();
+    // Relist counts change with events; a slow poll is cheaper than a listener per emit, and it
+    // runs only while an informer does.
+    if (running.length > 0 && !this.timer) this.timer = setInterval(() => this.update(), 1000);
     if (running.length === 0) {
+      if (this.timer) clearInterval(this.timer);
+      this.timer = undefined;
       this.item.hide();
       return;
     }

@@ -70,7 +70,7 @@ export class TimelinePanel extends Disposable {
     super();
     this.key = session?.id ?? `restored-${Date.now()}`;
     TimelinePanel.panels.set(this.key, this);
-    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'timeline.svg');
+    panel.iconPath = { light: vscode.Uri.joinPath(extensionUri, 'media', 'timeline-light.svg'), dark: vscode.Uri.joinPath(extensionUri, 'media', 'timeline-dark.svg') };
     panel.webview.html = timelineHtml(panel.webview, extensionUri, panel.title);
     this.track(toDisposable(() => TimelinePanel.panels.delete(this.key)));
     this.track(panel);

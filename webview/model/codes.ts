@@ -4,7 +4,7 @@
  */
 import type { DeltaType, ReflectorState, RelistReason } from '../../src/format/events';
 
-export const REFLECTOR_STATES: readonly ReflectorState[] = ['listing', 'watch-listing', 'watching', 'backoff', 'stopped'];
+export const REFLECTOR_STATES: readonly ReflectorState[] = ['listing', 'watch-listing', 'watching', 'backoff', 'stopped', 'denied'];
 
 /** Delta types the delta lane counts (Bookmark deltas are shown as bookmark marks instead). */
 export const DELTA_TYPES: readonly DeltaType[] = ['Added', 'Updated', 'Deleted', 'Replaced', 'Sync', 'ReplacedAll', 'SyncAll'];

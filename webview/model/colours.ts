@@ -24,6 +24,7 @@ export const STATE_COLOURS: Record<ReflectorState, ColourChain> = {
   'watch-listing': PURPLE,
   watching: GREEN,
   backoff: ORANGE,
+  denied: RED,
   stopped: ['disabledForeground', ...LINES],
 };
 

@@ -38,6 +38,7 @@ const STATE_HELP: Record<(typeof REFLECTOR_STATES)[number], string> = {
   watching: 'The reflector is watching for changes.',
   backoff: 'The reflector is waiting before it retries after an error.',
   stopped: 'The reflector has stopped.',
+  denied: 'The server refused the request (401/403/404); the reflector retries, but only fixed access or a created resource helps.',
 };
 
 const DELTA_HELP: Partial<Record<(typeof DELTA_TYPES)[number], string>> = {

@@ -33,16 +33,22 @@ export function ensureCodeServer(): string {
   return out.trim().split('\n').pop() ?? '';
 }
 
-/** Bundles and packages the extension; returns the .vsix path. */
+/** Packages the extension exactly as a publisher would (plain `vsce package`; vscode:prepublish bundles); returns the .vsix path. */
 export function packageExtension(): string {
-  execFileSync('node', ['esbuild.mjs', '--production'], { cwd: REPO, stdio: 'inherit' });
   const vsix = join(REPO, '.cache', 'informer-inspector-e2e.vsix');
   mkdirSync(join(REPO, '.cache'), { recursive: true });
-  execFileSync(
-    'npx',
-    ['@vscode/vsce', 'package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '--no-rewrite-relative-links', '-o', vsix],
-    { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  execFileSync('npx', ['@vscode/vsce', 'package', '-o', vsix], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
+  return vsix;
+}
+
+/** Packages the Kubernetes extension stand-in (test/e2e/vscode/k8s-stand-in, a fixture: no repository, no license file); returns the .vsix path. */
+export function packageKubernetesStandIn(): string {
+  const vsix = join(REPO, '.cache', 'k8s-stand-in.vsix');
+  mkdirSync(join(REPO, '.cache'), { recursive: true });
+  execFileSync(join(REPO, 'node_modules', '.bin', 'vsce'), ['package', '--allow-missing-repository', '--skip-license', '-o', vsix], {
+    cwd: join(REPO, 'test/e2e/vscode/k8s-stand-in'),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   return vsix;
 }
 
@@ -50,19 +56,31 @@ export function packageExtension(): string {
  * `kubeconfig`: the KUBECONFIG code-server (and so the extension) sees; default: a file that does not exist.
  * `autostart`: INFORMER_INSPECTOR_AUTOSTART for the extension (what `npm start` sets); default: none.
  */
-export async function startCodeServer(launcher: string, vsix: string, theme: string, kubeconfig?: string, autostart?: string): Promise<CodeServer> {
+export async function startCodeServer(
+  launcher: string,
+  vsix: string,
+  theme: string,
+  kubeconfig?: string,
+  autostart?: string,
+  extra: { vsix?: string[]; env?: Record<string, string> } = {},
+): Promise<CodeServer> {
   const root = mkdtempSync(join(tmpdir(), 'informer-inspector-e2e-'));
   const userDir = join(root, 'user');
   const extDir = join(root, 'extensions');
   const workspace = join(root, 'workspace');
   mkdirSync(join(userDir, 'User'), { recursive: true });
   mkdirSync(workspace, { recursive: true });
+  // What `npm start` does too: the extension activates on this marker (workspaceContains), then reads the variable.
+  if (autostart) writeFileSync(join(workspace, '.informer-inspector-autostart'), '');
   writeSettings(userDir, theme);
-  execFileSync(launcher, ['--install-extension', vsix, '--extensions-dir', extDir, '--user-data-dir', userDir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  for (const v of [vsix, ...(extra.vsix ?? [])]) {
+    execFileSync(launcher, ['--install-extension', v, '--extensions-dir', extDir, '--user-data-dir', userDir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: kubeconfig ?? join(root, 'no-kubeconfig') };
   if (autostart) env.INFORMER_INSPECTOR_AUTOSTART = autostart;
   else delete env.INFORMER_INSPECTOR_AUTOSTART;
+  Object.assign(env, extra.env ?? {});
   const child: ChildProcess = spawn(
     launcher,
     [

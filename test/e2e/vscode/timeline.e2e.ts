@@ -48,9 +48,8 @@ async function inspectSandbox(page: Page, storyline: string, profile: string): P
   await answer(page, 'Kubernetes context', SANDBOX_ITEM);
   await answer(page, 'Sandbox storyline', storyline);
   await answer(page, 'Resource to inform on', 'configmaps');
-  await answer(page, 'Namespace');
-  await answer(page, 'Label selector');
-  await answer(page, 'Field selector');
+  await answer(page, 'Namespace', 'All namespaces');
+  await answer(page, 'Selectors');
   await answer(page, 'behaviour profile', profile);
 }
 
@@ -92,9 +91,8 @@ async function main(): Promise<void> {
       await runCommand(page, 'Informer Inspector: Inspect informer');
       await answer(page, 'Kubernetes context', 'e2e-inspector');
       await answer(page, 'Resource to inform on', 'configmaps');
-      await answer(page, 'Namespace');
-      await answer(page, 'Label selector');
-      await answer(page, 'Field selector');
+      await answer(page, 'Namespace', 'All namespaces');
+      await answer(page, 'Selectors');
       await answer(page, 'behaviour profile', 'v1.36');
       const f = await visibleTimeline(page, { area: 'editor' });
       check(!(await chipValue(f, 'simulated').catch(() => '')).includes('SIMULATED'), 'a real cluster session must not be labelled SIMULATED');

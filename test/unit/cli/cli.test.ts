@@ -17,7 +17,7 @@ describe('informer-inspector CLI', () => {
   it('exits 2 with one line for an unknown command and for no command', async () => {
     const m = memoryIo();
     assert.equal(await runCli(['frobnicate'], m.io), 2);
-    assert.equal(m.err(), 'informer-inspector: unknown command "frobnicate" (one of: replay, record, check-consistency, sandbox, summarize, profiles)\n');
+    assert.equal(m.err(), 'informer-inspector: unknown command "frobnicate" (one of: record, check-consistency, replay, sandbox, summarize, profiles, observe, version; see --help)\n');
     const n = memoryIo();
     assert.equal(await runCli([], n.io), 2);
     assert.match(n.err(), /^usage: informer-inspector/);
@@ -74,7 +74,7 @@ describe('informer-inspector CLI', () => {
   it('record and sandbox reject bad options with exit 2', async () => {
     const m = memoryIo();
     assert.equal(await runCli(['record'], m.io), 2);
-    assert.equal(m.err(), 'informer-inspector: record: --resource PLURAL[.GROUP] is required\n');
+    assert.equal(m.err(), 'informer-inspector: record: which resource? (e.g. `record configmaps`; see `informer-inspector record --help`)\n');
     const d = memoryIo();
     assert.equal(await runCli(['record', '--resource', 'pods', '--duration', '5 minutes'], d.io), 2);
     assert.match(d.err(), /invalid duration "5 minutes"/);

@@ -50,7 +50,7 @@ describe('cli record against the sandbox (live, real loopback HTTP, virtual time
     sb = await sandbox();
     const m = virtualIo();
     const code = await live(
-      ['record', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps', '--profile', 'v1.15', '--duration', '5s',
+      ['record', '-A', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps', '--profile', 'v1.15', '--duration', '5s',
         '--fault', 'refuse=2s@0.5s', '--log', 'out.ndjson', '--trace', 'out.json'],
       m,
     );
@@ -71,7 +71,7 @@ describe('cli record against the sandbox (live, real loopback HTTP, virtual time
     const notifies = parseLog(m.files['out.ndjson'], 'log').filter((l) => l.kind === 'notify');
     const identical = notifies.filter((l) => l.kind === 'notify' && l.op === 'update' && l.oldRv === l.rv);
     assert.equal(identical.length, SEEDED_CONFIGMAPS, 'the relist replays every object as an identical update');
-    assert.match(m.err(), /^recording configmaps from informer-inspector-sandbox for 5s/);
+    assert.match(m.err(), /^recording configmaps \(all namespaces\) from informer-inspector-sandbox for 5s/);
     assert.match(m.err(), /findings \(\d+\):\n {2}\[warning\] 12 identical updates after the relist/);
   });
 
@@ -79,7 +79,7 @@ describe('cli record against the sandbox (live, real loopback HTTP, virtual time
     sb = await sandbox();
     const m = virtualIo();
     const code = await live(
-      ['record', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'cm', '--profile', 'v1.36', '--duration', '4s', '--fault', 'refuse=2s@1s', '--trace', 'out.json'],
+      ['record', '-A', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'cm', '--profile', 'v1.36', '--duration', '4s', '--fault', 'refuse=2s@1s', '--trace', 'out.json'],
       m,
     );
     assert.equal(code, 0, m.err());
@@ -100,7 +100,7 @@ describe('cli record against the sandbox (live, real loopback HTTP, virtual time
     const storage = sb.storage;
     later(1000, () => void storage.delete('configmaps', 'team-a/db-settings'));
     const code = await live(
-      ['record', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps', '--duration', '6s',
+      ['record', '-A', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps', '--duration', '6s',
         '--fault', 'drop-delete', '--check-consistency@2s', '--trace', 'out.json', '--log', 'out.ndjson'],
       m,
     );
@@ -122,7 +122,7 @@ describe('cli record against the sandbox (live, real loopback HTTP, virtual time
     const m = virtualIo();
     const faults = ['reset-watch@0.5s', 'internal-error@1s', '429=1s@1s', 'expire-watch@1s', 'toolarge-list@1s'];
     const code = await live(
-      ['record', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps', '--duration', '6s', '--trace', 'out.json', '--log', 'out.ndjson',
+      ['record', '-A', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps', '--duration', '6s', '--trace', 'out.json', '--log', 'out.ndjson',
         ...faults.flatMap((f) => ['--fault', f])],
       m,
     );
@@ -137,7 +137,7 @@ describe('cli record against the sandbox (live, real loopback HTTP, virtual time
     sb = await sandbox();
     const m = virtualIo();
     const code = await live(
-      ['record', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'pods', '--duration', '1.5s', '--consistency-every', '500ms', '--quiet', '--trace', 'out.json', '--log', 'out.ndjson'],
+      ['record', '-A', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'pods', '--duration', '1.5s', '--consistency-every', '500ms', '--quiet', '--trace', 'out.json', '--log', 'out.ndjson'],
       m,
     );
     assert.equal(code, 0);
@@ -151,13 +151,13 @@ describe('cli record against the sandbox (live, real loopback HTTP, virtual time
   it('check-consistency: exit 0 on a fresh informer, exit 1 with the key after a delete etcd lost', async () => {
     sb = await sandbox();
     const fresh = virtualIo();
-    assert.equal(await live(['check-consistency', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps'], fresh), 0, fresh.err());
+    assert.equal(await live(['check-consistency', '-A', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps'], fresh), 0, fresh.err());
     assert.match(fresh.out(), new RegExp(`^cache matches the server: ${SEEDED_CONFIGMAPS} object\\(s\\) at RV \\d+\\n$`));
 
     const m = virtualIo();
     const storage = sb.storage;
     later(1000, () => void storage.delete('configmaps', 'default/web-config', { lost: true }));
-    const code = await live(['check-consistency', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps', '--wait', '2s', '--trace', 't.json'], m);
+    const code = await live(['check-consistency', '-A', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'configmaps', '--wait', '2s', '--trace', 't.json'], m);
     assert.equal(code, 1, m.err());
     assert.match(m.out(), /^cache is STALE against the server at RV \d+ \(11 object\(s\) on the server, 12 cached\)\n {2}in the cache but deleted on the server \(a lost delete\): default\/web-config\n$/);
     assert.equal(importTrace(m.files['t.json']).events.filter((e) => e.type === 'consistency.check').length, 1);
@@ -182,7 +182,7 @@ describe('cli record against the sandbox (live, real loopback HTTP, virtual time
     it('an unknown resource: exit 2 with the close names', async () => {
       sb = await sandbox();
       const m = memoryIo();
-      assert.equal(await runCli(['record', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'confgmaps'], m.io), 2);
+      assert.equal(await runCli(['record', '-A', '--kubeconfig', sb.kubeconfigPath!, '--resource', 'confgmaps'], m.io), 2);
       assert.equal(
         m.err(),
         'informer-inspector: unknown resource "confgmaps" in context informer-inspector-sandbox: no resource by that name supports list and watch; close names: configmaps\n',

@@ -79,6 +79,7 @@ const NEVER_DIALLED: Record<string, string> = {
   h: 'a redaction fixture (https://user:pw@h/x)',
   'www.w3.org': 'the SVG namespace name of the soak memory plot',
   '127': 'the start of 127\\.0\\.0\\.1 escaped in a regular expression',
+  '0.0.0.0': "the observe CLI test's --listen value that must be refused before anything listens",
 };
 
 function sourceFiles(dir: string, out: string[] = []): string[] {

@@ -25,10 +25,10 @@ describe('trace docs', () => {
     const ids = [
       'relist-storm', 'refused-watch-relist', 'identical-updates-after-relist', 'internal-error-relist', 'client-timeout-relist',
       'expired-relist', 'consistent-relist', 'tombstones-delivered', 'watchlist-no-end-bookmark', 'slow-handler', 'fifo-backlog',
-      'stale-cache', 'apiserver-429', 'trace-incomplete',
+      'stale-cache', 'apiserver-429', 'trace-incomplete', 'access-forbidden', 'access-unauthorized', 'resource-not-found',
     ];
     for (const id of ids) assert.ok(doc.includes(`\`${id}\``), `${id} is not documented`);
-    const src = ['relistStorm', 'relistCauses', 'identicalUpdates', 'handlers', 'watchList', 'cacheHealth']
+    const src = ['relistStorm', 'relistCauses', 'identicalUpdates', 'handlers', 'watchList', 'cacheHealth', 'access']
       .map((f) => read(`src/trace/findings/${f}.ts`))
       .join('\n');
     const produced = new Set([...src.matchAll(/id: (?:[^,\n]*?\? )?[`']([a-z0-9-]+)/g)].map((x) => x[1]));

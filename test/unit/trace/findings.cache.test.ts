@@ -78,7 +78,9 @@ describe('findings: watch-list, cache consistency, 429, trace drops', () => {
   });
 
   it('apiserver-429: not for other failed lists', () => {
-    assert.deepEqual(findings([{ t: 0, type: 'list.error', text: 'forbidden', code: 403 }]), []);
+    assert.deepEqual(findings([{ t: 0, type: 'list.error', text: 'boom', code: 500 }]), []);
+    // A 403 is an access finding (findings/access.ts), never a 429 one.
+    assert.deepEqual(findings([{ t: 0, type: 'list.error', text: 'forbidden', code: 403 }]).map((f) => f.id), ['access-forbidden']);
   });
 
   it('trace-incomplete: when the recorder dropped events, not otherwise', () => {

@@ -36,7 +36,7 @@ export const SAMPLE_EVENTS: { [K in TraceEventType]: EventOf<K> } = {
   'list.error': { t: 0, type: 'list.error', text: 'failed to list: boom', code: 500, reason: 'InternalError' },
   'watch.start': { t: 1, type: 'watch.start', rv: '10', timeoutSeconds: 312, watchList: false, propagateRVFromStart: true },
   'watch.event': { t: 1, type: 'watch.event', eventType: 'BOOKMARK', key: 'default/a', rv: '11', accepted: true, skipped: 'no', initialEventsEnd: true },
-  'watch.end': { t: 2, type: 'watch.end', row: 9, outcome: 'relist', durationMs: 1000, eventCount: 1, how: 'error-event', reason: 'Expired', error: 'too old', watchList: false },
+  'watch.end': { t: 2, type: 'watch.end', row: 9, outcome: 'relist', durationMs: 1000, eventCount: 1, how: 'error-event', reason: 'Expired', error: 'too old', code: 410, watchList: false },
   'watchlist.fallback': { t: 0, type: 'watchlist.fallback', text: 'Data could not be fetched in watchlist mode' },
   backoff: { t: 2, type: 'backoff', purpose: 'run-loop', baseMs: 800, sleepMs: 900, reset: false },
   rv: { t: 1, type: 'rv', rv: '11', source: 'event' },
