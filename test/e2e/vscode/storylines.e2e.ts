@@ -17,9 +17,8 @@ async function inspectSandbox(page: Page, storyline: string, profile: string): P
   await answer(page, 'sandbox', 'Built-in sandbox cluster');
   await answer(page, 'Sandbox storyline', storyline);
   await answer(page, 'Resource to inform on', 'configmaps');
-  await answer(page, 'Namespace');
-  await answer(page, 'Label selector');
-  await answer(page, 'Field selector');
+  await answer(page, 'Namespace', 'All namespaces');
+  await answer(page, 'Selectors');
   await answer(page, 'behaviour profile', profile);
 }
 
