@@ -83,6 +83,14 @@ if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/kubernetesTools.e2e.ts 
   count_line e2e-k8s-tools "$k8s_log"
 fi
 
+# The sandbox storylines as a user sees them at 1400x900 (numbers that agree, stale-cache row,
+# findings panel, themes, the compact bottom panel); sandbox only, no cluster needed.
+if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/storylines.e2e.ts ]; then
+  story_log=$(mktemp)
+  stage e2e-stories bash -c "bash scripts/code-server.sh && npx tsx test/e2e/vscode/storylines.e2e.ts 2>&1 | tee '$story_log'; exit \${PIPESTATUS[0]}"
+  count_line e2e-stories "$story_log"
+fi
+
 echo
 echo "Suites:"
 awk '{printf "  %-12s %5d passed, %d failed, %d pending\n", $1, $2, $3, $4; p+=$2; f+=$3} END {}' "$TEST_COUNTS_FILE"

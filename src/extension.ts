@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { FAULTS } from './app/faults';
 import { SessionRegistry } from './app/registry';
 import type { InformerSession } from './app/session';
-import { addHandlerCommand, checkCacheCommand, exportTraceCommand, injectFault, stopInformer } from './vscode/commands';
+import { addHandlerCommand, checkCacheCommand, exportPerfettoCommand, exportTraceCommand, injectFault, stopInformer } from './vscode/commands';
 import { inspectInformer, type InspectArgs } from './vscode/inspectCommand';
 import { AUTOSTART_ENV, parseAutostart } from './vscode/autostartRequest';
 import { watchAccess } from './vscode/accessAlert';
@@ -86,6 +86,7 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     cmd('stop', () => stopInformer(registry)),
     cmd('exportTrace', () => exportTraceCommand(registry)),
+    cmd('exportPerfetto', () => exportPerfettoCommand(registry)),
     cmd('openTrace', (file?: vscode.Uri) =>
       file instanceof vscode.Uri ? vscode.commands.executeCommand('vscode.openWith', file, TraceEditorProvider.viewType) : pickAndOpenTrace(),
     ),
@@ -102,7 +103,7 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd('showTimeline', () => TimelineViewProvider.reveal()),
     ...FAULTS.map((f) => cmd(`fault.${f.command}`, () => injectFault(registry, f))),
     vscode.debug.onDidStartDebugSession(() => {
-      if (vscode.workspace.getConfiguration('informerInspector').get<boolean>('revealOnDebug', false)) void TimelineViewProvider.reveal();
+      if (vscode.workspace.getConfiguration('informerInspector').get<boolean>('revealOnDebug', false)) void viewProvider.revealRunning();
     }),
   );
   void autostart();

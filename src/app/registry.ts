@@ -1,6 +1,7 @@
 /**
- * Every session the front-end knows, the one most recently started or opened (what the bottom
- * view shows and what commands act on by default), and a change event for views and status.
+ * Every session the front-end knows (each with a title no other session has), the one most
+ * recently started or opened (what the bottom view shows), the one a visible timeline shows (what
+ * commands offer first), and a change event for views and status.
  *
  * Bounded: at most `limit` sessions are kept. Adding one more forgets the oldest ended session,
  * or, when all are running, stops and forgets the oldest. An imported trace is forgotten when
@@ -9,6 +10,7 @@
 import type { SessionInfo } from '../protocol/timeline';
 import { Disposable, Emitter } from './disposable';
 import type { InformerSession } from './session';
+import { uniqueTitle } from './sessionPick';
 
 export const DEFAULT_SESSION_LIMIT = 20;
 
@@ -17,6 +19,7 @@ export class SessionRegistry extends Disposable {
   private readonly sessions = new Map<string, InformerSession>();
   private readonly endSubscriptions = new Map<string, () => void>();
   private counter = 0;
+  private shownId: string | undefined;
   private readonly changed = this.track(new Emitter<void>());
   readonly onDidChange = this.changed.event;
 
@@ -30,6 +33,7 @@ export class SessionRegistry extends Disposable {
   }
 
   add(s: InformerSession): void {
+    s.title = uniqueTitle(s.title, this.all().map((o) => o.title));
     this.sessions.set(s.id, s);
     this.endSubscriptions.set(s.id, s.onEnded(() => this.changed.fire()));
     while (this.sessions.size > this.limit) {
@@ -56,6 +60,15 @@ export class SessionRegistry extends Disposable {
     let last: InformerSession | undefined;
     for (const s of this.sessions.values()) last = s;
     return last;
+  }
+
+  /** The session a timeline on screen shows (the one most recently shown in a visible view), if it is still known. */
+  get shown(): InformerSession | undefined {
+    return this.shownId === undefined ? undefined : this.sessions.get(this.shownId);
+  }
+
+  setShown(id: string | undefined): void {
+    if (id !== undefined) this.shownId = id;
   }
 
   get size(): number {

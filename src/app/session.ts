@@ -12,6 +12,7 @@ import type { TraceRecorder } from '../trace/recorder';
 import type { RecordedEvent } from '../format/events';
 import type { TraceHeader } from '../format/trace';
 import type { SessionInfo } from '../protocol/timeline';
+import { SummaryModel, type TraceSummary } from '../trace/summary';
 
 /** Findings are recomputed at most this often for a live session (they read the whole trace). */
 const FINDINGS_INTERVAL_MS = 1000;
@@ -52,7 +53,8 @@ export interface SessionParts {
 export class InformerSession {
   readonly id: string;
   readonly kind: SessionKind;
-  readonly title: string;
+  /** Unique among the registry's sessions (SessionRegistry.add makes it so). */
+  title: string;
   readonly simulated: boolean;
   readonly informer?: SharedIndexInformer;
   readonly faults?: FaultInjectingListerWatcher;
@@ -63,6 +65,7 @@ export class InformerSession {
   private readonly now: () => number;
   private readonly clock?: () => number;
   private running: boolean;
+  private summaryCache: { model: SummaryModel; firstSeq: number; lastSeq: number } | undefined;
   private findingsCache: { at: number; seq: number; findings: Finding[] } | undefined;
   private readonly endListeners = new Set<() => void>();
 
@@ -118,10 +121,21 @@ export class InformerSession {
     return { header: this.header(), events: this.events() };
   }
 
-  relistCount(): number {
-    let n = 0;
-    for (const e of this.events()) if (e.type === 'relist') n++;
-    return n;
+  /**
+   * The trace's counts (the one summary model, src/trace/summary.ts), kept up to date
+   * incrementally; recounted from the start when the recorder dropped its oldest events.
+   */
+  summary(): TraceSummary {
+    const events = this.events();
+    const first = events.length > 0 ? events[0].seq : -1;
+    let c = this.summaryCache;
+    if (!c || c.firstSeq !== first) {
+      c = this.summaryCache = { model: new SummaryModel(), firstSeq: first, lastSeq: -1 };
+    }
+    const fresh = c.lastSeq < 0 ? events : this.since(c.lastSeq);
+    for (const e of fresh) c.model.add(e);
+    if (fresh.length > 0) c.lastSeq = fresh[fresh.length - 1].seq;
+    return c.model.snapshot();
   }
 
   /** The findings, recomputed when the trace grew and the last computation is old enough (or `fresh`). */

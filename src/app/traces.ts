@@ -10,6 +10,8 @@ import { BadInputError } from './errors';
 export { exportTrace } from '../trace/traceFile';
 export { computeFindings } from '../trace/findings';
 export { ACCESS_FINDING_IDS } from '../trace/findings/access';
+export { SummaryModel } from '../trace/summary';
+export { toPerfetto } from '../trace/perfetto';
 
 export function readTrace(text: string): { header: TraceHeader; events: RecordedEvent[] } {
   try {

@@ -95,10 +95,13 @@ until Ctrl-C.
   summarize: {
     run: summarizeCommand,
     summary: 'print the findings of a trace file',
-    help: `usage: informer-inspector summarize TRACE.json [-o json]
+    help: `usage: informer-inspector summarize TRACE.json [-o json] [--perfetto OUT.json]
 
-Prints the trace header, the findings (most severe first, with evidence and advice) and how
-many events of each type the trace holds.
+Prints the trace header, the summary (relists by reason and how many had their LIST refused,
+lists, watches, identical updates, tombstones: the timeline header's counts), the findings (most
+severe first, with evidence and advice) and how many events of each type the trace holds.
+--perfetto OUT.json also writes the trace as Chrome trace-event JSON: open it in
+https://ui.perfetto.dev ("Open trace file").
 `,
   },
   profiles: {

@@ -8,7 +8,8 @@ export function formatFindings(findings: readonly Finding[]): string[] {
   for (const f of findings) {
     out.push(`  [${f.severity}] ${f.title}`, `      ${f.detail}`, `      advice: ${f.advice}`);
     if (f.evidence.length) {
-      const more = f.evidence.length > MAX_EVIDENCE_SHOWN ? ` … (${f.evidence.length})` : '';
+      const total = f.evidenceCount ?? f.evidence.length;
+      const more = total > MAX_EVIDENCE_SHOWN ? ` … (${total})` : '';
       out.push(`      evidence: seq ${f.evidence.slice(0, MAX_EVIDENCE_SHOWN).join(', ')}${more}`);
     }
     if (f.link) out.push(`      see ${f.link}`);

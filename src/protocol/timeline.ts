@@ -22,7 +22,7 @@ import {
   isRecord,
   isString,
 } from './ipc';
-import type { Finding, TraceHeader } from '../format/trace';
+import type { Finding, StaleWindow, TraceHeader, TraceSummary } from '../format/trace';
 import type { RecordedEvent } from '../format/events';
 
 /** One informer session the host knows about (running, finished, imported or replayed). */
@@ -42,6 +42,8 @@ export interface SnapshotParams {
   findings: Finding[];
   /** Every session, so a view can offer to switch. */
   sessions: SessionInfo[];
+  /** The counts of the whole trace (src/trace/summary.ts): what the header chips show. */
+  summary?: TraceSummary;
   /** The session's current engine time (same base as event t); only for a live session. */
   nowT?: number;
 }
@@ -54,6 +56,8 @@ export interface DeltaParams {
   /** Present when the findings changed since the last message. */
   findings?: Finding[];
   live: boolean;
+  /** The counts of the whole trace after this batch. */
+  summary?: TraceSummary;
   /** The session's current engine time (same base as event t); only while it is live. */
   nowT?: number;
 }
@@ -122,6 +126,7 @@ function isSnapshot(v: unknown): v is SnapshotParams {
     isArrayOf(v.events, isRecordedEvent) &&
     isArrayOf(v.findings, isFinding) &&
     isArrayOf(v.sessions, isSessionInfo) &&
+    isOptionalSummary(v.summary) &&
     isOptionalTime(v.nowT)
   );
 }
@@ -134,8 +139,38 @@ function isDelta(v: unknown): v is DeltaParams {
     isArrayOf(v.events, isRecordedEvent) &&
     (v.findings === undefined || isArrayOf(v.findings, isFinding)) &&
     isBoolean(v.live) &&
+    isOptionalSummary(v.summary) &&
     isOptionalTime(v.nowT)
   );
+}
+
+/** The counts the chips read: numbers and the per-reason list must be well-formed. */
+export function isTraceSummary(v: unknown): v is TraceSummary {
+  if (!isRecord(v)) return false;
+  const numbers = ['relists', 'relistsListRefused', 'lists', 'watches', 'updates', 'identicalUpdates', 'identicalShare', 'tombstones', 'fifoKeys', 'fifoDeltas', 'events', 'dropped'];
+  return (
+    numbers.every((k) => isFiniteNumber(v[k])) &&
+    isArrayOf(v.relistsByReason, (r): r is [string, number] => Array.isArray(r) && r.length === 2 && isString(r[0]) && isFiniteNumber(r[1])) &&
+    isString(v.currentRv) &&
+    isBoolean(v.synced) &&
+    isString(v.state) &&
+    isArrayOf(v.staleWindows, isStaleWindow)
+  );
+}
+
+function isStaleWindow(v: unknown): v is StaleWindow {
+  return (
+    isRecord(v) &&
+    isString(v.key) &&
+    isFiniteNumber(v.fromT) &&
+    (v.toT === undefined || isFiniteNumber(v.toT)) &&
+    (v.revealedBy === 'relist' || v.revealedBy === 'check') &&
+    isFiniteNumber(v.revealSeq)
+  );
+}
+
+function isOptionalSummary(v: unknown): v is TraceSummary | undefined {
+  return v === undefined || isTraceSummary(v);
 }
 
 function isOptionalTime(v: unknown): v is number | undefined {

@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import type { FaultDef } from '../app/faults';
 import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
-import { exportSessionTrace } from './traceCommands';
+import { pickOrder } from '../app/sessionPick';
+import { exportSessionPerfetto, exportSessionTrace } from './traceCommands';
 
 export async function chooseSession(registry: SessionRegistry, onlyRunning: boolean, purpose: string): Promise<InformerSession | undefined> {
   const candidates = onlyRunning ? registry.running() : registry.all();
@@ -16,8 +17,13 @@ export async function chooseSession(registry: SessionRegistry, onlyRunning: bool
     return undefined;
   }
   if (candidates.length === 1) return candidates[0];
+  const shownId = registry.shown?.id;
   const picked = await vscode.window.showQuickPick(
-    candidates.map((s) => ({ label: s.title, description: s.live ? 'running' : 'ended', session: s })),
+    pickOrder(candidates, shownId).map((s) => ({
+      label: s.title,
+      description: `${s.live ? 'running' : 'ended'}${s.id === shownId ? ' · on screen' : ''}`,
+      session: s,
+    })),
     { placeHolder: purpose },
   );
   return picked?.session;
@@ -44,6 +50,14 @@ export async function exportTraceCommand(registry: SessionRegistry): Promise<voi
   const s = await chooseSession(registry, false, 'Export the trace of which session?');
   if (!s) return;
   const r = await exportSessionTrace(s);
+  if (r.ok) void vscode.window.showInformationMessage(r.message);
+  else if (r.message !== 'Export cancelled.') void vscode.window.showErrorMessage(r.message);
+}
+
+export async function exportPerfettoCommand(registry: SessionRegistry): Promise<void> {
+  const s = await chooseSession(registry, false, 'Export which session for Perfetto?');
+  if (!s) return;
+  const r = await exportSessionPerfetto(s);
   if (r.ok) void vscode.window.showInformationMessage(r.message);
   else if (r.message !== 'Export cancelled.') void vscode.window.showErrorMessage(r.message);
 }

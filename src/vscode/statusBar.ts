@@ -1,7 +1,8 @@
-/** A status bar item: how many informers run and how many relists they have had. */
+/** A status bar item: how many informers run and how many relists they have had (the sessions' summaries). */
 import * as vscode from 'vscode';
 import { Disposable, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
+import { statusText } from './statusText';
 
 export class InformerStatusBar extends Disposable {
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -27,9 +28,9 @@ export class InformerStatusBar extends Disposable {
       this.item.hide();
       return;
     }
-    const relists = running.reduce((n, s) => n + s.relistCount(), 0);
-    this.item.text = `$(pulse) ${running.length} informer${running.length === 1 ? '' : 's'} · ${relists} relist${relists === 1 ? '' : 's'}`;
-    this.item.tooltip = running.map((s) => `${s.title}: ${s.relistCount()} relists`).join('\n');
+    const { text, tooltip, relists } = statusText(running);
+    this.item.text = text;
+    this.item.tooltip = tooltip;
     this.item.backgroundColor = relists > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
   }

@@ -169,6 +169,7 @@ export class TimelineStream {
         events,
         findings,
         sessions: this.allSessions(),
+        summary: s.summary(),
         ...(nowT !== undefined ? { nowT } : {}),
       }),
     );
@@ -202,6 +203,7 @@ export class TimelineStream {
         afterSeq,
         events,
         live: s.live,
+        summary: s.summary(),
         ...(findingsChanged ? { findings } : {}),
         ...(nowT !== undefined ? { nowT } : {}),
       }),

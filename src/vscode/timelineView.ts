@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { Disposable, DisposableStore } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
+import { newestRunning } from '../app/sessionPick';
 import { TimelineWebviewBinding } from './timelineWebview';
 import { timelineHtml, webviewOptions } from './webviewContent';
 
@@ -13,6 +14,7 @@ export class TimelineViewProvider extends Disposable implements vscode.WebviewVi
   static readonly containerId = 'informerInspector';
   /** What the view resolved last holds: its binding and its listeners, released together. */
   private current: DisposableStore | undefined;
+  private binding: TimelineWebviewBinding | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -30,11 +32,15 @@ export class TimelineViewProvider extends Disposable implements vscode.WebviewVi
     const store = new DisposableStore();
     this.current = store;
     const binding = store.add(new TimelineWebviewBinding(view.webview, this.registry, this.registry.active, true));
+    this.binding = binding;
     store.add(view.onDidChangeVisibility(() => binding.setVisible(view.visible)));
     store.add(
       view.onDidDispose(() => {
         store.dispose();
-        if (this.current === store) this.current = undefined;
+        if (this.current === store) {
+          this.current = undefined;
+          this.binding = undefined;
+        }
       }),
     );
   }
@@ -44,8 +50,19 @@ export class TimelineViewProvider extends Disposable implements vscode.WebviewVi
     await vscode.commands.executeCommand(`${TimelineViewProvider.viewId}.focus`);
   }
 
+  /**
+   * Opens the bottom panel on the newest running informer (when a debug session starts, the
+   * informer at work matters, not a trace opened last); the session opened last when none runs.
+   */
+  async revealRunning(): Promise<void> {
+    await TimelineViewProvider.reveal();
+    const running = newestRunning(this.registry.all());
+    if (running && this.binding && this.binding.sessionId !== running.id) this.binding.show(running);
+  }
+
   protected override onDispose(): void {
     this.current?.dispose();
     this.current = undefined;
   }
 }
+

@@ -16,6 +16,7 @@ export const NO_SESSION_MESSAGE = 'No informer yet. Run "Informer Inspector: Ins
 
 export class TimelineWebviewBinding extends Disposable {
   private readonly stream: TimelineStream;
+  private visible = true;
 
   constructor(
     private readonly webview: vscode.Webview,
@@ -32,10 +33,11 @@ export class TimelineWebviewBinding extends Disposable {
     );
     this.track(toDisposable(() => this.stream.dispose()));
     this.stream.show(initial);
+    this.markShown();
     this.track(webview.onDidReceiveMessage((msg: unknown) => this.onMessage(msg)));
     this.track(
       registry.onDidChange(() => {
-        if (this.followActive && registry.active && registry.active.id !== this.stream.sessionId) this.stream.show(registry.active);
+        if (this.followActive && registry.active && registry.active.id !== this.stream.sessionId) this.show(registry.active);
         this.stream.sessionsChanged();
       }),
     );
@@ -46,11 +48,19 @@ export class TimelineWebviewBinding extends Disposable {
   }
 
   setVisible(visible: boolean): void {
+    this.visible = visible;
     this.stream.setVisible(visible);
+    this.markShown();
   }
 
   show(session: InformerSession | undefined): void {
     this.stream.show(session);
+    this.markShown();
+  }
+
+  /** A visible view tells the registry which session is on screen (commands offer it first). */
+  private markShown(): void {
+    if (this.visible) this.registry.setShown(this.stream.sessionId);
   }
 
   private onMessage(msg: unknown): void {
@@ -58,7 +68,7 @@ export class TimelineWebviewBinding extends Disposable {
       this.stream.onReady();
     } else if (SelectSessionCommand.is(msg)) {
       const s = this.registry.get(msg.params.sessionId);
-      if (s) this.stream.show(s);
+      if (s) this.show(s);
     } else if (OpenLinkCommand.is(msg)) {
       const uri = vscode.Uri.parse(msg.params.url, true);
       if (uri.scheme === 'https') void vscode.env.openExternal(uri);

@@ -9,7 +9,7 @@ import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
 import { parseScenario } from '../app/scenarios';
 import { createSession } from '../app/sessions';
-import { exportTrace } from '../app/traces';
+import { exportTrace, toPerfetto } from '../app/traces';
 
 export const TRACE_SUFFIX = '.informer-trace.json';
 
@@ -33,6 +33,26 @@ export async function exportSessionTrace(session: InformerSession, target?: vsco
     return { ok: true, message: `Trace saved to ${uri.fsPath || uri.toString()}` };
   } catch (e) {
     return { ok: false, message: `Could not save the trace: ${(e as Error).message}` };
+  }
+}
+
+/** Writes the session's trace as Chrome trace-event JSON for ui.perfetto.dev (src/trace/perfetto.ts). */
+export async function exportSessionPerfetto(session: InformerSession, target?: vscode.Uri): Promise<ExportOutcome> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const uri =
+    target ??
+    (await vscode.window.showSaveDialog({
+      title: 'Export Perfetto trace',
+      defaultUri: vscode.Uri.joinPath(defaultFolder(), `${session.title.replace(/[^\w.-]+/g, '_')}-${stamp}.perfetto.json`),
+      filters: { 'Chrome trace-event JSON': ['json'] },
+    }));
+  if (!uri) return { ok: false, message: 'Export cancelled.' };
+  try {
+    const { header, events } = session.traceData();
+    await vscode.workspace.fs.writeFile(uri, Buffer.from(JSON.stringify(toPerfetto(header, events)), 'utf8'));
+    return { ok: true, message: `Perfetto trace saved to ${uri.fsPath || uri.toString()}; open it in https://ui.perfetto.dev` };
+  } catch (e) {
+    return { ok: false, message: `Could not save the Perfetto trace: ${(e as Error).message}` };
   }
 }
 

@@ -91,3 +91,29 @@ export function nearestRow(times: ArrayLike<number>, n: number, t: number, maxDi
   }
   return bestDistance <= maxDistance ? best : -1;
 }
+
+/** A run of adjacent non-empty bins and how many rows fall in it. */
+export interface BinRun {
+  first: number;
+  last: number;
+  total: number;
+}
+
+/** The runs of adjacent non-empty bins of a binCounts result (all categories together), left to right. */
+export function binRuns(counts: ArrayLike<number>, bins: number, categories: number): BinRun[] {
+  const runs: BinRun[] = [];
+  let cur: BinRun | undefined;
+  for (let b = 0; b < bins; b++) {
+    let total = 0;
+    for (let c = 0; c < categories; c++) total += counts[b * categories + c];
+    if (total === 0) {
+      cur = undefined;
+      continue;
+    }
+    if (cur) {
+      cur.last = b;
+      cur.total += total;
+    } else runs.push((cur = { first: b, last: b, total }));
+  }
+  return runs;
+}

@@ -41,9 +41,10 @@ export const DELTA_COLOURS: Record<DeltaType, ColourChain> = {
 };
 
 export const IDENTICAL_COLOUR = RED;
-export const TOMBSTONE_COLOUR = ORANGE;
+/** Tombstones are red diamonds in their own lane (orange is the backoff state, yellow the Sync delta). */
+export const TOMBSTONE_COLOUR = RED;
 export const RELIST_COLOUR = RED;
-export const FAULT_COLOUR = ORANGE;
+export const FAULT_COLOUR = PURPLE;
 export const DEPTH_KEYS_COLOUR = BLUE;
 export const DEPTH_DELTAS_COLOUR = PURPLE;
 

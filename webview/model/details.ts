@@ -3,6 +3,7 @@
  * (relist reasons, watch errors, list errors) are shown verbatim; everything else is a short,
  * plain description. Pure: the renderer only turns rows into text nodes.
  */
+import { rowText } from './marks';
 import type { FieldChange, RecordedEvent } from '../../src/format/events';
 import type { TimelineData } from './timelineData';
 
@@ -45,7 +46,7 @@ export function describeEvent(e: RecordedEvent): string {
     case 'watch.start':
       return `watch from RV ${e.rv || '""'}${e.watchList ? ' (watch-list)' : ''}, timeout ${e.timeoutSeconds} s`;
     case 'watch.end':
-      return `watch ended (${e.how}) after ${formatMs(e.durationMs)}, ${e.eventCount} events → ${e.outcome} (row ${e.row})`;
+      return `watch ended (${e.how}) after ${formatMs(e.durationMs)}, ${e.eventCount} events → ${e.outcome} (row ${rowText(e.row)})`;
     case 'relist':
       return `RELIST (${e.reason}${e.consistent ? ', consistent read' : ''}) from RV ${e.rv || '""'}`;
     case 'fifo.resync':
@@ -85,7 +86,7 @@ export function eventDetails(data: TimelineData, e: RecordedEvent): EventDetails
       add('reason', e.reason);
       add('from RV', e.rv || '""');
       add('consistent read', e.consistent);
-      add('classification row', e.row);
+      add('classification row', rowText(e.row));
       out.reasonText = e.text;
       out.request = describeRequest(findRequest(data, e.seq, 'forward', 'list'));
       break;
@@ -94,7 +95,7 @@ export function eventDetails(data: TimelineData, e: RecordedEvent): EventDetails
       add('outcome', e.outcome);
       add('events', e.eventCount);
       add('duration', formatMs(e.durationMs));
-      add('classification row', e.row);
+      add('classification row', rowText(e.row));
       add('reason', e.reason);
       out.reasonText = e.error;
       out.request = describeRequest(findRequest(data, e.seq, 'backward', 'watch'));

@@ -4,11 +4,11 @@
  * entry ("Replaced / ReplacedAll"), so the legend never shows two swatches that look the same.
  */
 import { DELTA_TYPES, REFLECTOR_STATES } from './codes';
+import { MarkKind } from './codes';
+import { MARK_STYLES, type MarkShape } from './marks';
 import {
   DELTA_COLOURS,
-  FAULT_COLOUR,
   IDENTICAL_COLOUR,
-  RELIST_COLOUR,
   STATE_COLOURS,
   TOMBSTONE_COLOUR,
   DEPTH_DELTAS_COLOUR,
@@ -16,8 +16,8 @@ import {
   type ColourChain,
 } from './colours';
 
-/** How the swatch is drawn, matching the lane's mark: a block of state/bar, a relist bar with its triangle, a fault tick, a tombstone diamond. */
-export type SwatchShape = 'block' | 'relist' | 'tick' | 'diamond';
+/** How the swatch is drawn: the shape the lane draws (model/marks.ts). */
+export type SwatchShape = MarkShape;
 
 export interface LegendEntry {
   label: string;
@@ -50,6 +50,20 @@ const DELTA_HELP: Partial<Record<(typeof DELTA_TYPES)[number], string>> = {
   ReplacedAll: 'a list (or relist) handed the object over again',
   SyncAll: 'a resync queued the object again',
 };
+
+/** The marks lane's kinds in legend order: the loud ones first. */
+const MARK_ORDER: readonly MarkKind[] = [
+  MarkKind.Relist,
+  MarkKind.Fault,
+  MarkKind.List,
+  MarkKind.WatchStart,
+  MarkKind.WatchEnd,
+  MarkKind.ListError,
+  MarkKind.Bookmark,
+  MarkKind.Resync,
+  MarkKind.Consistency,
+  MarkKind.Synced,
+];
 
 /** Entries with the same colour chain merged in order of first appearance, labels joined by " / ". */
 function mergeByColour(entries: readonly LegendEntry[]): LegendEntry[] {
@@ -88,9 +102,8 @@ export function legendGroups(): LegendGroup[] {
     {
       title: 'Marks',
       entries: [
-        { label: 'relist', description: 'The reflector threw its watch away and LISTed everything again; the label names the reason.', colour: RELIST_COLOUR, shape: 'relist' },
-        { label: 'fault', description: 'A fault was injected (Fault: … commands).', colour: FAULT_COLOUR, shape: 'tick' },
-        { label: 'identical update', description: 'An update whose old and new objects are identical (handlers did work for nothing).', colour: IDENTICAL_COLOUR, shape: 'block' },
+        ...MARK_ORDER.map((k) => ({ ...MARK_STYLES[k] })),
+        { label: 'identical update', description: 'An update whose old and new objects are identical (handlers did work for nothing); the number over a bar counts them.', colour: IDENTICAL_COLOUR, shape: 'block' },
         { label: 'tombstone', description: 'A delete delivered as a tombstone (DeletedFinalStateUnknown): the final state was missed.', colour: TOMBSTONE_COLOUR, shape: 'diamond' },
       ],
     },

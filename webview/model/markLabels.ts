@@ -12,22 +12,52 @@ export const LABEL_PAD_PX = 8;
 export const MIN_LABEL_GAP_PX = 12;
 
 export interface LabelPlacement {
-  /** False when the text would overlap the previous label (the mark keeps its accessible label). */
+  /** False when the text would overlap a label already placed (the mark keeps its accessible label). */
   showText: boolean;
   leftOfMark: boolean;
+  /** On a shown label: how many hidden labels nearby it stands for (drawn as " +N"); 0 otherwise. */
+  more: number;
 }
 
-/** Places one row of labels, given in left-to-right order. */
+/** " +3": what a shown label adds for the hidden labels it stands for. */
+export function moreSuffix(more: number): string {
+  return more > 0 ? ` +${more}` : '';
+}
+
+/** The horizontal extent [start, end] of a placed label, its " +N" included. */
+export function labelExtent(px: number, text: string, p: LabelPlacement): [number, number] {
+  const w = (text.length + moreSuffix(p.more).length) * LABEL_CHAR_PX;
+  return p.leftOfMark ? [px - LABEL_PAD_PX - w, px] : [px, px + LABEL_PAD_PX + w];
+}
+
+/**
+ * Places one row of labels, given in left-to-right order. A label is shown when its box (with
+ * room for a " +N" as long as the row could ever need) starts at least MIN_LABEL_GAP_PX after the
+ * previous shown box and inside the row; a label that is not shown is counted on the shown label
+ * before it (or, at the left edge, the first one after it), which then reads "RELIST Expired +3".
+ */
 export function placeLabels(items: readonly { px: number; text: string }[], width: number): LabelPlacement[] {
+  const reserve = (2 + String(items.length).length) * LABEL_CHAR_PX;
   let lastTextEnd = Number.NEGATIVE_INFINITY;
-  return items.map(({ px, text }) => {
-    const textWidth = text.length * LABEL_CHAR_PX;
+  let lastShown = -1;
+  let orphans = 0;
+  const out: LabelPlacement[] = items.map(({ px, text }) => {
+    const textWidth = text.length * LABEL_CHAR_PX + reserve;
     const leftOfMark = px + LABEL_PAD_PX + textWidth > width;
     const start = leftOfMark ? px - LABEL_PAD_PX - textWidth : px;
     const showText = start - lastTextEnd >= MIN_LABEL_GAP_PX && start >= 0;
     if (showText) lastTextEnd = leftOfMark ? px : px + LABEL_PAD_PX + textWidth;
-    return { showText, leftOfMark };
+    return { showText, leftOfMark, more: 0 };
   });
+  out.forEach((p, i) => {
+    if (p.showText) {
+      lastShown = i;
+      p.more += orphans;
+      orphans = 0;
+    } else if (lastShown >= 0) out[lastShown].more++;
+    else orphans++;
+  });
+  return out;
 }
 
 export function relistLabel(reason: string): string {

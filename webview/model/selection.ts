@@ -5,28 +5,14 @@
  * survives new events arriving (rows only ever get appended).
  */
 import { nearestRow } from './binning';
-import type { TimelineData } from './timelineData';
 
-/** A lane whose rows stand for events (the depth area has no events of its own). */
+/** A lane whose rows stand for events (render/tracks.ts builds them from the track registry). */
 export interface NavLane {
   id: string;
   label: string;
   times: ArrayLike<number>;
   seqs: ArrayLike<number>;
   length: number;
-}
-
-export function navigableLanes(data: TimelineData): NavLane[] {
-  const lanes: NavLane[] = [];
-  const add = (id: string, label: string, lane: { length: number; columns: { t: Float64Array; seq: Float64Array } }) =>
-    lanes.push({ id, label, times: lane.columns.t, seqs: lane.columns.seq, length: lane.length });
-  add('state', 'Reflector state', data.states);
-  add('marks', 'Lists, watches, relists, faults', data.marks);
-  add('deltas', 'Delta types', data.deltas);
-  add('identical', 'Identical updates', data.identical);
-  add('tombstones', 'Tombstones', data.tombstones);
-  for (const [name, lane] of data.handlers) add(`handler:${name}`, `Handler ${name}`, lane);
-  return lanes;
 }
 
 export type NavKey = 'ArrowLeft' | 'ArrowRight' | 'ArrowUp' | 'ArrowDown' | 'Home' | 'End';

@@ -9,6 +9,7 @@
  * up to now while nothing happens; for an ended or imported session its last event.
  */
 import type { RecordedEvent } from '../../src/format/events';
+import type { StaleWindow } from '../../src/format/trace';
 import { DELTA_TYPES, MarkKind, NotifyKind, REFLECTOR_STATES, RELIST_REASONS, codeOf } from './codes';
 import { PackedLane, lowerBound } from './packed';
 
@@ -35,6 +36,9 @@ export class TimelineData {
   readonly tombstones: PointLane = new PackedLane(pointSpec);
   /** One lane per handler, in the order handlers first appear; code = NotifyKind. */
   readonly handlers = new Map<string, PointLane>();
+
+  /** The summary's stale-cache windows (the host computes them; set with every summary). */
+  staleWindows: readonly StaleWindow[] = [];
 
   private readonly events: RecordedEvent[] = [];
   private readonly seqs: number[] = [];
@@ -109,6 +113,7 @@ export class TimelineData {
   reset(): void {
     for (const lane of [this.states, this.marks, this.depth, this.deltas, this.identical, this.tombstones]) lane.clear();
     this.handlers.clear();
+    this.staleWindows = [];
     this.events.length = 0;
     this.seqs.length = 0;
     this.openWatch = -1;

@@ -2,11 +2,13 @@
  * Draws the dense lanes on one canvas. Everything is reduced to pixel columns first (binning),
  * so the cost depends on the visible rows and the width, never on one draw call per event.
  */
-import { binCounts } from '../model/binning';
+import { binCounts, binRuns, type BinRun } from '../model/binning';
 import { DELTA_TYPES, MarkKind, NOTIFY_KIND_COUNT } from '../model/codes';
 import { depthColumns, depthHeight, peakLabel } from '../model/depthLane';
 import { lowerBound, upperBound } from '../model/packed';
 import type { PointLane, TimelineData } from '../model/timelineData';
+import { handlerLane, STALE_PREFIX, type TrackDraw } from '../model/tracks';
+import { MARK_STYLES, type MarkShape } from '../model/marks';
 import type { LaneBand } from './layout';
 import type { Palette } from './palette';
 
@@ -30,6 +32,65 @@ export interface DrawContext {
   palette: Palette;
 }
 
+type Drawer = (dc: DrawContext, band: LaneBand) => void;
+
+/** How each kind of track is drawn (model/tracks.ts names the kind per track). */
+const TRACK_DRAWERS: Record<TrackDraw, Drawer> = {
+  state: (dc, band) => drawStates(dc, band),
+  marks: (dc, band) => drawMarks(dc, band),
+  depth: (dc, band) => drawDepth(dc, band),
+  deltas: (dc, band) => drawStacked(dc, band, dc.data.deltas, DELTA_TYPES.length, dc.palette.deltas),
+  identical: (dc, band) => drawStacked(dc, band, dc.data.identical, 1, [dc.palette.identical], 0.45, true),
+  tombstones: (dc, band) => drawTicks(dc, band, dc.data.tombstones, dc.palette.tombstone),
+  stale: (dc, band) => drawStale(dc, band),
+  handler: (dc, band) => {
+    const lane = handlerLane(dc.data, band.track);
+    if (lane) drawStacked(dc, band, lane, NOTIFY_KIND_COUNT, dc.palette.notify, 0.35);
+  },
+};
+
+/**
+ * An object's stale-cache windows: a hatched red bar from when the server last had it to the
+ * repair (or to the end, while nothing repaired it), with the object's key written on it.
+ */
+function drawStale({ ctx, data, x, width, palette }: DrawContext, band: LaneBand): void {
+  const key = band.track.id.slice(STALE_PREFIX.length);
+  for (const w of data.staleWindows) {
+    if (w.key !== key) continue;
+    const a = Math.max(-1, x(w.fromT));
+    const b = Math.min(width + 1, x(w.toT ?? data.endT));
+    if (b < 0 || a > width) continue;
+    const top = band.y + 2;
+    const h = band.height - 4;
+    ctx.fillStyle = palette.identical;
+    ctx.globalAlpha = 0.25;
+    ctx.fillRect(a, top, Math.max(2, b - a), h);
+    ctx.globalAlpha = 0.9;
+    ctx.strokeStyle = palette.identical;
+    ctx.lineWidth = 1;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(a, top, Math.max(2, b - a), h);
+    ctx.clip();
+    for (let hx = a - h; hx < b; hx += 6) {
+      ctx.moveTo(hx, top + h);
+      ctx.lineTo(hx + h, top);
+    }
+    ctx.stroke();
+    ctx.restore();
+    ctx.globalAlpha = 1;
+    ctx.fillRect(a, top, 2, h);
+    if (w.toT !== undefined) ctx.fillRect(b - 2, top, 2, h);
+    ctx.fillStyle = palette.foreground;
+    ctx.font = `10px ${palette.fontFamily}`;
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'left';
+    const label = `${w.toT === undefined ? 'still stale' : 'stale'} (${w.revealedBy === 'check' ? 'found by a cache check' : 'repaired by a relist'})`;
+    if (b - a > label.length * 6 + 8) ctx.fillText(label, Math.max(a, 0) + 5, top + h / 2);
+  }
+}
+
+/** Draws every band with its track's drawing, over a faint background. */
 export function drawLanes(dc: DrawContext, bands: readonly LaneBand[]): void {
   const { ctx, palette, width } = dc;
   for (const band of bands) {
@@ -37,16 +98,7 @@ export function drawLanes(dc: DrawContext, bands: readonly LaneBand[]): void {
     ctx.globalAlpha = 0.12;
     ctx.fillRect(0, band.y, width, band.height);
     ctx.globalAlpha = 1;
-    if (band.id === 'state') drawStates(dc, band);
-    else if (band.id === 'marks') drawMarks(dc, band);
-    else if (band.id === 'depth') drawDepth(dc, band);
-    else if (band.id === 'deltas') drawStacked(dc, band, dc.data.deltas, DELTA_TYPES.length, palette.deltas);
-    else if (band.id === 'identical') drawStacked(dc, band, dc.data.identical, 1, [palette.identical], 0.45);
-    else if (band.id === 'tombstones') drawTicks(dc, band, dc.data.tombstones, palette.tombstone);
-    else if (band.id.startsWith('handler:')) {
-      const lane = dc.data.handlers.get(band.id.slice('handler:'.length));
-      if (lane) drawStacked(dc, band, lane, NOTIFY_KIND_COUNT, palette.notify, 0.35);
-    }
+    TRACK_DRAWERS[band.track.draw](dc, band);
   }
 }
 
@@ -98,8 +150,18 @@ function drawMarks({ ctx, data, x, width, palette }: DrawContext, band: LaneBand
     if (px < -2 || px > width + 2) continue;
     if (Math.abs(px - lastPx[k]) < 1 && k !== MarkKind.Relist) continue; // one mark per pixel and kind
     lastPx[k] = px;
-    ctx.fillStyle = palette.marks[k];
-    if (k === MarkKind.Relist) {
+    ctx.fillStyle = ctx.strokeStyle = palette.marks[k];
+    drawMarkShape(ctx, MARK_STYLES[k].shape, px, band, k === MarkKind.ListError);
+  }
+}
+
+/** One mark in its shape (model/marks.ts); point marks sit on the band's lower half, clear of the relist labels. */
+function drawMarkShape(ctx: CanvasRenderingContext2D, shape: MarkShape, px: number, band: LaneBand, low: boolean): void {
+  const bottom = band.y + band.height;
+  const cy = bottom - 6;
+  ctx.lineWidth = 1.5;
+  switch (shape) {
+    case 'relist':
       // Loud: full-height bar and a triangle on top. The reason label is an SVG text (overlay).
       ctx.fillRect(px - 1.5, band.y, 3, band.height);
       ctx.beginPath();
@@ -108,14 +170,40 @@ function drawMarks({ ctx, data, x, width, palette }: DrawContext, band: LaneBand
       ctx.lineTo(px, band.y + 8);
       ctx.closePath();
       ctx.fill();
-    } else if (k === MarkKind.WatchEnd || k === MarkKind.ListError || k === MarkKind.Fault) {
-      ctx.fillRect(px - 1, band.y + 4, 2, band.height - 8);
-    } else {
+      break;
+    case 'tick':
+      // Watch ends run the lane's height; list errors are shorter, in the lower half.
+      if (low) ctx.fillRect(px - 1, band.y + band.height / 2, 2, band.height / 2 - 2);
+      else ctx.fillRect(px - 1, band.y + 4, 2, band.height - 8);
+      break;
+    case 'cross':
       ctx.beginPath();
-      ctx.arc(px, band.y + band.height - 5, 3, 0, Math.PI * 2);
+      ctx.lineWidth = 2;
+      ctx.moveTo(px - 4, cy - 4);
+      ctx.lineTo(px + 4, cy + 4);
+      ctx.moveTo(px + 4, cy - 4);
+      ctx.lineTo(px - 4, cy + 4);
+      ctx.stroke();
+      break;
+    case 'square':
+      ctx.fillRect(px - 2.5, cy - 2.5, 5, 5);
+      break;
+    case 'ring':
+      ctx.beginPath();
+      ctx.arc(px, cy, 3.5, 0, Math.PI * 2);
+      ctx.stroke();
+      break;
+    case 'frame':
+      ctx.strokeRect(px - 3.5, cy - 3.5, 7, 7);
+      break;
+    case 'dot':
+    default:
+      ctx.beginPath();
+      ctx.arc(px, cy, 3, 0, Math.PI * 2);
       ctx.fill();
-    }
+      break;
   }
+  ctx.lineWidth = 1;
 }
 
 function drawSpan(ctx: CanvasRenderingContext2D, a: number, b: number, y: number, h: number, colour: string, width: number): void {
@@ -166,12 +254,13 @@ function drawDepth({ ctx, data, x, width, palette }: DrawContext, band: LaneBand
 
 /** Stacked count bars per bin; `minFraction` makes a single event still visible (loud series). */
 function drawStacked(
-  { ctx, x, width }: DrawContext,
+  { ctx, x, width, palette }: DrawContext,
   band: LaneBand,
   lane: PointLane,
   categories: number,
   colours: readonly string[],
   minFraction = 0.15,
+  countLabels = false,
 ): void {
   const [t0, t1] = x.domain();
   const bins = Math.max(1, Math.floor(width / BIN_PX));
@@ -195,6 +284,25 @@ function drawStacked(
       ctx.fillRect(b * BIN_PX, y - clamped, BIN_PX - 0.5, clamped);
       y -= clamped;
     }
+  }
+  if (countLabels) drawRunCounts(ctx, band, binRuns(counts, bins, categories), palette);
+}
+
+/** "12" right of each burst of more than one row, so a burst of 12 does not look like a burst of 1; labels never overlap. */
+function drawRunCounts(ctx: CanvasRenderingContext2D, band: LaneBand, runs: readonly BinRun[], palette: Palette): void {
+  ctx.font = `bold 10px ${palette.fontFamily}`;
+  ctx.fillStyle = palette.foreground;
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'middle';
+  let lastEnd = Number.NEGATIVE_INFINITY;
+  for (const r of runs) {
+    if (r.total < 2) continue;
+    const text = `×${r.total}`;
+    const x = (r.last + 1) * BIN_PX + 2;
+    const w = text.length * 6;
+    if (x < lastEnd + 4) continue;
+    ctx.fillText(text, x, band.y + band.height / 2);
+    lastEnd = x + w;
   }
 }
 

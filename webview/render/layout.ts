@@ -1,36 +1,28 @@
 /**
- * Vertical geometry of the lanes. The lane ids match the navigable lanes of model/selection.ts
- * (plus 'depth', which has no events of its own), so a keyboard cursor maps to a band.
+ * Vertical geometry of the lanes: one band per track of the registry (tracks.ts), in its order.
  */
 import type { TimelineData } from '../model/timelineData';
+import { tracksOf, type Track } from '../model/tracks';
 
 export interface LaneBand {
   id: string;
   label: string;
   y: number;
   height: number;
+  track: Track;
 }
 
-const FIXED: [id: string, label: string, height: number][] = [
-  ['state', 'Reflector', 18],
-  ['marks', 'List / watch / relist', 44],
-  ['depth', 'FIFO depth', 40],
-  ['deltas', 'Delta types', 40],
-  ['identical', 'Identical updates', 22],
-  ['tombstones', 'Tombstones', 16],
-];
-const HANDLER_HEIGHT = 18;
 const GAP = 4;
+const COMPACT_GAP = 2;
 
-export function laneBands(data: TimelineData, top = 0): LaneBand[] {
+export function laneBands(data: TimelineData, top = 0, compact = false): LaneBand[] {
   const bands: LaneBand[] = [];
   let y = top;
-  const push = (id: string, label: string, height: number) => {
-    bands.push({ id, label, y, height });
-    y += height + GAP;
-  };
-  for (const [id, label, h] of FIXED) push(id, label, h);
-  for (const name of data.handlers.keys()) push(`handler:${name}`, `Handler ${name}`, HANDLER_HEIGHT);
+  for (const track of tracksOf(data)) {
+    const height = compact ? track.compactHeight : track.height;
+    bands.push({ id: track.id, label: track.label, y, height, track });
+    y += height + (compact ? COMPACT_GAP : GAP);
+  }
   return bands;
 }
 

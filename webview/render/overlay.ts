@@ -3,10 +3,10 @@
  * be loud, readable and reachable by assistive technology, so each is an element with a label),
  * the cache check labels and the selection marker. Text goes through `.text()` only; cluster data is never markup.
  */
-import { axisBottom, type Selection } from 'd3';
+import { axisBottom, select, type Selection } from 'd3';
 import { MarkKind, RELIST_REASONS } from '../model/codes';
 import { describeEvent, formatTime } from '../model/details';
-import { faultLabel, LABEL_PAD_PX, placeLabels, relistLabel } from '../model/markLabels';
+import { faultLabel, LABEL_PAD_PX, moreSuffix, placeLabels, relistLabel } from '../model/markLabels';
 import { lowerBound, upperBound } from '../model/packed';
 import type { TimelineData } from '../model/timelineData';
 import type { TimeScale } from './canvasLanes';
@@ -22,6 +22,13 @@ export function drawAxis(g: G, x: TimeScale & { ticks(n: number): number[] }, wi
     .ticks(Math.max(2, Math.floor(width / 90)))
     .tickFormat((v) => formatTime(Number(v)));
   g.call(axis as never);
+  // Tick labels near the edges are anchored inwards, so none is clipped by the plot.
+  g.selectAll<SVGGElement, number>('.tick').each(function (v) {
+    const px = x(Number(v));
+    select(this)
+      .select('text')
+      .attr('text-anchor', px > width - 36 ? 'end' : px < 36 ? 'start' : 'middle');
+  });
   g.attr('aria-hidden', 'true');
 }
 
@@ -32,6 +39,7 @@ interface LabelRow {
   label: string;
   showText: boolean;
   leftOfMark: boolean;
+  more: number;
 }
 
 /**
@@ -44,8 +52,8 @@ export function drawMarkLabels(g: G, data: TimelineData, x: TimeScale, band: Lan
   const [t0, t1] = x.domain();
   const from = lowerBound(t, data.marks.length, t0);
   const to = upperBound(t, data.marks.length, t1);
-  const relists: Omit<LabelRow, 'showText' | 'leftOfMark'>[] = [];
-  const faults: Omit<LabelRow, 'showText' | 'leftOfMark'>[] = [];
+  const relists: Omit<LabelRow, 'showText' | 'leftOfMark' | 'more'>[] = [];
+  const faults: Omit<LabelRow, 'showText' | 'leftOfMark' | 'more'>[] = [];
   for (let i = from; i < to && relists.length + faults.length < MAX_LABELS; i++) {
     if (kind[i] === MarkKind.Relist) {
       const e = data.bySeq(seq[i]);
@@ -85,7 +93,7 @@ function joinLabels(g: G, cls: string, rows: LabelRow[], y: number, baseline: nu
     .attr('text-anchor', (d) => (d.leftOfMark ? 'end' : 'start'))
     .attr('y', baseline)
     .style('display', (d) => (d.showText ? null : 'none'))
-    .text((d) => d.text);
+    .text((d) => d.text + moreSuffix(d.more));
   return groups;
 }
 

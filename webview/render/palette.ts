@@ -5,20 +5,17 @@
  * editor foreground, never to a hard-coded colour.
  */
 import { DELTA_TYPES, MarkKind, NOTIFY_KIND_COUNT, REFLECTOR_STATES } from '../model/codes';
+import { MARK_STYLES } from '../model/marks';
 import {
   BLUE,
-  CHARTS_FOREGROUND,
   DELTA_COLOURS,
   DEPTH_DELTAS_COLOUR,
   DEPTH_KEYS_COLOUR,
-  FAULT_COLOUR,
   GREEN,
   IDENTICAL_COLOUR,
   LINES,
   ORANGE,
-  PURPLE,
   RED,
-  RELIST_COLOUR,
   resolveColour,
   STATE_COLOURS,
   TOMBSTONE_COLOUR,
@@ -58,8 +55,6 @@ export function readPalette(root: HTMLElement = document.body): Palette {
   const yellow = c(YELLOW);
   const orange = c(ORANGE);
   const green = c(GREEN);
-  const purple = c(PURPLE);
-  const chartsFg = c(CHARTS_FOREGROUND);
   const lines = c(LINES);
   const highContrast = root.classList.contains('vscode-high-contrast') || root.classList.contains('vscode-high-contrast-light');
   return {
@@ -72,18 +67,7 @@ export function readPalette(root: HTMLElement = document.body): Palette {
     selection: v('editor-selectionBackground', v('focusBorder')),
     fontFamily: lookup('font-family').trim() || style.fontFamily || 'sans-serif',
     states: REFLECTOR_STATES.map((s) => c(STATE_COLOURS[s])),
-    marks: {
-      [MarkKind.List]: blue,
-      [MarkKind.ListError]: v('errorForeground', red),
-      [MarkKind.WatchStart]: green,
-      [MarkKind.WatchEnd]: green,
-      [MarkKind.Relist]: c(RELIST_COLOUR),
-      [MarkKind.Resync]: purple,
-      [MarkKind.Bookmark]: yellow,
-      [MarkKind.Fault]: c(FAULT_COLOUR),
-      [MarkKind.Consistency]: chartsFg,
-      [MarkKind.Synced]: chartsFg,
-    },
+    marks: Object.fromEntries(Object.entries(MARK_STYLES).map(([k, m]) => [k, c(m.colour)])) as unknown as Record<MarkKind, string>,
     deltas: DELTA_TYPES.map((d) => c(DELTA_COLOURS[d])),
     identical: c(IDENTICAL_COLOUR),
     tombstone: c(TOMBSTONE_COLOUR),

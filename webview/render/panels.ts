@@ -8,8 +8,10 @@ import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import type { SessionInfo } from '../../src/protocol/timeline';
-import type { Finding } from '../../src/format/trace';
+import type { Finding, StaleWindow } from '../../src/format/trace';
+import { relistsText } from '../../src/protocol/summary';
 import type { EventDetails } from '../model/details';
+import type { HistoryRow } from '../model/history';
 import { SUMMARY_CHIP_HELP, type SummaryChipKey, type SummarySnapshot } from '../model/summary';
 
 export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
@@ -30,15 +32,15 @@ function chip(key: SummaryChipKey | 'simulated', label: string, value: string, l
 }
 
 export function renderSummary(host: HTMLElement, s: SummarySnapshot, findings: number, session: SessionInfo | undefined): void {
-  const reasons = s.relistsByReason.map(([r, n]) => `${r} ${n}`).join(', ');
   const share = s.updates === 0 ? '' : ` (${Math.round(s.identicalShare * 100)}% of updates)`;
   const chips: HTMLElement[] = [];
   if (session?.simulated) chips.push(chip('simulated', '', 'SIMULATED cluster', true, 'Data comes from the built-in simulated API server'));
   chips.push(
     chip('state', 'Reflector', s.state + (session?.live ? '' : ' (ended)')),
-    chip('relists', 'Relists', s.relists === 0 ? '0' : `${s.relists} (${reasons})`, s.relists > 0),
+    chip('relists', 'Relists', relistsText(s), s.relists > 0),
     chip('identical', 'Identical updates', `${s.identicalUpdates}${share}`, s.identicalUpdates > 0),
     chip('tombstones', 'Tombstones', String(s.tombstones), s.tombstones > 0),
+    ...(s.staleWindows.length > 0 ? [chip('stale', 'Stale cache', staleText(s.staleWindows), true)] : []),
     chip('rv', 'RV', s.currentRv || '—'),
     chip('fifo', 'FIFO', `${s.fifoKeys} keys / ${s.fifoDeltas} deltas`),
     chip('synced', 'Synced', s.synced ? 'yes' : 'no', !s.synced && s.lists > 0),
@@ -48,6 +50,22 @@ export function renderSummary(host: HTMLElement, s: SummarySnapshot, findings: n
   );
   if (s.dropped > 0) chips.push(chip('dropped', 'Dropped (cap)', String(s.dropped), true));
   host.replaceChildren(...chips);
+}
+
+/** "1 object, 12.0 s" or "2 objects, 1 still stale": what the stale-cache chip says. */
+export function staleText(windows: readonly StaleWindow[]): string {
+  const keys = new Set(windows.map((w) => w.key)).size;
+  const open = windows.filter((w) => w.toT === undefined).length;
+  const longest = Math.max(0, ...windows.filter((w) => w.toT !== undefined).map((w) => (w.toT as number) - w.fromT));
+  const objects = `${keys} ${keys === 1 ? 'object' : 'objects'}`;
+  if (open > 0) return `${objects}, ${open} still stale`;
+  return `${objects}, up to ${(longest / 1000).toFixed(1)} s`;
+}
+
+/** "● configmaps (all namespaces, v1.36) SIMULATED": the live state first (a narrow picker cuts the end), SIMULATED once. */
+export function sessionLabel(s: SessionInfo): string {
+  const simulated = s.simulated && !/SIMULATED/.test(s.title) ? ' SIMULATED' : '';
+  return `${s.live ? '● ' : ''}${s.title}${simulated}`;
 }
 
 export interface ToolbarCallbacks {
@@ -62,6 +80,8 @@ export class Toolbar {
   private readonly sessionSelect: HTMLElement & { value: string };
   private readonly followBox: HTMLElement & { checked: boolean };
   private readonly liveBadge: HTMLElement;
+  private live = true;
+  private follow = true;
 
   constructor(host: HTMLElement, cb: ToolbarCallbacks) {
     this.sessionSelect = document.createElement('vscode-single-select') as HTMLElement & { value: string };
@@ -96,7 +116,7 @@ export class Toolbar {
     const options = sessions.map((s) => {
       const o = document.createElement('vscode-option') as HTMLElement & { value: string; selected: boolean };
       o.value = s.id;
-      o.textContent = `${s.title}${s.live ? ' (live)' : ''}${s.simulated ? ' [SIMULATED]' : ''}`;
+      o.textContent = sessionLabel(s);
       o.selected = s.id === activeId;
       return o;
     });
@@ -107,13 +127,19 @@ export class Toolbar {
     this.sessionSelect.hidden = sessions.length < 2;
   }
 
+  /** An ended or imported trace has nothing to follow: the checkbox is then unchecked and disabled. */
   setLive(live: boolean): void {
+    this.live = live;
     this.liveBadge.textContent = live ? '● live' : 'ended';
     this.liveBadge.classList.toggle('on', live);
+    this.followBox.toggleAttribute('disabled', !live);
+    this.followBox.title = live ? 'Keep the newest events in view' : 'The trace has ended: there is nothing new to follow';
+    this.setFollow(this.follow);
   }
 
   setFollow(follow: boolean): void {
-    this.followBox.checked = follow;
+    this.follow = follow;
+    this.followBox.checked = follow && this.live;
   }
 }
 
@@ -151,28 +177,115 @@ function show(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
+/**
+ * The findings as one-line headlines (severity and title); the detail, the advice and the
+ * buttons open under a headline on demand (a native <details>, keyboard-operable).
+ */
 export function renderFindings(host: HTMLElement, findings: readonly Finding[], onSelect: (seq: number) => void, onLink: (url: string) => void): void {
   if (findings.length === 0) {
     host.replaceChildren(el('p', 'muted', 'No findings.'));
     return;
   }
+  // A live session's findings are re-rendered as they change: the ones the user opened stay open.
+  const open = new Set([...host.querySelectorAll<HTMLElement>('li.finding')].filter((li) => li.querySelector('details')?.open).map((li) => li.dataset.id));
   const list = el('ul', 'findings');
   for (const f of findings) {
     const li = el('li', `finding ${f.severity}`);
-    li.append(el('span', 'severity', f.severity.toUpperCase()), el('strong', undefined, f.title), el('p', undefined, f.detail), el('p', 'advice', f.advice));
+    li.dataset.id = f.id;
+    const item = el('details', 'finding-item');
+    item.open = open.has(f.id);
+    const head = el('summary', 'finding-head');
+    head.append(el('span', 'severity', f.severity.toUpperCase()), el('span', 'finding-title', f.title));
+    head.title = f.title;
+    const body = el('div', 'finding-body');
+    body.append(el('p', undefined, f.detail), el('p', 'advice', f.advice));
     if (f.evidence.length > 0) {
-      const b = el('button', 'link-button', `Show evidence (${f.evidence.length})`);
+      const b = el('button', 'link-button', `Show evidence (${f.evidenceCount ?? f.evidence.length})`);
       b.addEventListener('click', () => onSelect(f.evidence[0]));
-      li.append(b);
+      body.append(b);
     }
     if (f.link) {
       const url = f.link;
       const b = el('button', 'link-button', 'Upstream issue');
       b.title = url;
       b.addEventListener('click', () => onLink(url));
-      li.append(b);
+      body.append(b);
     }
+    item.append(head, body);
+    li.append(item);
     list.append(li);
   }
   host.replaceChildren(list);
+}
+
+export type LowerTab = 'findings' | 'details';
+
+/**
+ * The panel under the chart: two tabs, "Findings (N)" and "Details", one shown at a time in a
+ * region that scrolls by itself, so reading never scrolls the chart away.
+ */
+export class LowerTabs {
+  private readonly buttons: Record<LowerTab, HTMLButtonElement>;
+  private readonly panels: Record<LowerTab, HTMLElement>;
+  private current: LowerTab = 'findings';
+
+  constructor(host: HTMLElement, findings: HTMLElement, details: HTMLElement) {
+    const bar = el('div', 'tabs');
+    bar.setAttribute('role', 'tablist');
+    const make = (tab: LowerTab, panel: HTMLElement): HTMLButtonElement => {
+      const b = el('button', 'tab');
+      b.id = `tab-${tab}`;
+      b.setAttribute('role', 'tab');
+      panel.setAttribute('role', 'tabpanel');
+      panel.setAttribute('aria-labelledby', b.id);
+      b.addEventListener('click', () => this.show(tab));
+      bar.append(b);
+      return b;
+    };
+    this.panels = { findings, details };
+    this.buttons = { findings: make('findings', findings), details: make('details', details) };
+    this.buttons.details.textContent = 'Details';
+    host.prepend(bar);
+    this.setFindingsCount(0);
+    this.show('findings');
+  }
+
+  get shown(): LowerTab {
+    return this.current;
+  }
+
+  show(tab: LowerTab): void {
+    this.current = tab;
+    for (const t of ['findings', 'details'] as const) {
+      this.buttons[t].setAttribute('aria-selected', String(t === tab));
+      this.buttons[t].tabIndex = t === tab ? 0 : -1;
+      this.panels[t].hidden = t !== tab;
+    }
+  }
+
+  setFindingsCount(n: number): void {
+    this.buttons.findings.textContent = `Findings (${n})`;
+  }
+}
+
+/**
+ * "History of default/a (12 events)": every event that names the object, oldest first; a row
+ * selects its event on the timeline.
+ */
+export function renderHistory(host: HTMLElement, key: string, rows: readonly HistoryRow[], total: number, onSelect: (seq: number) => void): void {
+  const section = el('section', 'history');
+  section.setAttribute('aria-label', `History of ${key}`);
+  const shown = rows.length < total ? ` (the last ${rows.length} of ${total} events)` : ` (${total} ${total === 1 ? 'event' : 'events'})`;
+  section.append(el('h4', undefined, `History of ${key}${shown}`));
+  const list = el('ol', 'history-rows');
+  for (const r of rows) {
+    const li = el('li');
+    const b = el('button', 'link-button history-row');
+    b.append(el('span', 'history-time', r.time), el('span', undefined, r.text));
+    b.addEventListener('click', () => onSelect(r.seq));
+    li.append(b);
+    list.append(li);
+  }
+  section.append(list);
+  host.append(section);
 }

@@ -6,11 +6,12 @@
  * arrow keys move the selection (model/selection.ts), +/- zoom, F follows, Escape closes the
  * tooltip and then clears the selection.
  */
-import { brushX, scaleLinear, select, zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from 'd3';
+import { brushX, scaleLinear, select, zoom, zoomIdentity, type BrushBehavior, type ZoomBehavior, type ZoomTransform } from 'd3';
 import { nearestRow } from '../model/binning';
 import { MarkKind } from '../model/codes';
 import { describeEvent } from '../model/details';
-import { cursorForSeq, cursorSeq, isNavKey, moveCursor, navigableLanes, type Cursor, type NavLane } from '../model/selection';
+import { cursorForSeq, cursorSeq, isNavKey, moveCursor, type Cursor, type NavLane } from '../model/selection';
+import { navigableLanes } from '../model/tracks';
 import type { TimelineData } from '../model/timelineData';
 import { drawLanes } from './canvasLanes';
 import { bandAt, bandsHeight, laneBands, type LaneBand } from './layout';
@@ -44,6 +45,12 @@ export class TimelineView {
   private width = 600;
   private frame = 0;
   private applyingTransform = false;
+  /** Set while render() moves the window itself (follow live, keep window): no new frame, no follow change. */
+  private quietTransform = false;
+  private readonly plot: HTMLDivElement;
+  private readonly brush: BrushBehavior<unknown>;
+  private brushWidth = -1;
+  private compact = false;
   /** The base domain and width the current transform is relative to (the base grows with now). */
   private transformBase: { domain: [number, number]; width: number } | undefined;
 
@@ -63,6 +70,7 @@ export class TimelineView {
     this.labels.setAttribute('aria-hidden', 'true');
     const plot = this.root.appendChild(document.createElement('div'));
     plot.className = 'plot';
+    this.plot = plot;
     this.canvas = plot.appendChild(document.createElement('canvas'));
     this.svg = plot.appendChild(document.createElementNS('http://www.w3.org/2000/svg', 'svg'));
     this.tooltip = host.appendChild(document.createElement('div'));
@@ -87,10 +95,21 @@ export class TimelineView {
       .filter((ev: Event) => !(ev.target instanceof Element && ev.target.closest('.brush')) && !(ev instanceof MouseEvent && ev.button > 0))
       .on('zoom', (ev: { transform: ZoomTransform; sourceEvent: unknown }) => {
         this.transform = ev.transform;
+        if (this.quietTransform) return;
         if (!this.applyingTransform && ev.sourceEvent) this.setFollow(false);
         this.requestRender();
       });
     select(plot as HTMLDivElement).call(this.zoomBehavior);
+
+    // One brush for the view's life; render() only updates its extent when the width changes.
+    this.brush = brushX<unknown>().on('end', (ev: { selection: [number, number] | null; sourceEvent: unknown }) => {
+      if (!ev.selection || !ev.sourceEvent) return;
+      const [a, b] = ev.selection;
+      const x = this.shownScale();
+      select(this.svg).select<SVGGElement>('g.brush').call(this.brush.move, null);
+      this.setFollow(false);
+      this.showWindow(x.invert(a), x.invert(b));
+    });
 
     this.root.addEventListener('keydown', (ev) => this.onKey(ev));
     this.root.addEventListener('focus', () => this.showTooltipForCursor());
@@ -112,6 +131,13 @@ export class TimelineView {
     this.requestRender();
   }
 
+  /** Compact lanes for a short view (the bottom panel at its default height). */
+  setCompact(compact: boolean): void {
+    if (this.compact === compact) return;
+    this.compact = compact;
+    this.requestRender();
+  }
+
   /** The visible window [t0, t1] in trace ms. */
   window(): [number, number] {
     const [a, b] = this.shownScale().domain();
@@ -129,7 +155,7 @@ export class TimelineView {
   }
 
   zoomBy(factor: number): void {
-    select(this.root.querySelector('.plot') as HTMLDivElement).call(this.zoomBehavior.scaleBy, factor);
+    select(this.plot).call(this.zoomBehavior.scaleBy, factor);
   }
 
   resetZoom(): void {
@@ -172,7 +198,7 @@ export class TimelineView {
 
   private applyTransform(t: ZoomTransform): void {
     this.applyingTransform = true;
-    select(this.root.querySelector('.plot') as HTMLDivElement).call(this.zoomBehavior.transform, t);
+    select(this.plot).call(this.zoomBehavior.transform, t);
     this.applyingTransform = false;
     this.transformBase = this.currentBase();
   }
@@ -182,10 +208,15 @@ export class TimelineView {
     return { domain: [d0, d1], width: this.width };
   }
 
-  /** Sets the transform without a zoom event (d3-zoom keeps it on the element as __zoom). */
+  /** Sets the transform through d3-zoom (so wheel and drag continue from it) without scheduling a frame or leaving follow mode. */
   private setTransformQuietly(t: ZoomTransform): void {
+    this.quietTransform = true;
+    try {
+      select(this.plot).call(this.zoomBehavior.transform, t);
+    } finally {
+      this.quietTransform = false;
+    }
     this.transform = t;
-    (this.root.querySelector('.plot') as HTMLDivElement & { __zoom?: ZoomTransform }).__zoom = t;
   }
 
   /**
@@ -217,11 +248,10 @@ export class TimelineView {
   }
 
   private render(): void {
-    const plot = this.root.querySelector('.plot') as HTMLDivElement;
-    this.width = Math.max(100, plot.clientWidth);
+    this.width = Math.max(100, this.plot.clientWidth);
     this.keepWindow();
     if (this.follow) this.followLive();
-    this.bands = laneBands(this.data, BRUSH_HEIGHT + 2);
+    this.bands = laneBands(this.data, BRUSH_HEIGHT + 2, this.compact);
     const lanesBottom = bandsHeight(this.bands);
     const height = lanesBottom + AXIS_HEIGHT;
     const dpr = window.devicePixelRatio || 1;
@@ -249,7 +279,7 @@ export class TimelineView {
     const e = seq === undefined ? undefined : this.data.bySeq(seq);
     const band = this.bands.find((b) => b.id === this.lanes[this.cursor.lane]?.id);
     drawSelection(svg.select<SVGGElement>('g.selections'), e ? x(e.t) : undefined, band, lanesBottom);
-    this.renderBrush(x);
+    this.renderBrush();
   }
 
   private renderLabels(): void {
@@ -258,6 +288,11 @@ export class TimelineView {
     this.bands.forEach((b, i) => {
       const div = existing[i] ?? this.labels.appendChild(document.createElement('div'));
       div.textContent = texts[i];
+      div.title = texts[i];
+      // Lanes tall enough for two lines wrap their label instead of cutting it.
+      div.classList.toggle('wrap', b.height >= 30);
+      // One-line labels are centred by their line height, so a long one ends in "…" (the title has it all).
+      div.style.lineHeight = b.height >= 30 ? '' : `${b.height}px`;
       div.style.top = `${b.y}px`;
       div.style.height = `${b.height}px`;
       div.classList.toggle('focused', this.lanes[this.cursor.lane]?.id === b.id);
@@ -267,21 +302,16 @@ export class TimelineView {
     this.labels.style.width = `${LABEL_WIDTH}px`;
   }
 
-  private renderBrush(x: ReturnType<TimelineView['shownScale']>): void {
-    const brush = brushX<unknown>()
-      .extent([
-        [0, 0],
-        [this.width, BRUSH_HEIGHT],
-      ])
-      .on('end', (ev: { selection: [number, number] | null; sourceEvent: unknown }) => {
-        if (!ev.selection || !ev.sourceEvent) return;
-        const [a, b] = ev.selection;
-        select(this.svg).select<SVGGElement>('g.brush').call(brush.move, null);
-        this.setFollow(false);
-        this.showWindow(x.invert(a), x.invert(b));
-      });
+  /** The brush spans the strip above the lanes; it is re-applied only when the width changed. */
+  private renderBrush(): void {
+    if (this.brushWidth === this.width) return;
+    this.brushWidth = this.width;
+    this.brush.extent([
+      [0, 0],
+      [this.width, BRUSH_HEIGHT],
+    ]);
     const g = select(this.svg).select<SVGGElement>('g.brush');
-    g.call(brush);
+    g.call(this.brush);
     g.select('rect.overlay').attr('aria-label', 'Drag to zoom to a time range');
   }
 

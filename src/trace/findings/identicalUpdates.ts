@@ -4,7 +4,7 @@
  * listener that never resynced; PR #86015), handlers get old/new pairs that are DeepEqual.
  * The window of a relist runs until the next relist or resync, so resync updates are not counted.
  */
-import { at, countsText, evidence, LINKS, type Recorded, type TraceView } from './types';
+import { at, countsText, evidence, LINKS, plural, type Recorded, type TraceView } from './types';
 import type { Finding } from '../../format/trace';
 
 /** A burst needs at least half the listed objects (or this many) coming back as identical updates. */
@@ -60,7 +60,7 @@ export function identicalUpdatesAfterRelist(trace: TraceView): Finding[] {
     {
       id: 'identical-updates-after-relist',
       severity: 'warning',
-      title: bursts.length === 1 ? `${count} identical updates after the relist at ${at(first.relist.t)}` : `${count} identical updates after ${bursts.length} relists`,
+      title: bursts.length === 1 ? `${plural(count, 'identical update')} after the relist at ${at(first.relist.t)}` : `${plural(count, 'identical update')} after ${bursts.length} relists`,
       detail:
         `${what} as update notifications whose old and new objects are identical (DeepEqual)${handlers ? ` — per handler: ${handlers}` : ''}. ` +
         `That is ${share}% of all ${totalUpdates} update notifications in this trace. Nothing changed in the cluster; the relist replayed the cache.`,

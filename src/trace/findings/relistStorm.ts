@@ -4,6 +4,7 @@
  * Relists are grouped by reason so that the cause is visible at a glance.
  */
 import type { RelistReason } from '../../format/events';
+import { SummaryModel } from '../summary';
 import { at, countsText, evidence, LINKS, plural, type Recorded, type TraceView } from './types';
 import type { Finding } from '../../format/trace';
 
@@ -45,7 +46,10 @@ function episodes(relists: Recorded<'relist'>[]): Recorded<'relist'>[][] {
 }
 
 export function relistStorm(trace: TraceView): Finding[] {
+  const refused = new Set(SummaryModel.of(trace.events).refusedRelists());
   return episodes(trace.of('relist')).map((ep, i, all) => {
+    const refusedHere = ep.filter((r) => refused.has(r.seq)).length;
+    const listed = ep.length - refusedHere;
     const first = ep[0];
     const last = ep[ep.length - 1];
     const seconds = Math.max(1, Math.round((last.t - first.t) / 1000));
@@ -57,7 +61,10 @@ export function relistStorm(trace: TraceView): Finding[] {
       title: `Relist storm: ${plural(ep.length, 'relist')} in ${seconds}s`,
       detail:
         `From ${at(first.t)} to ${at(last.t)} the reflector relisted ${ep.length} times (by reason: ${countsText(reasons)}). ` +
-        'Every relist is a full LIST from the apiserver and replays the whole collection through the FIFO.',
+        (refusedHere === 0
+          ? 'Every relist is a full LIST from the apiserver and replays the whole collection through the FIFO.'
+          : `${plural(refusedHere, 'relist')} had the LIST refused (the apiserver or the network refused it; the reflector backs off and relists again); ` +
+            `${plural(listed, 'relist')} completed a full LIST and replayed the whole collection through the FIFO.`),
       advice:
         (hints.length > 0 ? `Cause: ${hints.join(' ')} ` : '') +
         'Relists are expensive for the apiserver and for handlers; look at the per-reason findings below for the specific cause and fix.',

@@ -60,9 +60,10 @@ function firstAbove(list: readonly { seq: number }[], seq: number): number {
 
 export type FindingRule = (trace: TraceView) => Finding[];
 
-/** Evidence lists stay readable: the first this many seqs are kept. */
+/** Evidence lists stay readable: the first this many seqs are kept (computeFindings cuts them and records the full count). */
 export const MAX_EVIDENCE = 50;
 
+/** The seqs of all the events that show a finding, ascending, without repeats. */
 export function evidence(...groups: (number | undefined | readonly number[])[]): number[] {
   const all = new Set<number>();
   for (const g of groups) {
@@ -70,7 +71,7 @@ export function evidence(...groups: (number | undefined | readonly number[])[]):
     if (typeof g === 'number') all.add(g);
     else for (const s of g) all.add(s);
   }
-  return [...all].sort((a, b) => a - b).slice(0, MAX_EVIDENCE);
+  return [...all].sort((a, b) => a - b);
 }
 
 /** "t=12.5s" from engine ms. */
@@ -106,3 +107,14 @@ export const LINKS = {
   etcd17555: 'https://github.com/etcd-io/etcd/pull/17555',
   sharedInformer: 'https://pkg.go.dev/k8s.io/client-go/tools/cache#SharedInformer',
 } as const;
+
+/** A finding with its evidence cut to MAX_EVIDENCE seqs; `evidenceCount` then says how many there are. */
+export function capEvidence(f: Finding): Finding {
+  if (f.evidence.length <= MAX_EVIDENCE) return f;
+  return { ...f, evidence: f.evidence.slice(0, MAX_EVIDENCE), evidenceCount: f.evidence.length };
+}
+
+/** How many events show a finding. */
+export function evidenceCount(f: Finding): number {
+  return f.evidenceCount ?? f.evidence.length;
+}

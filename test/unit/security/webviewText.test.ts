@@ -100,7 +100,8 @@ describe('security: the webview renders cluster data as text only', () => {
       summaryHost,
       {
         state: XSS, relists: 1, relistsByReason: [[SCRIPT, 1]], identicalUpdates: 0, identicalShare: 0, updates: 0, tombstones: 0,
-        currentRv: SVG, fifoKeys: 0, fifoDeltas: 0, synced: true, lists: 1, watches: 1, events: 9, dropped: 0,
+        currentRv: SVG, fifoKeys: 0, fifoDeltas: 0, synced: true, lists: 1, watches: 1, events: 9, dropped: 0, relistsListRefused: 0,
+        staleWindows: [{ key: XSS, fromT: 0, toT: 5, revealedBy: 'check', revealSeq: 1 }],
       } as unknown as Parameters<Panels['renderSummary']>[1],
       1,
       session,

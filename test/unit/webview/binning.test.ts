@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { binCounts, binOf, binStepMax, nearestRow } from '../../../webview/model/binning';
+import { binCounts, binOf, binRuns, binStepMax, nearestRow } from '../../../webview/model/binning';
 import { PackedLane, lowerBound, upperBound } from '../../../webview/model/packed';
 
 describe('webview model: packed lanes', () => {
@@ -70,5 +70,18 @@ describe('webview model: binning', () => {
     assert.equal(nearestRow(times, times.length, 8, 1.5), 4);
     assert.equal(nearestRow(times, times.length, 12.4, 1), -1);
     assert.equal(nearestRow(times, 0, 1, 10), -1);
+  });
+});
+
+describe('webview model: bursts (binRuns)', () => {
+  it('groups adjacent non-empty bins and counts their rows, so a burst of 12 reads as 12', () => {
+    // 2 categories, 6 bins: [1,0] [3,2] [0,0] [12,0] [0,0] [0,1]
+    const counts = [1, 0, 3, 2, 0, 0, 12, 0, 0, 0, 0, 1];
+    const runs = binRuns(counts, 6, 2);
+    assert.deepEqual(runs, [
+      { first: 0, last: 1, total: 6 },
+      { first: 3, last: 3, total: 12 },
+      { first: 5, last: 5, total: 1 },
+    ]);
   });
 });

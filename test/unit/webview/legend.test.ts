@@ -2,6 +2,8 @@ import { strict as assert } from 'node:assert';
 import { DELTA_TYPES, REFLECTOR_STATES } from '../../../webview/model/codes';
 import { cssColour, DELTA_COLOURS, resolveColour, STATE_COLOURS } from '../../../webview/model/colours';
 import { legendGroups } from '../../../webview/model/legend';
+import { MARK_STYLES, rowText } from '../../../webview/model/marks';
+import { MarkKind } from '../../../webview/model/codes';
 import { SUMMARY_CHIP_HELP } from '../../../webview/model/summary';
 
 describe('webview model: colours', () => {
@@ -43,14 +45,31 @@ describe('webview model: legend', () => {
     assert.match(entries[3].description, /^Replaced \/ ReplacedAll delta: .+\.$/);
   });
 
-  it('explains the loud marks with the shape the lanes draw', () => {
+  it('names every mark the marks lane draws, with the shape and colour the lane uses', () => {
     const marks = byTitle('Marks').entries;
-    assert.deepEqual(marks.map((e) => [e.label, e.shape]), [
-      ['relist', 'relist'],
-      ['fault', 'tick'],
-      ['identical update', 'block'],
-      ['tombstone', 'diamond'],
-    ]);
+    for (const k of Object.values(MarkKind).filter((v): v is MarkKind => typeof v === 'number')) {
+      const style = MARK_STYLES[k];
+      const e = marks.find((m) => m.label === style.label);
+      assert.ok(e, `legend lacks ${style.label}`);
+      assert.equal(e.shape, style.shape);
+      assert.deepEqual(e.colour, style.colour);
+    }
+    for (const label of ['bookmark', 'synced', 'relist', 'fault', 'identical update', 'tombstone']) assert.ok(marks.some((m) => m.label === label), label);
+    const looks = marks.map((m) => `${m.shape}|${m.colour.join()}`);
+    assert.equal(new Set(looks).size, looks.length, 'two marks look the same');
+  });
+
+  it('backoff, fault, Sync, bookmark and tombstone differ in colour, and the point marks in shape too', () => {
+    const tombstone = byTitle('Marks').entries.find((m) => m.label === 'tombstone')!;
+    const colours = [STATE_COLOURS.backoff, MARK_STYLES[MarkKind.Fault].colour, DELTA_COLOURS.Sync, MARK_STYLES[MarkKind.Bookmark].colour, tombstone.colour].map((c) => c.join());
+    assert.equal(new Set(colours).size, colours.length, colours.join(' ; '));
+    const shapes = [MARK_STYLES[MarkKind.Fault].shape, MARK_STYLES[MarkKind.Bookmark].shape, tombstone.shape, MARK_STYLES[MarkKind.Resync].shape, MARK_STYLES[MarkKind.Synced].shape];
+    assert.equal(new Set(shapes).size, shapes.length, shapes.join(' ; '));
+  });
+
+  it('a classification row is explained in words', () => {
+    assert.equal(rowText(7), '7: the LIST failed (refused or any other error); back off and relist');
+    assert.equal(rowText(99), '99');
   });
 
   it('gives every entry a one-sentence description', () => {

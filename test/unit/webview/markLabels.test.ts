@@ -1,7 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { eventDetails, formatMs, formatTime } from '../../../webview/model/details';
-import { faultLabel, placeLabels, relistLabel } from '../../../webview/model/markLabels';
-import { cursorForSeq, cursorSeq, moveCursor, navigableLanes } from '../../../webview/model/selection';
+import fc from 'fast-check';
+import { faultLabel, labelExtent, MIN_LABEL_GAP_PX, placeLabels, relistLabel } from '../../../webview/model/markLabels';
+import { cursorForSeq, cursorSeq, moveCursor } from '../../../webview/model/selection';
+import { navigableLanes } from '../../../webview/model/tracks';
 import { MarkKind } from '../../../webview/model/codes';
 import { TimelineData } from '../../../webview/model/timelineData';
 import { numbered } from './fixture';
@@ -44,6 +46,33 @@ describe('webview model: fault and relist labels', () => {
     );
     assert.deepEqual(placed.map((p) => p.showText), [true, false, true, true]);
     assert.deepEqual(placed.map((p) => p.leftOfMark), [false, false, false, true]);
+    assert.deepEqual(placed.map((p) => p.more), [1, 0, 0, 0], 'the hidden label is counted on the one before it');
+  });
+
+  it('property: shown labels never overlap or leave the row, and every label is shown or counted in one "+N"', () => {
+    const row = fc
+      .record({
+        width: fc.integer({ min: 120, max: 1600 }),
+        marks: fc.array(fc.record({ at: fc.double({ min: 0, max: 1, noNaN: true }), len: fc.integer({ min: 4, max: 40 }) }), { maxLength: 60 }),
+      })
+      .map(({ width, marks }) => ({
+        width,
+        items: marks.map((m) => ({ px: m.at * width, text: 'R'.repeat(m.len) })).sort((a, b) => a.px - b.px),
+      }));
+    fc.assert(
+      fc.property(row, ({ width, items }) => {
+        const placed = placeLabels(items, width);
+        const shown = items.map((it, i) => ({ it, p: placed[i] })).filter((x) => x.p.showText);
+        const boxes = shown.map(({ it, p }) => labelExtent(it.px, it.text, p));
+        for (const [a, b] of boxes) assert.ok(a >= 0 && b <= width + 1e-9, `inside the row: ${a}..${b} of ${width}`);
+        for (let i = 1; i < boxes.length; i++) assert.ok(boxes[i][0] - boxes[i - 1][1] >= MIN_LABEL_GAP_PX, `overlap: ${JSON.stringify(boxes)}`);
+        for (const p of placed) if (!p.showText) assert.equal(p.more, 0);
+        if (shown.length > 0) assert.equal(shown.length + placed.reduce((n, p) => n + p.more, 0), items.length);
+        // A label alone in a row wide enough for it is always shown.
+        if (items.length === 1 && items[0].text.length * 7 + 60 < width / 2) assert.equal(shown.length, 1);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('a fault is a mark of the marks lane, reachable with the arrow keys', () => {

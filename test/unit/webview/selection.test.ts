@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { cursorForSeq, cursorSeq, moveCursor, navigableLanes } from '../../../webview/model/selection';
+import { cursorForSeq, cursorSeq, moveCursor } from '../../../webview/model/selection';
+import { navigableLanes } from '../../../webview/model/tracks';
 import { describeRequest, eventDetails, findRequest } from '../../../webview/model/details';
 import { TimelineData } from '../../../webview/model/timelineData';
 import { cycleTrace } from './fixture';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { DELTA_TYPES, MarkKind, NotifyKind, REFLECTOR_STATES, RELIST_REASONS } from '../../../webview/model/codes';
 import { TimelineData } from '../../../webview/model/timelineData';
-import { TimelineSummary } from '../../../webview/model/summary';
+import { SummaryModel as TimelineSummary } from '../../../src/trace/summary';
 import { cycleTrace } from './fixture';
 
 describe('webview model: timeline data', () => {

@@ -1,0 +1,167 @@
+/**
+ * What a user sees of the sandbox storylines at 1400×900 in code-server (real VS Code, Debian
+ * chromium): the numbers on screen agree with each other (header chips, the Findings tab, the
+ * status bar), the stale-cache row of the etcd-lost-delete story, one-line findings that expand,
+ * light / dark / high contrast, and the bottom panel in its compact layout.
+ * Screenshots go to test-results/screenshots/storyline-*.png. Prints `N passed, M failed`.
+ * Run: npx tsx test/e2e/vscode/storylines.e2e.ts
+ */
+import { mkdirSync } from 'node:fs';
+import { chromium, type FrameLocator, type Page } from 'playwright-core';
+import { ensureCodeServer, packageExtension, startCodeServer } from './codeServer';
+import { SHOTS, answer, check, chipValue, results, runCommand, sessionTitle, setTheme, shot, step, usePage, visibleTimeline, waitUntil } from './workbench';
+
+async function inspectSandbox(page: Page, storyline: string, profile: string): Promise<void> {
+  await runCommand(page, 'Informer Inspector: Inspect informer');
+  // Without a kubeconfig the first question is "… Use the built-in sandbox?"; with one it lists contexts and the sandbox.
+  await answer(page, 'sandbox', 'Built-in sandbox cluster');
+  await answer(page, 'Sandbox storyline', storyline);
+  await answer(page, 'Resource to inform on', 'configmaps');
+  await answer(page, 'Namespace', 'All namespaces');
+  await answer(page, 'Selectors');
+  await answer(page, 'behaviour profile', profile);
+}
+
+const titled = (text: string) => async (f: FrameLocator) => (await sessionTitle(f)).includes(text);
+
+/**
+ * The Findings tab says "Findings (N)": the same N as the header chip and the number of headlines.
+ * A live session's findings change while the three are read one after the other, so they must
+ * agree within a few seconds (a lasting disagreement fails).
+ */
+async function findingsAgree(page: Page, f: FrameLocator): Promise<void> {
+  const read = async () => [await chipValue(f, 'findings'), (await f.locator('#tab-findings').textContent()) ?? '', String(await f.locator('.finding-head').count())];
+  await waitUntil(page, 5000, async () => {
+    const [c, t, h] = await read();
+    return t === `Findings (${c})` && h === c;
+  });
+  const chip = await chipValue(f, 'findings');
+  const tab = (await f.locator('#tab-findings').textContent()) ?? '';
+  check(tab === `Findings (${chip})`, `findings chip "${chip}" vs tab "${tab}"`);
+  const headlines = await f.locator('.finding-head').count();
+  check(String(headlines) === chip, `findings chip "${chip}" vs ${headlines} headlines`);
+}
+
+async function main(): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  const launcher = ensureCodeServer();
+  const vsix = packageExtension();
+  const cs = await startCodeServer(launcher, vsix, 'Default Light Modern');
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    usePage(page);
+    await page.goto(cs.url);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    // On a busy machine the extension host takes a while: wait until nothing is "Activating".
+    await page.waitForTimeout(3000);
+    await waitUntil(page, 120_000, async () => !((await page.locator('.statusbar').textContent()) ?? '').includes('Activating'));
+    // The extension's commands appear once it has activated ("Stop informer" with none running only
+    // says so, and leaves the bottom panel closed: the storylines are shot in the editor area).
+    await waitUntil(page, 120_000, async () => {
+      await runCommand(page, 'Informer Inspector: Stop informer');
+      return true;
+    });
+    await page.keyboard.press('Escape');
+
+    let lost: FrameLocator | undefined;
+    await step('etcd-lost-delete, v1.36: tombstone counted, the stale-cache window on the object\'s row and in the header', async () => {
+      await inspectSandbox(page, 'etcd-lost-delete', 'v1.36');
+      lost = await visibleTimeline(page, { area: 'editor', until: titled('v1.36') });
+      const f = lost;
+      const ok = await waitUntil(page, 45_000, async () => (await chipValue(f, 'tombstones')) !== '0' && (await f.locator('.chip[data-k="stale"]').count()) > 0);
+      await page.waitForTimeout(1500);
+      await shot(page, 'storyline-etcd-lost-delete-v136-light.png');
+      check(ok, `tombstones "${await chipValue(f, 'tombstones')}", stale chip ${await f.locator('.chip[data-k="stale"]').count()}`);
+      check((await chipValue(f, 'tombstones')) === '1', `tombstones chip "${await chipValue(f, 'tombstones')}" (RealFIFO makes its tombstone at distribution)`);
+      check(/^1 object, up to \d+\.\d s$/.test(await chipValue(f, 'stale')), `stale chip "${await chipValue(f, 'stale')}"`);
+      const lanes = (await f.locator('.lane-labels').textContent()) ?? '';
+      check(lanes.includes('Stale team-a/doomed-config-1'), `lane labels: "${lanes}"`);
+      await findingsAgree(page, f);
+      const tomb = (await f.locator('.finding-head', { hasText: 'tombstone' }).first().textContent()) ?? '';
+      check(tomb.includes('1 delete delivered'), `the tombstone finding says "${tomb}"`);
+    });
+
+    await step('findings: one-line headlines; one expands; evidence opens the Details tab with the chart in view', async () => {
+      const f = lost!;
+      await f.locator('.finding-head').first().click();
+      await page.waitForTimeout(300);
+      await shot(page, 'storyline-findings-expanded-light.png');
+      const evidence = f.locator('.finding-item[open] .link-button', { hasText: 'Show evidence' }).first();
+      check((await evidence.count()) === 1, 'an expanded finding shows its evidence button');
+      await evidence.click();
+      await page.waitForTimeout(500);
+      check((await f.locator('#tab-details').getAttribute('aria-selected')) === 'true', 'evidence opens the Details tab');
+      const chartBox = await f.locator('.chart').boundingBox();
+      check(!!chartBox && chartBox.y >= 0 && chartBox.y < 300, `the chart stays in view (top ${chartBox?.y})`);
+      await shot(page, 'storyline-details-light.png');
+    });
+
+    await step('an object\'s history: the tombstone\'s evidence shows every event of the lost object', async () => {
+      const f = lost!;
+      await f.locator('#tab-findings').click();
+      const tomb = f.locator('.finding-item', { hasText: 'tombstone' }).first();
+      await tomb.locator('.finding-head').click();
+      await tomb.locator('.link-button', { hasText: 'Show evidence' }).click();
+      await page.waitForTimeout(500);
+      const head = (await f.locator('.history h4').textContent({ timeout: 5000 })) ?? '';
+      await shot(page, 'storyline-object-history-light.png');
+      check(head.startsWith('History of team-a/doomed-config-1'), `history heading "${head}"`);
+      const rows = ((await f.locator('.history-rows').textContent()) ?? '').toLowerCase();
+      check(rows.includes('added') && rows.includes('tombstone'), `the history shows the ADDED and the tombstone: "${rows.slice(0, 400)}"`);
+    });
+
+    for (const [theme, name] of [
+      ['Default Dark Modern', 'dark'],
+      ['Default High Contrast', 'hc'],
+      ['Default High Contrast Light', 'hc-light'],
+    ] as const) {
+      await step(`etcd-lost-delete in ${theme}`, async () => {
+        await setTheme(page, theme);
+        await shot(page, `storyline-etcd-lost-delete-v136-${name}.png`);
+      });
+    }
+    await setTheme(page, 'Default Light Modern').catch(() => undefined);
+
+    await step('restart-storm, v1.15: relists, with those whose LIST was refused named; the status bar agrees', async () => {
+      await inspectSandbox(page, 'restart-storm', 'v1.15');
+      const f = await visibleTimeline(page, { area: 'editor', until: titled('v1.15') });
+      const ok = await waitUntil(page, 45_000, async () => Number((await chipValue(f, 'relists')).split(' ')[0]) >= 2);
+      await page.waitForTimeout(2500);
+      await shot(page, 'storyline-restart-storm-v115-light.png');
+      const relists = await chipValue(f, 'relists');
+      check(ok, `relists chip "${relists}"`);
+      await findingsAgree(page, f);
+      const bar = (await page.locator('.statusbar-item', { hasText: 'informer' }).first().getAttribute('aria-label').catch(() => '')) ?? '';
+      check(bar !== '', 'no status bar item');
+    });
+
+    await step('the bottom panel at its default height uses the compact layout', async () => {
+      await runCommand(page, 'Informer Inspector: Show timeline');
+      const f = await visibleTimeline(page, { area: 'bottom' });
+      await page.waitForTimeout(1500);
+      const compact = await f.locator('main#app.compact').count();
+      await shot(page, 'storyline-bottom-panel-light.png');
+      check(compact === 1, 'the bottom panel is not in the compact layout');
+      const tabs = await f.locator('#tab-findings').boundingBox();
+      check(!!tabs && tabs.y < 900 - 60, `the findings tab is in view in the bottom panel (top ${tabs?.y} of 900)`);
+      const lanes = (await f.locator('.lane-labels').textContent()) ?? '';
+      check(lanes.includes('Handler main'), `the handler lane is there in the bottom panel: "${lanes}"`);
+      await setTheme(page, 'Default Dark Modern');
+      await shot(page, 'storyline-bottom-panel-dark.png');
+    });
+  } finally {
+    await browser.close();
+    cs.stop();
+    const passed = results.filter((r) => r.ok).length;
+    console.log(`${passed} passed, ${results.length - passed} failed`);
+  }
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exitCode = 1;
+});

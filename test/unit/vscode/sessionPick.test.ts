@@ -1,0 +1,41 @@
+import { strict as assert } from 'node:assert';
+import { newestRunning, pickOrder, uniqueTitle } from '../../../src/app/sessionPick';
+import { statusText } from '../../../src/vscode/statusText';
+import { SummaryModel } from '../../../src/trace/summary';
+import { numbered } from '../trace/fixtures';
+
+describe('sessions: the one on screen first, unique names', () => {
+  it('commands offer the session on screen first (a quick pick preselects it), then the newest', () => {
+    const s = [{ id: 'old' }, { id: 'mid' }, { id: 'new' }];
+    assert.deepEqual(pickOrder(s, 'old').map((x) => x.id), ['old', 'new', 'mid']);
+    assert.deepEqual(pickOrder(s, undefined).map((x) => x.id), ['new', 'mid', 'old']);
+    assert.deepEqual(pickOrder(s, 'gone').map((x) => x.id), ['new', 'mid', 'old']);
+  });
+
+  it('revealOnDebug shows the newest running informer, not a trace opened after it', () => {
+    const s = [{ id: 'run-old', live: true }, { id: 'run-new', live: true }, { id: 'trace', live: false }];
+    assert.equal(newestRunning(s)?.id, 'run-new');
+    assert.equal(newestRunning([{ id: 'trace', live: false }]), undefined);
+  });
+
+  it('two sessions never share a title', () => {
+    const t = 'configmaps (all namespaces, v1.36) SIMULATED';
+    assert.equal(uniqueTitle(t, []), t);
+    assert.equal(uniqueTitle(t, [t]), `${t} #2`);
+    assert.equal(uniqueTitle(t, [t, `${t} #2`]), `${t} #3`);
+  });
+
+  it('the status bar counts what the header chip counts, LIST-refused relists named', () => {
+    const s = SummaryModel.of(
+      numbered([
+        { t: 0, type: 'list.done', rv: '1', items: 1, pages: 1, paginated: false, durationMs: 1 },
+        { t: 1, type: 'relist', reason: 'ConnectionRefused', row: 6, rv: '1', consistent: false, text: 'refused' },
+        { t: 2, type: 'list.error', text: 'connection refused' },
+        { t: 3, type: 'relist', reason: 'ConnectionRefused', row: 7, rv: '1', consistent: false, text: 'refused' },
+      ]),
+    ).snapshot();
+    const bar = statusText([{ title: 'a', summary: () => s }]);
+    assert.equal(bar.text, '$(pulse) 1 informer · 2 relists');
+    assert.equal(bar.tooltip, 'a: relists 2 (1 with the LIST refused; ConnectionRefused 2)');
+  });
+});

@@ -1,0 +1,297 @@
+/**
+ * The webview's actions layer: the only code that talks to the host, through the `vscode` API it
+ * is given (acquireVsCodeApi() in main.ts, a fake in tests). It applies snapshots and deltas to
+ * the model, asks for a fresh snapshot when a delta does not follow on (afterSeq mismatch) or
+ * reports dropped events, and persists only UI state (window, follow, selection) with setState.
+ * A live session's timeline ends at the host's engine time (`nowT` on snapshots and deltas, and
+ * the ~1/s `clock` heartbeat), an ended or imported one at its last event.
+ */
+import {
+  ClockNotification,
+  DeltaNotification,
+  EmptyNotification,
+  ExportTraceRequest,
+  OpenLinkCommand,
+  ReadyCommand,
+  SelectSessionCommand,
+  SessionsNotification,
+  SnapshotNotification,
+  isTimelineUiState,
+  type ClockParams,
+  type DeltaParams,
+  type EmptyState,
+  type ExportResult,
+  type SessionInfo,
+  type SessionsParams,
+  type SnapshotParams,
+  type TimelineUiState,
+} from '../src/protocol/timeline';
+import type { IpcMessage } from '../src/protocol/ipc';
+import type { Finding, TraceSummary } from '../src/format/trace';
+import { eventDetails } from './model/details';
+import { TimelineData } from './model/timelineData';
+import { renderLegend } from './render/legend';
+import { el, LowerTabs, renderDetails, renderFindings, renderHistory, renderSummary, Toolbar } from './render/panels';
+import { keyOf, objectHistory } from './model/history';
+import { TimelineView } from './render/timelineView';
+
+/** The part of the webview API the app uses. */
+export interface VsCodeApi {
+  postMessage(msg: IpcMessage): void;
+  getState(): unknown;
+  setState(state: TimelineUiState): void;
+}
+
+/** Views shorter than this (the bottom panel at its default height) use the compact layout. */
+export const COMPACT_HEIGHT = 520;
+
+export class TimelineApp {
+  readonly data = new TimelineData();
+  private readonly ui: TimelineUiState;
+  private findings: Finding[] = [];
+  /** The host's counts of the whole trace (undefined until a snapshot brought them). */
+  private summary: TraceSummary | undefined;
+  private session: SessionInfo | undefined;
+  private sessions: SessionInfo[] = [];
+  private nextRequestId = 1;
+  private readonly pending = new Map<number, (result: ExportResult) => void>();
+
+  private readonly headerEl: HTMLElement;
+  private readonly toolbarEl: HTMLElement;
+  private readonly emptyEl: HTMLElement;
+  private readonly chartEl: HTMLElement;
+  private readonly lower: HTMLElement;
+  private readonly detailsEl: HTMLElement;
+  private readonly findingsEl: HTMLElement;
+  private readonly statusEl: HTMLElement;
+  private readonly view: TimelineView;
+  private readonly toolbar: Toolbar;
+  private readonly tabs: LowerTabs;
+  private readonly legend: HTMLDetailsElement;
+  private readonly root: HTMLElement;
+
+  constructor(
+    private readonly vscode: VsCodeApi,
+    root: HTMLElement,
+  ) {
+    const saved = vscode.getState();
+    this.ui = isTimelineUiState(saved) ? saved : { follow: true };
+
+    this.headerEl = root.appendChild(el('header', 'summary'));
+    this.headerEl.setAttribute('aria-label', 'Summary');
+    this.toolbarEl = root.appendChild(el('div', 'toolbar'));
+    this.toolbarEl.setAttribute('role', 'toolbar');
+    this.emptyEl = root.appendChild(el('p', 'empty'));
+    this.chartEl = root.appendChild(el('section', 'chart'));
+    this.lower = root.appendChild(el('div', 'lower'));
+    this.findingsEl = this.lower.appendChild(el('section', 'findings-pane'));
+    this.findingsEl.setAttribute('aria-label', 'Findings');
+    this.detailsEl = this.lower.appendChild(el('section', 'details'));
+    this.detailsEl.setAttribute('aria-live', 'polite');
+    this.detailsEl.setAttribute('aria-label', 'Event details');
+    this.tabs = new LowerTabs(this.lower, this.findingsEl, this.detailsEl);
+    this.statusEl = root.appendChild(el('p', 'status'));
+    this.statusEl.setAttribute('role', 'status');
+
+    this.legend = renderLegend(this.chartEl);
+    this.view = new TimelineView(this.chartEl, this.data, {
+      onSelect: (seq) => {
+        this.ui.selectedSeq = seq;
+        this.saveUi();
+        this.showDetails(seq);
+        if (seq !== undefined) this.tabs.show('details');
+      },
+      onFollowChange: (follow) => {
+        this.ui.follow = follow;
+        this.toolbar.setFollow(follow);
+        this.saveUi();
+      },
+    });
+    this.toolbar = new Toolbar(this.toolbarEl, {
+      onSession: (id) => {
+        if (id && id !== this.session?.id) this.vscode.postMessage(SelectSessionCommand.create({ sessionId: id }));
+      },
+      onFollow: (follow) => this.view.setFollow(follow),
+      onZoom: (factor) => this.view.zoomBy(factor),
+      onReset: () => this.view.resetZoom(),
+      onExport: () => this.exportTrace(),
+    });
+    this.toolbar.setFollow(this.ui.follow);
+    this.root = root;
+    this.layout();
+    window.addEventListener('resize', () => this.layout());
+  }
+
+  /** Compact below COMPACT_HEIGHT px: lanes shrink, the panel moves beside the chart, the legend starts closed. */
+  private layout(): void {
+    const compact = window.innerHeight > 0 && window.innerHeight < COMPACT_HEIGHT;
+    if (compact === this.root.classList.contains('compact')) return;
+    this.root.classList.toggle('compact', compact);
+    this.view.setCompact(compact);
+    this.legend.open = !compact;
+  }
+
+  /** Shows "Loading…" and asks the host for the first snapshot. */
+  start(): void {
+    this.setEmpty('Loading…');
+    this.refreshPanels();
+    this.vscode.postMessage(ReadyCommand.create({}));
+  }
+
+  /** One message from the host; anything that is not a known, well-formed message is ignored. */
+  handle(msg: unknown): void {
+    if (SnapshotNotification.is(msg)) this.onSnapshot(msg.params);
+    else if (DeltaNotification.is(msg)) this.onDelta(msg.params);
+    else if (ClockNotification.is(msg)) this.onClock(msg.params);
+    else if (SessionsNotification.is(msg)) this.onSessions(msg.params);
+    else if (EmptyNotification.is(msg)) this.onEmpty(msg.params);
+    else if (ExportTraceRequest.completion.is(msg) && msg.id !== undefined) this.onExportDone(msg.id, msg.params);
+  }
+
+  /** The counts the header shows. */
+  get shownSummary(): TraceSummary | undefined {
+    return this.summary;
+  }
+
+  /** The session shown, if any. */
+  get currentSession(): SessionInfo | undefined {
+    return this.session;
+  }
+
+  exportTrace(): void {
+    if (!this.session) return;
+    const id = this.nextRequestId++;
+    this.pending.set(id, (r) => (this.statusEl.textContent = r.message));
+    this.vscode.postMessage(ExportTraceRequest.create({ sessionId: this.session.id }, id));
+  }
+
+  private onSnapshot(p: SnapshotParams): void {
+    const sameSession = this.session?.id === p.session.id;
+    this.session = p.session;
+    this.sessions = p.sessions;
+    this.data.reset();
+    this.summary = p.summary;
+    this.data.append(p.events);
+    this.data.staleWindows = p.summary?.staleWindows ?? [];
+    this.data.setLive(p.session.live);
+    if (p.nowT !== undefined) this.data.advanceNow(p.nowT);
+    this.findings = p.findings;
+    this.setEmpty(p.events.length === 0 ? 'Waiting for the first events…' : undefined);
+    this.toolbar.setSessions(this.sessions, p.session.id);
+    this.toolbar.setLive(p.session.live);
+    this.view.dataChanged();
+    // Restore the UI state that belongs to this session (a restored panel, a re-shown view).
+    const restore = sameSession || this.ui.sessionId === p.session.id;
+    this.ui.sessionId = p.session.id;
+    if (restore && this.ui.selectedSeq !== undefined) this.view.selectSeq(this.ui.selectedSeq);
+    if (restore && !this.ui.follow && this.ui.window) this.view.showWindow(this.ui.window[0], this.ui.window[1]);
+    this.view.setFollow(restore ? this.ui.follow : true);
+    this.showDetails(restore ? this.ui.selectedSeq : undefined);
+    this.showFindings();
+    this.refreshPanels();
+    this.saveUi();
+  }
+
+  private onDelta(p: DeltaParams): void {
+    const session = this.session;
+    if (!session || p.sessionId !== session.id) return;
+    // Missed a batch (or the host restarted its stream), or the recorder dropped its oldest
+    // events (this view must hold no more than the recorder's cap): ask for a full snapshot.
+    if (p.afterSeq !== this.data.lastSeq || p.events.some((e) => e.type === 'trace.dropped')) {
+      this.vscode.postMessage(ReadyCommand.create({}));
+      return;
+    }
+    this.data.append(p.events);
+    this.data.setLive(p.live);
+    if (p.nowT !== undefined) this.data.advanceNow(p.nowT);
+    if (p.summary) {
+      this.summary = p.summary;
+      this.data.staleWindows = p.summary.staleWindows;
+    }
+    if (p.findings) {
+      this.findings = p.findings;
+      this.showFindings();
+    }
+    if (session.live !== p.live) {
+      this.session = { ...session, live: p.live };
+      this.toolbar.setLive(p.live);
+    }
+    if (this.data.eventCount > 0) this.setEmpty(undefined);
+    this.view.dataChanged();
+    this.refreshPanels();
+  }
+
+  /** A live session's heartbeat: the timeline (current state, open watch, follow-live) reaches now. */
+  private onClock(p: ClockParams): void {
+    if (p.sessionId !== this.session?.id || !this.session.live) return;
+    this.data.advanceNow(p.nowT);
+    this.view.requestRender();
+  }
+
+  private onSessions(p: SessionsParams): void {
+    this.sessions = p.sessions;
+    this.toolbar.setSessions(this.sessions, this.session?.id);
+  }
+
+  private onEmpty(p: EmptyState): void {
+    this.session = undefined;
+    this.data.reset();
+    this.summary = undefined;
+    this.setEmpty(p.message);
+    this.refreshPanels();
+  }
+
+  private onExportDone(id: number, result: ExportResult): void {
+    this.pending.get(id)?.(result);
+    this.pending.delete(id);
+  }
+
+  private saveUi(): void {
+    if (!this.ui.follow) this.ui.window = this.view.window();
+    else delete this.ui.window;
+    this.vscode.setState(this.ui);
+  }
+
+  /** The selected event's details and, when it names an object, that object's whole history. */
+  private showDetails(seq: number | undefined): void {
+    const e = seq === undefined ? undefined : this.data.bySeq(seq);
+    renderDetails(this.detailsEl, e ? eventDetails(this.data, e) : undefined);
+    const key = e ? keyOf(e) : undefined;
+    if (key === undefined) return;
+    const { rows, total } = objectHistory(this.data.allEvents(), key);
+    renderHistory(this.detailsEl, key, rows, total, (s) => {
+      this.view.selectSeq(s);
+      this.ui.selectedSeq = s;
+      this.saveUi();
+      this.showDetails(s);
+    });
+  }
+
+  private refreshPanels(): void {
+    // Without a session the chips would show zeros and "idle (ended)" for nothing: hide them.
+    this.headerEl.style.display = this.toolbarEl.style.display = this.session ? '' : 'none';
+    if (this.session && this.summary) renderSummary(this.headerEl, this.summary, this.findings.length, this.session);
+    else this.headerEl.replaceChildren();
+  }
+
+  private setEmpty(message: string | undefined): void {
+    this.emptyEl.textContent = message ?? '';
+    this.emptyEl.hidden = message === undefined;
+    this.chartEl.hidden = this.lower.hidden = message !== undefined;
+  }
+
+  private showFindings(): void {
+    this.tabs.setFindingsCount(this.findings.length);
+    renderFindings(
+      this.findingsEl,
+      this.findings,
+      (seq) => {
+        this.view.selectSeq(seq);
+        this.ui.selectedSeq = seq;
+        this.showDetails(seq);
+        this.tabs.show('details');
+      },
+      (url) => this.vscode.postMessage(OpenLinkCommand.create({ url })),
+    );
+  }
+}
