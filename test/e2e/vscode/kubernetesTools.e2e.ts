@@ -9,10 +9,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { startSandbox } from '../../../src/sources/sandbox';
 import { ensureCodeServer, packageExtension, packageKubernetesStandIn, startCodeServer } from './codeServer';
-import { answer, check, chipValue, results, runCommand, shot, step, usePage, visibleTimeline, waitUntil } from './workbench';
+import { answer, check, chipValue, results, runCommand, shot, openWorkbench, step, visibleTimeline, waitUntil } from './workbench';
 
 async function main(): Promise<void> {
   const launcher = ensureCodeServer();
@@ -29,13 +28,8 @@ async function main(): Promise<void> {
     'current-context: kubectl-current',
   ].join('\n'));
   const cs = await startCodeServer(launcher, vsix, 'Default Light Modern', undefined, undefined, { vsix: [standIn], env: { STANDIN_KUBECONFIG: kc } });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const { browser, page } = await openWorkbench(cs.url, { width: 1500, height: 1000 });
   try {
-    const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
-    usePage(page);
-    await page.goto(cs.url);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await page.waitForTimeout(3000);
 
     await step('the Kubernetes extension switches context; its cluster explorer offers "Inspect informer" on a resource kind', async () => {
       await runCommand(page, 'Stand-in Kubernetes: use context k8s-ext-choice');

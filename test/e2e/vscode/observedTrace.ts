@@ -7,23 +7,17 @@
  */
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { importTrace } from '../../../src/trace/traceFile';
 import { ensureCodeServer, packageExtension, startCodeServer } from './codeServer';
-import { SHOTS, check, chipValue, results, runCommand, shot, step, typePath, usePage, visibleTimeline } from './workbench';
+import { SHOTS, check, chipValue, results, runCommand, shot, step, openWorkbench, typePath, visibleTimeline } from './workbench';
 
 async function main(): Promise<void> {
   const [tracePath, shotName = 'observed-trace.png'] = process.argv.slice(2);
   if (!tracePath) throw new Error('usage: observedTrace.ts TRACE.json [SHOT.png]');
   mkdirSync(SHOTS, { recursive: true });
   const cs = await startCodeServer(ensureCodeServer(), packageExtension(), 'Default Light Modern');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const { browser, page } = await openWorkbench(cs.url, { width: 1500, height: 1000 });
   try {
-    const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
-    usePage(page);
-    await page.goto(cs.url);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await page.waitForTimeout(3000);
     await step('the observed trace opens in the trace editor with its lists and relists', async () => {
       const file = join(cs.workspace, 'observed.informer-trace.json');
       copyFileSync(tracePath, file);

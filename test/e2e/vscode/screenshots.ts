@@ -9,9 +9,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { REPO, ensureCodeServer, packageExtension, startCodeServer } from './codeServer';
-import { answer, runCommand, SHOTS, shot, usePage, visibleTimeline, waitUntil, chipValue } from './workbench';
+import { answer, runCommand, SHOTS, openWorkbench, shot, visibleTimeline, waitUntil, chipValue } from './workbench';
 
 const SANDBOX_ITEM = 'Built-in sandbox cluster (SIMULATED)';
 
@@ -71,16 +71,8 @@ async function main(): Promise<void> {
   const kc = join(tmpdir(), `ii-shots-kubeconfig-${process.pid}`);
   writeFileSync(kc, kubeconfig((forbidden.address() as AddressInfo).port));
   const cs = await startCodeServer(launcher, vsix, 'Default Dark Modern', kc);
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const { browser, page } = await openWorkbench(cs.url, { width: 1500, height: 1000 }, 4000);
   try {
-    const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
-    usePage(page);
-    await page.goto(cs.url);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await page.waitForTimeout(4000);
 
     await palette(page, '>Informer Inspector', 'palette-before.png');
 

@@ -7,9 +7,9 @@
  * Run: npx tsx test/e2e/vscode/storylines.e2e.ts
  */
 import { mkdirSync } from 'node:fs';
-import { chromium, type FrameLocator, type Page } from 'playwright-core';
+import type { FrameLocator, Page } from 'playwright-core';
 import { ensureCodeServer, packageExtension, startCodeServer } from './codeServer';
-import { SHOTS, answer, check, chipValue, results, runCommand, sessionTitle, setTheme, shot, step, usePage, visibleTimeline, waitUntil } from './workbench';
+import { SHOTS, answer, check, chipValue, results, runCommand, sessionTitle, setTheme, shot, openWorkbench, step, visibleTimeline, waitUntil } from './workbench';
 
 async function inspectSandbox(page: Page, storyline: string, profile: string): Promise<void> {
   await runCommand(page, 'Informer Inspector: Inspect informer');
@@ -47,17 +47,9 @@ async function main(): Promise<void> {
   const launcher = ensureCodeServer();
   const vsix = packageExtension();
   const cs = await startCodeServer(launcher, vsix, 'Default Light Modern');
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const { browser, page } = await openWorkbench(cs.url, { width: 1400, height: 900 });
   try {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    usePage(page);
-    await page.goto(cs.url);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     // On a busy machine the extension host takes a while: wait until nothing is "Activating".
-    await page.waitForTimeout(3000);
     await waitUntil(page, 120_000, async () => !((await page.locator('.statusbar').textContent()) ?? '').includes('Activating'));
     // The extension's commands appear once it has activated ("Stop informer" with none running only
     // says so, and leaves the bottom panel closed: the storylines are shot in the editor area).

@@ -16,7 +16,7 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type FrameLocator, type Page } from 'playwright-core';
+import type { FrameLocator, Page } from 'playwright-core';
 import { importTrace } from '../../../src/trace/traceFile';
 import { E2ECluster } from '../cluster';
 import { REPO, ensureCodeServer, packageExtension, startCodeServer } from './codeServer';
@@ -34,6 +34,7 @@ import {
   shot,
   step,
   typePath,
+  openWorkbench,
   usePage,
   visibleTimeline,
   waitUntil,
@@ -75,16 +76,8 @@ async function main(): Promise<void> {
     console.log(`  (the real cluster did not start: ${(e as Error).message.split('\n')[0]})`);
   }
   const cs = await startCodeServer(launcher, vsix, 'Default Light Modern', cluster?.kubeconfigPath);
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const { browser, page } = await openWorkbench(cs.url, { width: 1500, height: 1000 });
   try {
-    const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
-    usePage(page);
-    await page.goto(cs.url);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    await page.waitForTimeout(3000);
 
     await step('Inspect informer against the REAL kube-apiserver: list, watch, synced', async () => {
       check(cluster !== undefined, 'the e2e cluster (scripts/cluster.sh) did not start');

@@ -5,7 +5,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FrameLocator, Page } from 'playwright-core';
+import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { REPO } from './codeServer';
 
 export const SHOTS = join(REPO, 'test-results', 'screenshots');
@@ -15,6 +15,27 @@ let currentPage: Page | undefined;
 
 export function usePage(page: Page): void {
   currentPage = page;
+}
+
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/**
+ * Debian's Chromium on a code-server URL: the page is in use for failure screenshots, the
+ * workbench has loaded and `settleMs` has passed. The caller closes the browser.
+ */
+export async function openWorkbench(url: string, viewport: { width: number; height: number }, settleMs = 3000): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage({ viewport });
+    usePage(page);
+    await page.goto(url);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(settleMs);
+    return { browser, page };
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
 }
 
 /** Runs one step; a failure is recorded with a screenshot and the remaining steps still run. */
