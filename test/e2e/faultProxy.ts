@@ -88,7 +88,7 @@ export class FaultProxy {
     const drop = (err?: Error) => {
       this.pairs.delete(pair);
       // An upstream failure (apiserver gone) looks like a reset to the client.
-      if (err && !client.destroyed) client.resetAndDestroy();
+      if (err) reset(client);
       if (!upstream.destroyed) upstream.destroy();
       if (!client.destroyed) client.destroy();
     };
@@ -110,7 +110,7 @@ export class FaultProxy {
     const n = this.pairs.size;
     for (const p of [...this.pairs]) {
       this.pairs.delete(p);
-      if (how === 'reset') p.client.resetAndDestroy();
+      if (how === 'reset') reset(p.client);
       else p.client.end();
       p.upstream.destroy();
     }
@@ -149,4 +149,16 @@ export class FaultProxy {
     this.cutAll('close');
     await this.stopListening();
   }
+}
+
+/**
+ * Ends `s` with an RST. A socket on which end() was called (to pass on the upstream's FIN) may
+ * still have its shutdown in flight, and then cannot send one: libuv refuses the reset with
+ * EINVAL, after which Node neither closes the TCP handle nor keeps a reference to it, and the
+ * handle stays open for good. Such a socket is destroyed instead (its FIN is on the way already).
+ */
+function reset(s: net.Socket): void {
+  if (s.destroyed) return;
+  if (s.writableEnded) s.destroy();
+  else s.resetAndDestroy();
 }
