@@ -4,30 +4,39 @@
  */
 import type { DeltaType, ReflectorState, RelistReason } from '../../src/format/events';
 
-export const REFLECTOR_STATES: readonly ReflectorState[] = ['listing', 'watch-listing', 'watching', 'backoff', 'stopped', 'denied'];
+/**
+ * The legend order of each category. Each list is the keys of an object that `satisfies` a
+ * Record over the vocabulary's union, so a value added to src/format/events.ts (or one removed)
+ * does not compile here until it has its place.
+ */
+function inOrder<K extends string>(order: Record<K, true>): readonly K[] {
+  return Object.keys(order) as K[];
+}
+
+export const REFLECTOR_STATES = inOrder({ listing: true, 'watch-listing': true, watching: true, backoff: true, stopped: true, denied: true } satisfies Record<ReflectorState, true>);
 
 /** Delta types the delta lane counts (Bookmark deltas are shown as bookmark marks instead). */
-export const DELTA_TYPES: readonly DeltaType[] = ['Added', 'Updated', 'Deleted', 'Replaced', 'Sync', 'ReplacedAll', 'SyncAll'];
+export const DELTA_TYPES = inOrder({ Added: true, Updated: true, Deleted: true, Replaced: true, Sync: true, ReplacedAll: true, SyncAll: true } satisfies Record<Exclude<DeltaType, 'Bookmark'>, true>);
 
-export const RELIST_REASONS: readonly RelistReason[] = [
-  'Expired',
-  'Gone',
-  'TooLargeResourceVersion',
-  'InternalError',
-  'DecodeError',
-  'TooManyRequests',
-  'VeryShortWatch',
-  'ConnectionRefused',
-  'ConnectionReset',
-  'Timeout',
-  'ListFailed',
-  'WatchOpenFailed',
-  'ErrorEvent',
-  'UnexpectedObject',
-  'ResyncError',
-  'SyncFailed',
-  'Other',
-];
+export const RELIST_REASONS = inOrder({
+  Expired: true,
+  Gone: true,
+  TooLargeResourceVersion: true,
+  InternalError: true,
+  DecodeError: true,
+  TooManyRequests: true,
+  VeryShortWatch: true,
+  ConnectionRefused: true,
+  ConnectionReset: true,
+  Timeout: true,
+  ListFailed: true,
+  WatchOpenFailed: true,
+  ErrorEvent: true,
+  UnexpectedObject: true,
+  ResyncError: true,
+  SyncFailed: true,
+  Other: true,
+} satisfies Record<RelistReason, true>);
 
 /** Point and span marks of the reflector/informer lane. */
 export enum MarkKind {
@@ -42,20 +51,6 @@ export enum MarkKind {
   Consistency = 8,
   Synced = 9,
 }
-export const MARK_KIND_COUNT = 10;
-
-export const MARK_LABELS: Record<MarkKind, string> = {
-  [MarkKind.List]: 'list',
-  [MarkKind.ListError]: 'list error',
-  [MarkKind.WatchStart]: 'watch start',
-  [MarkKind.WatchEnd]: 'watch end',
-  [MarkKind.Relist]: 'RELIST',
-  [MarkKind.Resync]: 'resync',
-  [MarkKind.Bookmark]: 'bookmark',
-  [MarkKind.Fault]: 'fault',
-  [MarkKind.Consistency]: 'consistency check',
-  [MarkKind.Synced]: 'synced',
-};
 
 /** Handler notification categories (one lane per handler). */
 export enum NotifyKind {
@@ -67,7 +62,6 @@ export enum NotifyKind {
   Tombstone = 5,
 }
 export const NOTIFY_KIND_COUNT = 6;
-export const NOTIFY_LABELS: readonly string[] = ['add', 'update', 'delete', 'sync', 'identical update', 'tombstone delete'];
 
 export function codeOf<T>(list: readonly T[], value: T): number {
   const i = list.indexOf(value);
