@@ -12,12 +12,13 @@ import { join } from 'node:path';
 import type { Profile } from '../engine/profiles';
 import type { KubeConnection } from '../kube';
 import type { ObserveFinding } from '../observe/reconstruct';
-import type { ProxyNotice } from '../observe/proxy';
+import type { ProxyNotice } from '../observe/exchange';
 import { ObserveSession } from '../observe/session';
 import { InformerSession } from './session';
 
 export { ObserveSession, profileFromGoMod, type ObserveSummary } from '../observe/session';
-export { ProxyError, type ProxyNotice } from '../observe/proxy';
+export { ProxyError } from '../observe/proxy';
+export type { ProxyNotice } from '../observe/exchange';
 export type { ObserveFinding, ObservedLogLine } from '../observe/reconstruct';
 
 export interface ObservationOptions {

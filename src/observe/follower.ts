@@ -16,7 +16,7 @@ import { TransportError, type ListerWatcher, type ListOptions, type ObjectList, 
 import { retryAfterSeconds, statusErrorFrom, type GetResponse } from '../kube/http';
 import { decodeList } from '../kube/listerWatcher';
 import { EmptyWatcher, StreamWatcher } from '../kube/watchStream';
-import type { BodyEnd, ObservedExchange, ObservedFailure, ObservedResponse } from './proxy';
+import type { BodyEnd, ObservedExchange, ObservedFailure, ObservedResponse } from './exchange';
 import type { CollectionRef } from './requests';
 
 /** A difference between what the engine would send next and what the process sent. */

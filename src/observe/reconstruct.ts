@@ -14,7 +14,7 @@ import { requestLine, type LogLine } from '../scenario/notificationLog';
 import { DEFAULT_TRACE_CAP, TraceRecorder } from '../trace/recorder';
 import pkg from '../../package.json';
 import { FollowerClock, FollowerListerWatcher, type Divergence } from './follower';
-import type { ObservedExchange } from './proxy';
+import type { ObservedExchange } from './exchange';
 import { reflectorKey, type CollectionRef } from './requests';
 
 /** A notification-log line of one reconstructed informer. */

@@ -7,7 +7,8 @@ import { findProfile, type Profile } from '../engine/profiles';
 import type { KubeConnection } from '../kube/kubeconfig';
 import { formatLog } from '../scenario/notificationLog';
 import { exportTrace } from '../trace/traceFile';
-import { ObservingProxy, type ObservedExchange, type ProxyNotice, type ProxyStats } from './proxy';
+import type { ObservedExchange, ProxyNotice, ProxyStats } from './exchange';
+import { ObservingProxy } from './proxy';
 import { Reconstructor, type ObservedLogLine, type ObservedReflector, type ObserveFinding } from './reconstruct';
 
 export interface ObserveSessionOptions {

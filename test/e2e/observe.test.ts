@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { findProfile } from '../../src/engine/profiles';
 import { KubeConnection } from '../../src/kube';
 import type { ObservedLogLine } from '../../src/observe/reconstruct';
-import type { ProxyNotice } from '../../src/observe/proxy';
+import type { ProxyNotice } from '../../src/observe/exchange';
 import { Reconstructor } from '../../src/observe/reconstruct';
 import { ObserveSession, profileFromGoMod } from '../../src/observe/session';
 import { useCluster, type E2ECluster } from './cluster';

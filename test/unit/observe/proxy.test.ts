@@ -9,7 +9,8 @@ import * as https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import { findProfile } from '../../../src/engine/profiles';
 import { KubeConnection } from '../../../src/kube/kubeconfig';
-import { ObservingProxy, type ObservedExchange, type ProxyNotice } from '../../../src/observe/proxy';
+import type { ObservedExchange, ProxyNotice } from '../../../src/observe/exchange';
+import { ObservingProxy } from '../../../src/observe/proxy';
 import { ObserveSession } from '../../../src/observe/session';
 import { closedPort, loopbackKubeconfig, startLoopback, type Loopback } from '../kube/loopback';
 
