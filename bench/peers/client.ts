@@ -25,7 +25,8 @@ import { DEFAULT_TRACE_CAP, TraceRecorder } from '../../src/trace/recorder';
 
 type Mode = 'engine-null' | 'engine-recorder' | 'client-node' | 'floor';
 
-interface Result {
+/** The one JSON line a client prints for the runner (bench/peers/run.ts). */
+export interface Result {
   syncMs: number;
   watchCpuS: number;
   watchWallS: number;

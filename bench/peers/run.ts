@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { build } from 'esbuild';
 import { FakeApiserver, loadWorkload } from './fakeApiserver';
 import { summarize, table, thousands, type Summary } from '../stats';
+import type { Result } from './client';
 
 const VARIANTS = ['engine-null', 'engine-recorder', 'typed-proto', 'typed-json', 'dynamic', 'client-node', 'floor'] as const;
 type Variant = (typeof VARIANTS)[number];
@@ -33,14 +34,6 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const GO_DIR = path.join(ROOT, 'bench', 'clientgo');
 const GO_BIN = path.join(GO_DIR, 'bin', 'peers');
 const RUN_LIMIT_MS = 330_000;
-
-interface Result {
-  syncMs: number;
-  watchCpuS: number;
-  watchWallS: number;
-  peakRssKiB: number;
-  objects: number;
-}
 
 function parseArgs(argv: readonly string[]): { objects: number; events: number; rounds: number; only: Variant[] } {
   const o = { objects: 10_000, events: 50_000, rounds: 5, only: [...VARIANTS] as Variant[] };
