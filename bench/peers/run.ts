@@ -5,6 +5,7 @@
  *
  *   npm run bench:peers                                  N = 10 000, 50 000 events, 5 rounds
  *   npm run bench:peers -- --objects 50000 --rounds 3 --events 20000 --only engine-recorder,typed-proto
+ *   npm run bench:peers -- --rounds 1 --only engine-recorder --cpu-prof /tmp/prof   a V8 CPU profile per Node client
  *
  * Builds bench/clientgo (Go modules, k8s.io/client-go v0.36.6) when its binary is older than its
  * sources, generates the workload once per (objects, events) under the OS temp directory.
@@ -35,8 +36,17 @@ const GO_DIR = path.join(ROOT, 'bench', 'clientgo');
 const GO_BIN = path.join(GO_DIR, 'bin', 'peers');
 const RUN_LIMIT_MS = 330_000;
 
-function parseArgs(argv: readonly string[]): { objects: number; events: number; rounds: number; only: Variant[] } {
-  const o = { objects: 10_000, events: 50_000, rounds: 5, only: [...VARIANTS] as Variant[] };
+interface Args {
+  objects: number;
+  events: number;
+  rounds: number;
+  only: Variant[];
+  /** Write a V8 CPU profile of every Node client into this directory (node --cpu-prof). */
+  cpuProf?: string;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const o: Args = { objects: 10_000, events: 50_000, rounds: 5, only: [...VARIANTS] };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[++i] ?? '';
     if (argv[i - 1] === '--objects') o.objects = Number(v);
@@ -46,7 +56,10 @@ function parseArgs(argv: readonly string[]): { objects: number; events: number; 
       o.only = v.split(',').map((s) => s.trim()) as Variant[];
       const bad = o.only.filter((s) => !VARIANTS.includes(s));
       if (bad.length > 0) throw new Error(`--only takes a comma list of ${VARIANTS.join(', ')}; got ${bad.join(',')}`);
-    } else throw new Error(`unknown argument ${argv[i - 1]} (use --objects N, --events N, --rounds N, --only a,b)`);
+    } else if (argv[i - 1] === '--cpu-prof') {
+      if (v === '') throw new Error('--cpu-prof takes a directory');
+      o.cpuProf = path.resolve(v);
+    } else throw new Error(`unknown argument ${argv[i - 1]} (use --objects N, --events N, --rounds N, --only a,b, --cpu-prof DIR)`);
   }
   for (const [k, n] of [['objects', o.objects], ['events', o.events], ['rounds', o.rounds]] as const) {
     if (!Number.isInteger(n) || n <= 0 || n > 1_000_000) throw new Error(`--${k} must be a whole number from 1 to 1000000`);
@@ -85,10 +98,11 @@ async function bundleNodeClient(): Promise<string> {
   return out;
 }
 
-function runOne(variant: Variant, url: string, events: number, nodeClient: string): Promise<Result> {
+function runOne(variant: Variant, url: string, events: number, nodeClient: string, cpuProf: string | undefined): Promise<Result> {
+  const prof = cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf, '--cpu-prof-name', `${variant}-${Date.now()}.cpuprofile`] : [];
   const [cmd, args, env] = GO_VARIANTS.has(variant)
     ? [GO_BIN, ['client', variant, url, String(events)], { ...process.env, KUBE_FEATURE_WatchListClient: 'false' }]
-    : [process.execPath, [nodeClient, variant, url, String(events)], process.env];
+    : [process.execPath, [...prof, nodeClient, variant, url, String(events)], process.env];
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -121,7 +135,7 @@ async function main(): Promise<void> {
     for (let r = 0; r < o.rounds; r++) {
       for (const v of o.only) {
         server.reset();
-        const res = await runOne(v, url, o.events, nodeClient);
+        const res = await runOne(v, url, o.events, nodeClient, o.cpuProf);
         if (res.objects !== o.objects) throw new Error(`${v} cached ${res.objects} objects, not ${o.objects}`);
         log.push(`round ${r + 1} ${v}: ${server.requests.join(', ')}`);
         results.get(v)?.push(res);

@@ -60,29 +60,85 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 type Change = { path: string; top: string[]; old: unknown; new: unknown };
 
 /**
+ * A pair of containers being compared: their child keys (the old object's keys, then the new
+ * one's that the old lacks; undefined for arrays, whose children are the indices below `length`)
+ * and the next child to look at. `key` is this pair's own key in its parent.
+ */
+interface Pair {
+  parent: Pair | undefined;
+  key: string | number;
+  a: Record<string, unknown> | unknown[];
+  b: Record<string, unknown> | unknown[];
+  keys: string[] | undefined;
+  length: number;
+  next: number;
+}
+
+function pairOf(parent: Pair | undefined, key: string | number, a: unknown, b: unknown): Pair | undefined {
+  if (isRecord(a) && isRecord(b)) {
+    const keys = Object.keys(a);
+    for (const k in b) if (!Object.prototype.hasOwnProperty.call(a, k)) keys.push(k);
+    return { parent, key, a, b, keys, length: keys.length, next: 0 };
+  }
+  if (Array.isArray(a) && Array.isArray(b)) return { parent, key, a, b, keys: undefined, length: Math.max(a.length, b.length), next: 0 };
+  return undefined;
+}
+
+/** The change at `key` below `parent`: its path in childPath notation and the first two object keys on the way. */
+function changeAt(parent: Pair | undefined, key: string | number, old: unknown, now: unknown): Change {
+  const keys: (string | number)[] = [key];
+  for (let p = parent; p?.parent !== undefined; p = p.parent) keys.push(p.key);
+  let path = '';
+  const top: string[] = [];
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const k = keys[i];
+    if (typeof k === 'number') path = `${path}[${k}]`;
+    else {
+      path = childPath(path, k);
+      if (top.length < 2) top.push(k);
+    }
+  }
+  return { path, top, old, new: now };
+}
+
+/**
  * Collects every changed leaf as [path, old, new], depth first in the old object's field order;
- * top-level field names ride along for classification. Iterative, like deepEqual, and each pair
- * of values is looked at once.
+ * top-level field names ride along for classification. Iterative, like deepEqual (objects may be
+ * nested 10,000 deep); each pair of values is looked at once, and a path is spelled out only for
+ * a change.
  */
 function walk(oldObj: unknown, newObj: unknown, out: Change[]): void {
-  const stack: [path: string, a: unknown, b: unknown, top: string[]][] = [['', oldObj, newObj, []]];
+  if (oldObj === newObj) return;
+  const root = pairOf(undefined, '', oldObj, newObj);
+  if (!root) {
+    out.push({ path: '', top: [], old: oldObj, new: newObj });
+    return;
+  }
+  const stack: Pair[] = [root];
   while (stack.length > 0) {
-    const [path, a, b, top] = stack.pop()!;
+    const p = stack[stack.length - 1];
+    if (p.next >= p.length) {
+      stack.pop();
+      continue;
+    }
+    const i = p.next++;
+    let key: string | number;
+    let a: unknown;
+    let b: unknown;
+    if (p.keys === undefined) {
+      key = i;
+      a = (p.a as unknown[])[i];
+      b = (p.b as unknown[])[i];
+    } else {
+      key = p.keys[i];
+      a = (p.a as Record<string, unknown>)[key];
+      b = (p.b as Record<string, unknown>)[key];
+    }
     if (a === b) continue;
-    if (isRecord(a) && isRecord(b)) {
-      const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const k = keys[i];
-        stack.push([childPath(path, k), a[k], b[k], top.length < 2 ? [...top, k] : top]);
-      }
-      continue;
-    }
-    if (Array.isArray(a) && Array.isArray(b)) {
-      for (let i = Math.max(a.length, b.length) - 1; i >= 0; i--) stack.push([`${path}[${i}]`, a[i], b[i], top]);
-      continue;
-    }
+    const child = pairOf(p, key, a, b);
     // Different kinds of value, or different leaves (deepEqual settles objects of other shapes).
-    if (!deepEqual(a, b)) out.push({ path, top, old: a, new: b });
+    if (child) stack.push(child);
+    else if (!deepEqual(a, b)) out.push(changeAt(p, key, a, b));
   }
 }
 

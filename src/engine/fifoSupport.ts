@@ -5,7 +5,7 @@
  */
 import type { Clock } from './clock';
 import type { DeltaType, EventSink, TraceEvent } from '../format/events';
-import { nullSink } from './sink';
+import { isRecorded, nullSink } from './sink';
 import { FIFOClosedError, type Delta, type ProcessFunc } from './fifo';
 import { isTombstone, type KubeObject, type StoreObject } from './objects';
 import { KeyError, metaNamespaceKeyFunc, type KeyFunc, type KeyListerGetter } from './store';
@@ -100,6 +100,8 @@ export function makeEmitter(sink: EventSink | undefined): (e: TraceEvent) => voi
  */
 export abstract class FifoBase<O extends FifoOptions> {
   protected readonly emit: (e: TraceEvent) => void;
+  /** Whether the sink keeps events (isRecorded): the per-item events are built only then. */
+  protected readonly tracing: boolean;
   protected readonly keyFunc: KeyFunc;
   protected readonly state: SyncState;
   /** Notified whenever something is queued, and on close. */
@@ -108,6 +110,7 @@ export abstract class FifoBase<O extends FifoOptions> {
 
   constructor(protected readonly o: O) {
     this.emit = makeEmitter(o.sink);
+    this.tracing = isRecorded(o.sink);
     this.keyFunc = o.keyFunc ?? metaNamespaceKeyFunc;
     this.state = new SyncState(this.emit, o.clock, o.onSynced);
   }

@@ -58,6 +58,8 @@ export interface ProcessorListenerOptions {
   /** Profile has isInInitialList (v0.27+): the notify event carries initialList. */
   hasInitialListFlag: boolean;
   tracker: SyncTracker;
+  /** Whether trace events are kept (isRecorded; default true): the notify events are built only then. */
+  tracing?: boolean;
 }
 
 export class ProcessorListener {
@@ -138,7 +140,7 @@ export class ProcessorListener {
 
   private async deliver(n: Notification): Promise<void> {
     const { clock, emit, handler } = this.o;
-    emit(this.notifyEvent(n));
+    if (this.o.tracing !== false) emit(this.notifyEvent(n));
     const start = clock.now();
     let panic: unknown;
     try {
@@ -160,21 +162,21 @@ export class ProcessorListener {
     }
   }
 
+  /** The notify event; literals in full (no spreads), so each op's events share one shape. */
   private notifyEvent(n: Notification): TraceEvent {
-    const base = { t: this.o.clock.now(), type: 'notify' as const, handler: this.name, key: n.key, pending: this.buffer.length };
+    const t = this.o.clock.now();
+    const pending = this.buffer.length;
     switch (n.op) {
       case 'add':
-        return {
-          ...base,
-          op: 'add',
-          rv: resourceVersionOf(n.obj),
-          isSync: n.isSync,
-          ...(this.o.hasInitialListFlag ? { initialList: n.isInInitialList } : {}),
-        };
+        return this.o.hasInitialListFlag
+          ? { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'add', rv: resourceVersionOf(n.obj), isSync: n.isSync, initialList: n.isInInitialList }
+          : { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'add', rv: resourceVersionOf(n.obj), isSync: n.isSync };
       case 'update':
-        return { ...base, op: 'update', rv: resourceVersionOf(n.newObj), oldRv: resourceVersionOf(n.oldObj), isSync: n.isSync, change: n.change };
+        return { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'update', rv: resourceVersionOf(n.newObj), oldRv: resourceVersionOf(n.oldObj), isSync: n.isSync, change: n.change };
       case 'delete':
-        return { ...base, op: 'delete', rv: resourceVersionOf(n.obj), isSync: false, ...(isTombstone(n.obj) ? { tombstone: true } : {}) };
+        return isTombstone(n.obj)
+          ? { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'delete', rv: resourceVersionOf(n.obj), isSync: false, tombstone: true }
+          : { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'delete', rv: resourceVersionOf(n.obj), isSync: false };
     }
   }
 }

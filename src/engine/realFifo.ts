@@ -6,7 +6,7 @@
  * Atomic mode (v0.36 AtomicFIFO): Replace appends one ReplacedAll, Resync one SyncAll, and
  * bookmarks become Bookmark entries; the informer then reconciles against its indexer itself.
  */
-import type { DeltaType } from '../format/events';
+import type { DeltaType, TraceEvent } from '../format/events';
 import type { Delta, Queue } from './fifo';
 import { FifoBase, fifoKeyOf, type FifoOptions, type TombstoneOrigin } from './fifoSupport';
 import { DeletedFinalStateUnknown, isTombstone, resourceVersionOf, type KubeObject, type StoreObject } from './objects';
@@ -125,15 +125,10 @@ export class RealFIFO extends FifoBase<RealFIFOOptions> implements Queue {
   protected take(isInInitialList: boolean): Delta[] {
     const entry = this.items.shift() as Entry;
     if (!this.o.syncAfterProcess) this.state.popInitial();
-    this.emit({
-      t: this.now(),
-      type: 'fifo.pop',
-      key: entry.key,
-      deltas: [entry.delta.type],
-      isInInitialList,
-      depthKeys: this.items.length,
-      depthDeltas: this.items.length,
-    });
+    if (this.tracing) {
+      const depth = this.items.length;
+      this.emit({ t: this.now(), type: 'fifo.pop', key: entry.key, deltas: [entry.delta.type], isInInitialList, depthKeys: depth, depthDeltas: depth });
+    }
     return [entry.delta];
   }
 
@@ -151,23 +146,23 @@ export class RealFIFO extends FifoBase<RealFIFOOptions> implements Queue {
 
   protected queueAction(type: DeltaType, obj: StoreObject, tombstone?: TombstoneOrigin): void {
     const key = fifoKeyOf(this.keyFunc, obj);
-    this.appendEntry({ key, delta: { type, object: obj } }, tombstone ? { tombstone } : {});
+    this.appendEntry({ key, delta: { type, object: obj } }, tombstone ? { tombstone } : undefined);
   }
 
-  private appendEntry(entry: Entry, extra: { tombstone?: TombstoneOrigin; objects?: number } = {}): void {
+  private appendEntry(entry: Entry, extra?: { tombstone?: TombstoneOrigin; objects?: number }): void {
     this.items.push(entry);
-    const d = entry.delta;
-    this.emit({
-      t: this.now(),
-      type: 'fifo.enqueue',
-      key: entry.key,
-      delta: d.type,
-      rv: d.object !== undefined ? resourceVersionOf(d.object) : (d.resourceVersion ?? ''),
-      depthKeys: this.items.length,
-      depthDeltas: this.items.length,
-      ...extra,
-    });
+    if (this.tracing) this.emitEnqueue(entry, extra);
     this.wakeup.notify();
+  }
+
+  private emitEnqueue(entry: Entry, extra: { tombstone?: TombstoneOrigin; objects?: number } | undefined): void {
+    const d = entry.delta;
+    const depth = this.items.length;
+    const rv = d.object !== undefined ? resourceVersionOf(d.object) : (d.resourceVersion ?? '');
+    const e: TraceEvent & { type: 'fifo.enqueue' } = { t: this.now(), type: 'fifo.enqueue', key: entry.key, delta: d.type, rv, depthKeys: depth, depthDeltas: depth };
+    if (extra?.tombstone !== undefined) e.tombstone = extra.tombstone;
+    if (extra?.objects !== undefined) e.objects = extra.objects;
+    this.emit(e);
   }
 
   private log(msg: string, key: string): void {

@@ -10,9 +10,9 @@
 import type { Clock } from './clock';
 import { Controller, type ReflectorFactory, type ReflectorRunner } from './controller';
 import { DeltaFIFO } from './deltaFifo';
-import { compareUpdate } from './diff';
+import { compareUpdate, type UpdateComparison } from './diff';
 import type { DeltaType, EventSink, TraceEvent } from '../format/events';
-import { nullSink } from './sink';
+import { isRecorded, nullSink } from './sink';
 import type { Delta, Queue } from './fifo';
 import type { ListerWatcher } from './listWatch';
 import { DeletedFinalStateUnknown, resourceVersionOf, type KubeObject, type StoreObject } from './objects';
@@ -33,6 +33,9 @@ import {
 } from './store';
 
 export type { ResourceEventHandler } from './processorListener';
+
+/** Stands in for the update comparison when no trace is kept (the notification's `change` is then read by nobody). */
+const UNTRACED: UpdateComparison = { change: 'other', diff: [], total: 0 };
 
 /** shared_informer.go minimumResyncPeriod. */
 export const MINIMUM_RESYNC_PERIOD_MS = 1000;
@@ -74,6 +77,8 @@ export class SharedIndexInformer {
   private readonly indexer: Indexer;
   private readonly processor: SharedProcessor;
   private readonly emitFn: (e: TraceEvent) => void;
+  /** Whether the sink keeps events: per-event trace work (the update comparison among it) is done only then. */
+  private readonly tracing: boolean;
   private readonly log: InformerLog;
   private readonly defaultHandlerResyncMs: number;
   private resyncCheckPeriodMs: number;
@@ -85,6 +90,7 @@ export class SharedIndexInformer {
   constructor(private readonly o: SharedInformerOptions) {
     const sink = o.sink ?? nullSink;
     this.emitFn = (e) => sink.emit(e);
+    this.tracing = isRecorded(o.sink);
     this.log = new InformerLog(o.profile, o.clock, this.emitFn);
     this.defaultHandlerResyncMs = o.resyncPeriodMs ?? 0;
     this.resyncCheckPeriodMs = this.defaultHandlerResyncMs;
@@ -93,7 +99,7 @@ export class SharedIndexInformer {
       indexers: o.indexers ?? { [NamespaceIndex]: metaNamespaceIndexFunc },
       tracksResourceVersion: this.usesAtomicFifo(),
     });
-    this.processor = new SharedProcessor(o.clock, this.emitFn);
+    this.processor = new SharedProcessor(o.clock, this.emitFn, this.tracing);
   }
 
   /** Before start, a period below the check period lowers it; after start it is raised to it. */
@@ -126,6 +132,7 @@ export class SharedIndexInformer {
       resyncPeriodMs: this.determineResyncPeriod(period, this.resyncCheckPeriodMs),
       hasInitialListFlag: this.o.profile.hasInitialListFlag,
       tracker: new SyncTracker(() => this.hasSynced()),
+      tracing: this.tracing,
     });
     this.processor.addListener(listener);
     // Deltas are processed synchronously, so nothing can interleave with these synthetic adds
@@ -310,7 +317,8 @@ export class SharedIndexInformer {
   private onUpdate(oldObj: KubeObject, newObj: KubeObject, type: DeltaType): void {
     const sync =
       this.o.profile.syncRule === 'delta-type' ? type === 'Sync' : resourceVersionOf(oldObj) === resourceVersionOf(newObj);
-    const cmp = compareUpdate(oldObj, newObj);
+    // The comparison only feeds the trace (notify and distribute events); nobody sees it otherwise.
+    const cmp = this.tracing ? compareUpdate(oldObj, newObj) : UNTRACED;
     this.processor.distribute({ op: 'update', key: this.keyOf(newObj), oldObj, newObj, isSync: sync, change: cmp.change }, sync, cmp.diff);
   }
 

@@ -17,6 +17,8 @@ export class SharedProcessor {
   constructor(
     private readonly clock: Clock,
     private readonly emit: (e: TraceEvent) => void,
+    /** Whether trace events are kept (isRecorded): the distribute events are built only then. */
+    private readonly tracing = true,
   ) {}
 
   addListener(l: ProcessorListener): void {
@@ -44,6 +46,7 @@ export class SharedProcessor {
       l.add(n);
       delivered++;
     }
+    if (!this.tracing) return;
     const t = this.clock.now();
     if (n.op === 'update') {
       this.emit({

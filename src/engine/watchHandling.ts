@@ -5,7 +5,8 @@
  */
 import { abortError, type Clock } from './clock';
 import { VeryShortWatchError, describeObject, errorFromWatchObject, type CleanEnd } from './errors';
-import type { EventSink } from '../format/events';
+import type { EventSink, TraceEvent } from '../format/events';
+import { isRecorded } from './sink';
 import type { ReflectorStore } from './fifo';
 import type { StreamEnd, WatchEvent, Watcher } from './listWatch';
 import type { KubeObject } from './objects';
@@ -242,6 +243,7 @@ function startBookmarkWarningTicker(ctx: WatchHandlingContext, watchStart: numbe
 
 async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticker: BookmarkWarningTicker | undefined): Promise<HandleWatchResult> {
   const { clock, sink, log } = ctx;
+  const tracing = isRecorded(sink);
   let eventCount = 0;
   // v0.36: synthetic ADDs of a watch started at ""/"0" arrive in no RV order and must not move the RV.
   let eventReceivedBesidesAdded = false;
@@ -254,18 +256,10 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
     const event = next.event;
     const obj = event.object;
     ticker?.observeEvent();
-    /** Traces this event: accepted, or skipped with the log text that says why. */
-    const emitEvent = ({ accepted, skipped, initialEventsEnd }: { accepted: boolean; skipped?: string; initialEventsEnd?: boolean }): void =>
-      sink.emit({
-        t: clock.now(),
-        type: 'watch.event',
-        eventType: event.type,
-        key: objectKey(obj) || undefined,
-        rv: obj?.metadata?.resourceVersion ?? '',
-        accepted,
-        ...(skipped ? { skipped } : {}),
-        ...(initialEventsEnd ? { initialEventsEnd } : {}),
-      });
+    /** Traces this event (when the sink keeps events): accepted, or skipped with the log text that says why. */
+    const emitEvent = ({ accepted, skipped, initialEventsEnd }: { accepted: boolean; skipped?: string; initialEventsEnd?: boolean }): void => {
+      if (tracing) emitWatchEvent(sink, clock.now(), event, accepted, skipped, initialEventsEnd);
+    };
     if (event.type === 'ERROR') {
       emitEvent({ accepted: false });
       return { kind: 'error', err: errorFromWatchObject(obj), source: 'stream', how: 'error-event', eventCount };
@@ -328,6 +322,14 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
   }
   log.watchClose(eventCount);
   return { kind: 'closed', how, endMessage: message, eventCount };
+}
+
+function emitWatchEvent(sink: EventSink, t: number, event: WatchEvent, accepted: boolean, skipped: string | undefined, initialEventsEnd: boolean | undefined): void {
+  const obj = event.object;
+  const e: TraceEvent & { type: 'watch.event' } = { t, type: 'watch.event', eventType: event.type, key: objectKey(obj) || undefined, rv: obj?.metadata?.resourceVersion ?? '', accepted };
+  if (skipped) e.skipped = skipped;
+  if (initialEventsEnd) e.initialEventsEnd = initialEventsEnd;
+  sink.emit(e);
 }
 
 function tryStore(op: () => void, onError: (err: unknown) => void): void {

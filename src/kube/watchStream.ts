@@ -35,9 +35,18 @@ export const MAX_NESTING_DEPTH = 10_000;
 
 /**
  * Splits a stream of concatenated JSON objects (the apiserver writes one per line) into frames,
- * without assuming line boundaries. Each character is looked at once: the text of a frame still
- * open is kept as a list of pieces and joined when the frame closes, so a large frame arriving
- * in many small chunks costs time linear in its size.
+ * without assuming line boundaries.
+ *
+ * Two ways to frame, with the same frames and errors:
+ *  - the line fast path (when the caller passes `parsed`): at a frame boundary, a line that starts
+ *    with `{` and that JSON.parse reads whole is one object followed by whitespace, exactly the
+ *    frame the scanner would cut; the line end is found with indexOf and the parsed value is handed
+ *    back, so the text is read once, by JSON.parse. A line that could be nested deeper than
+ *    MAX_NESTING_DEPTH (more brackets than that) or longer than MAX_FRAME_LENGTH, or that does not
+ *    parse, goes to the scanner;
+ *  - the scanner: each character looked at once, tracking strings, escapes and nesting. The text
+ *    of a frame still open is kept as a list of pieces and joined when the frame closes, so a large
+ *    frame arriving in many small chunks costs time linear in its size.
  */
 export class JsonFramer {
   private pieces: string[] = [];
@@ -52,21 +61,49 @@ export class JsonFramer {
    * Appends text and returns the complete frames. A stray top-level character, a value nested
    * deeper than MAX_NESTING_DEPTH or a frame over MAX_FRAME_LENGTH sets `error` instead: the
    * frames before it are still returned (they were complete before the bad byte arrived), and
-   * nothing is framed after it.
+   * nothing is framed after it. With `parsed`, one entry per returned frame is appended to it:
+   * the frame's JSON value when the fast path already parsed it, else undefined.
    */
-  push(text: string): string[] {
+  push(text: string, parsed?: unknown[]): string[] {
     if (this.failure !== undefined) return [];
     const frames: string[] = [];
+    let i = this.open ? this.scan(text, 0, frames, parsed) : 0;
+    while (i < text.length && this.failure === undefined) {
+      const c = text.charCodeAt(i);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+        i++;
+        continue;
+      }
+      if (c === 0x7b && parsed) {
+        const nl = text.indexOf('\n', i);
+        const value = nl === -1 ? undefined : parseLine(text, i, nl);
+        if (value !== undefined) {
+          frames.push(text.slice(i, nl));
+          parsed.push(value);
+          i = nl + 1;
+          continue;
+        }
+      }
+      i = this.scan(text, i, frames, parsed);
+    }
+    return frames;
+  }
+
+  /**
+   * The scanner: frames at most one value from `from` (continuing the open one, if any) and
+   * returns where it stopped: just after the frame's last byte, or the end of the text.
+   */
+  private scan(text: string, from: number, frames: string[], parsed: unknown[] | undefined): number {
     // Where the open frame's text starts in `text` (0 when it began in an earlier chunk).
-    let from = 0;
-    for (let i = 0; i < text.length; i++) {
+    let start = from;
+    for (let i = from; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (!this.open) {
         if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
-        if (c !== 0x7b) return this.fail(frames, `invalid character ${goRune(text[i])} looking for beginning of value`);
+        if (c !== 0x7b) return this.fail(`invalid character ${goRune(text[i])} looking for beginning of value`, text.length);
         this.open = true;
         this.depth = 1;
-        from = i;
+        start = i;
         continue;
       }
       if (this.inString) {
@@ -77,26 +114,28 @@ export class JsonFramer {
       }
       if (c === 0x22) this.inString = true;
       else if (c === 0x7b || c === 0x5b) {
-        if (++this.depth > MAX_NESTING_DEPTH) return this.fail(frames, `invalid character ${goRune(text[i])} exceeded max depth`);
+        if (++this.depth > MAX_NESTING_DEPTH) return this.fail(`invalid character ${goRune(text[i])} exceeded max depth`, text.length);
       } else if (c === 0x7d || c === 0x5d) {
         if (--this.depth === 0) {
-          const tail = text.slice(from, i + 1);
-          if (this.piecesLength + tail.length > MAX_FRAME_LENGTH) return this.fail(frames, OBJECT_TOO_LARGE);
+          const tail = text.slice(start, i + 1);
+          if (this.piecesLength + tail.length > MAX_FRAME_LENGTH) return this.fail(OBJECT_TOO_LARGE, text.length);
           frames.push(this.pieces.length === 0 ? tail : this.pieces.join('') + tail);
+          parsed?.push(undefined);
           this.pieces = [];
           this.piecesLength = 0;
           this.open = false;
+          return i + 1;
         }
       }
     }
     if (this.open) {
-      const rest = text.slice(from);
+      const rest = text.slice(start);
       this.pieces.push(rest);
       this.piecesLength += rest.length;
       // A value still open past the limit can only end as too large: stop buffering it now.
-      if (this.piecesLength > MAX_FRAME_LENGTH) return this.fail(frames, OBJECT_TOO_LARGE);
+      if (this.piecesLength > MAX_FRAME_LENGTH) return this.fail(OBJECT_TOO_LARGE, text.length);
     }
-    return frames;
+    return text.length;
   }
 
   /** True when the input ended inside a JSON value (Go's decoder: io.ErrUnexpectedEOF). */
@@ -109,13 +148,39 @@ export class JsonFramer {
     return this.failure;
   }
 
-  private fail(frames: string[], message: string): string[] {
+  private fail(message: string, end: number): number {
     this.failure = message;
     this.pieces = [];
     this.piecesLength = 0;
     this.open = false;
-    return frames;
+    return end;
   }
+}
+
+/**
+ * The line text[from, nl) parsed, when it is one JSON object (it starts with `{`) that the scanner
+ * would accept: at most MAX_NESTING_DEPTH brackets (so no deeper nesting) and at most
+ * MAX_FRAME_LENGTH long. Undefined otherwise, or when it does not parse.
+ */
+function parseLine(text: string, from: number, nl: number): unknown {
+  if (nl - from > MAX_FRAME_LENGTH) return undefined;
+  if (nl - from > MAX_NESTING_DEPTH && bracketsExceed(text, from, nl, MAX_NESTING_DEPTH)) return undefined;
+  try {
+    return JSON.parse(text.slice(from, nl));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether text[from, to) holds more than `limit` opening brackets. */
+function bracketsExceed(text: string, from: number, to: number, limit: number): boolean {
+  let n = 0;
+  for (const open of ['{', '[']) {
+    for (let j = text.indexOf(open, from); j !== -1 && j < to; j = text.indexOf(open, j + 1)) {
+      if (++n > limit) return true;
+    }
+  }
+  return false;
 }
 
 function goRune(c: string): string {
@@ -130,6 +195,11 @@ export function decodeFrame(frame: string): WatchEvent {
   } catch (e) {
     throw new DecodeError((e as Error).message);
   }
+  return decodeParsedFrame(raw);
+}
+
+/** decodeFrame for a frame the framer has already parsed (a JSON object). */
+export function decodeParsedFrame(raw: unknown): WatchEvent {
   const ev = raw as { type?: unknown; object?: unknown };
   if (ev.type !== undefined && typeof ev.type !== 'string') {
     throw new DecodeError(`json: cannot unmarshal ${jsonKind(ev.type)} into Go struct field WatchEvent.type of type string`);
@@ -220,11 +290,13 @@ export class StreamWatcher implements Watcher {
 
   private onData(chunk: Buffer): void {
     if (this.finished) return;
-    const frames = this.framer.push(this.text.write(chunk));
+    const parsed: unknown[] = [];
+    const frames = this.framer.push(this.text.write(chunk), parsed);
     let decodeFailure: string | undefined;
-    for (const f of frames) {
+    for (let k = 0; k < frames.length; k++) {
+      const value = parsed[k];
       try {
-        this.deliver(decodeFrame(f));
+        this.deliver(value === undefined ? decodeFrame(frames[k]) : decodeParsedFrame(value));
       } catch (e) {
         decodeFailure = (e as Error).message;
         break;
