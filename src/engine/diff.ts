@@ -88,9 +88,14 @@ function pairOf(parent: Pair | undefined, key: string | number, a: unknown, b: u
 function changeAt(parent: Pair | undefined, key: string | number, old: unknown, now: unknown): Change {
   const keys: (string | number)[] = [key];
   for (let p = parent; p?.parent !== undefined; p = p.parent) keys.push(p.key);
+  return changeOf(keys.reverse(), old, now);
+}
+
+/** The change at the path `keys` (from the top): in childPath notation, with the first two object keys on the way. */
+function changeOf(keys: readonly (string | number)[], old: unknown, now: unknown): Change {
   let path = '';
   const top: string[] = [];
-  for (let i = keys.length - 1; i >= 0; i--) {
+  for (let i = 0; i < keys.length; i++) {
     const k = keys[i];
     if (typeof k === 'number') path = `${path}[${k}]`;
     else {
@@ -101,13 +106,60 @@ function changeAt(parent: Pair | undefined, key: string | number, old: unknown, 
   return { path, top, old, new: now };
 }
 
+/** Nesting the recursive walk goes into before it gives way to the iterative one. */
+const RECURSION_LIMIT = 200;
+const TOO_DEEP = new Error('nested deeper than RECURSION_LIMIT');
+
 /**
  * Collects every changed leaf as [path, old, new], depth first in the old object's field order;
- * top-level field names ride along for classification. Iterative, like deepEqual (objects may be
- * nested 10,000 deep); each pair of values is looked at once, and a path is spelled out only for
- * a change.
+ * top-level field names ride along for classification. Each pair of values is looked at once,
+ * and a path is spelled out only for a change. Objects of ordinary depth take the recursive walk
+ * (no per-container bookkeeping); deeper ones (the decoder allows 10,000 levels) the iterative
+ * one, which gives the same changes in the same order.
  */
 function walk(oldObj: unknown, newObj: unknown, out: Change[]): void {
+  try {
+    walkRecursive(oldObj, newObj, [], out);
+  } catch (e) {
+    if (e !== TOO_DEEP) throw e;
+    out.length = 0;
+    walkIterative(oldObj, newObj, out);
+  }
+}
+
+/** One pair of values at the path `keys` (kept as a stack: pushed and popped around each child). */
+function walkRecursive(a: unknown, b: unknown, keys: (string | number)[], out: Change[]): void {
+  if (a === b) return;
+  if (isRecord(a) && isRecord(b)) {
+    if (keys.length >= RECURSION_LIMIT) throw TOO_DEEP;
+    for (const k in a) {
+      keys.push(k);
+      walkRecursive(a[k], b[k], keys, out);
+      keys.pop();
+    }
+    for (const k in b) {
+      if (Object.prototype.hasOwnProperty.call(a, k)) continue;
+      keys.push(k);
+      walkRecursive(undefined, b[k], keys, out);
+      keys.pop();
+    }
+    return;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (keys.length >= RECURSION_LIMIT) throw TOO_DEEP;
+    const n = Math.max(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      keys.push(i);
+      walkRecursive(a[i], b[i], keys, out);
+      keys.pop();
+    }
+    return;
+  }
+  // Different kinds of value, or different leaves (deepEqual settles objects of other shapes).
+  if (!deepEqual(a, b)) out.push(changeOf(keys, a, b));
+}
+
+function walkIterative(oldObj: unknown, newObj: unknown, out: Change[]): void {
   if (oldObj === newObj) return;
   const root = pairOf(undefined, '', oldObj, newObj);
   if (!root) {

@@ -21,6 +21,9 @@ export interface RedactionContext {
 const CREDENTIAL_KEY =
   /^(authorization|proxy-authorization|password|passwd|token|bearer[-_]?token|access[-_]?token|refresh[-_]?token|id[-_]?token|client[-_]?key(-data)?|client[-_]?certificate(-data)?|tls\.key|tls\.crt|ssh-privatekey|api[-_]?key|private[-_]?key|secret)$/i;
 
+/** Cheap pre-check: a path without any of these has no segment CREDENTIAL_KEY matches. */
+const MAYBE_CREDENTIAL_KEY = /authoriz|passw|token|key|cert|crt|secret/i;
+
 /** Cheap pre-check: a string without any of these cannot match a pattern below. */
 const MAYBE_SENSITIVE = /bearer|basic|authoriz|-----begin|eyj|token|passw|key|cert|secret|:\/\/[^\s/]*@/i;
 
@@ -109,6 +112,7 @@ function redactSecretChange(path: string, v: unknown): unknown {
 }
 
 function pathHasCredential(path: string): boolean {
+  if (!MAYBE_CREDENTIAL_KEY.test(path)) return false;
   return path.split(/[.[\]]/).some((seg) => seg !== '' && CREDENTIAL_KEY.test(seg));
 }
 

@@ -80,4 +80,25 @@ describe('diff', () => {
     const r = compareUpdate(obj({ data: { k: 'a' } }), obj({ data: { k: 'b' } }));
     assert.deepEqual(r.diff, [{ path: 'data.k', old: 'a', new: 'b' }]);
   });
+
+  it('objects nested past the recursive walk\'s limit give the same changes, in the same order, as shallow ones', () => {
+    // Changes before, inside and after a 300-deep branch: the walk starts recursively, gives way to
+    // the iterative walk at depth 200 and must not repeat or lose the changes found before that.
+    const nest = (depth: number, leaf: string): unknown => {
+      let v: unknown = leaf;
+      for (let i = 0; i < depth; i++) v = i % 2 === 0 ? { n: v } : [v];
+      return v;
+    };
+    const a = obj({ data: { a: '1' }, spec: nest(300, 'x'), status: { z: '1' } });
+    const b = obj({ data: { a: '2' }, spec: nest(300, 'y'), status: { z: '2' } });
+    const r = compareUpdate(a, b);
+    let deep = 'spec';
+    for (let i = 299; i >= 0; i--) deep += i % 2 === 0 ? '.n' : '[0]';
+    assert.deepEqual(r.diff, [
+      { path: 'data.a', old: '1', new: '2' },
+      { path: deep, old: 'x', new: 'y' },
+      { path: 'status.z', old: '1', new: '2' },
+    ]);
+    assert.equal(r.total, 3);
+  });
 });

@@ -60,6 +60,20 @@ describe('redaction', () => {
     assert.deepEqual(e.type === 'distribute' && e.diff, [{ path: 'data.color', old: 'red', new: 'blue' }, { path: 'data.token', new: REDACTED }]);
   });
 
+  it('every credential name is blanked as a diff path segment, in any case', () => {
+    const ctx = { resource: { group: '', resource: 'configmaps' } };
+    const names = [
+      'authorization', 'proxy-authorization', 'password', 'passwd', 'token', 'bearer_token', 'bearertoken', 'access-token', 'refresh_token',
+      'id-token', 'client-key', 'client_key-data', 'client-certificate', 'client_certificate-data', 'tls', 'ssh-privatekey', 'api_key', 'private-key', 'secret',
+    ];
+    for (const name of [...names, ...names.map((n) => n.toUpperCase())]) {
+      const path = `spec.${name}`;
+      const e = redactEvent({ t: 0, type: 'distribute', op: 'update', key: 'a/b', isSync: false, delivered: 1, skipped: 0, diff: [{ path, old: 'x1', new: 'y2' }] }, ctx);
+      const expected = name.toLowerCase() === 'tls' ? [{ path, old: 'x1', new: 'y2' }] : [{ path, old: REDACTED, new: REDACTED }];
+      assert.deepEqual(e.type === 'distribute' && e.diff, expected, path);
+    }
+  });
+
   it('is idempotent, so a redacted trace re-exports byte-identically', () => {
     const text = recorded(true);
     assert.equal(exportTrace(importTrace(text)), text);
