@@ -3,6 +3,7 @@
  * a key → object map plus secondary indexes. JavaScript is single-threaded, so "thread-safe"
  * here only means every method leaves items and indexes consistent before it returns.
  */
+import { GoMap } from './goMap';
 import { isTombstone, type KubeObject, type StoreObject } from './objects';
 
 /** Computes an object's key; throws (client-go returns an error) when it cannot. */
@@ -79,7 +80,7 @@ export interface Store extends KeyListerGetter {
   update(obj: StoreObject): void;
   /** Removes by key only; a missing key is a no-op. */
   delete(obj: StoreObject): void;
-  /** Unordered (insertion order here; client-go uses map order). */
+  /** Unordered in client-go (Go map order); here one of the orders Go can produce (goMap.ts). */
   list(): StoreObject[];
   get(obj: StoreObject): StoreObject | undefined;
   replace(list: StoreObject[], resourceVersion: string): void;
@@ -119,7 +120,8 @@ function resourceVersionOfObject(obj: StoreObject): string {
 
 class CacheIndexer implements Indexer {
   private readonly keyFunc: KeyFunc;
-  private readonly items = new Map<string, StoreObject>();
+  /** Go map order matters: client-go iterates its items map for tombstones, resyncs and late handlers. */
+  private items = new GoMap<StoreObject>();
   private readonly indexers: Indexers = {};
   /** index name → indexed value → keys. Invariant: no empty key sets. */
   private readonly indices = new Map<string, Map<string, Set<string>>>();
@@ -158,11 +160,11 @@ class CacheIndexer implements Indexer {
   }
 
   list(): StoreObject[] {
-    return [...this.items.values()];
+    return this.items.valuesInOrder();
   }
 
   listKeys(): string[] {
-    return [...this.items.keys()];
+    return this.items.keys();
   }
 
   get(obj: StoreObject): StoreObject | undefined {
@@ -174,13 +176,13 @@ class CacheIndexer implements Indexer {
   }
 
   replace(list: StoreObject[], resourceVersion: string): void {
-    const next = new Map<string, StoreObject>();
+    // client-go builds a new map, make(map, len(list)), and swaps it in.
+    const next = new GoMap<StoreObject>(list.length);
     for (const obj of list) next.set(this.keyOf(obj), obj);
     const nextIndices = new Map<string, Map<string, Set<string>>>();
     for (const name of Object.keys(this.indexers)) nextIndices.set(name, new Map());
-    for (const [key, obj] of next) addToIndices(nextIndices, key, this.valuesOf(key, obj));
-    this.items.clear();
-    for (const [k, v] of next) this.items.set(k, v);
+    for (const [key, obj] of next.entries()) addToIndices(nextIndices, key, this.valuesOf(key, obj));
+    this.items = next;
     this.indices.clear();
     for (const [k, v] of nextIndices) this.indices.set(k, v);
     if (this.tracksRv) this.rv = resourceVersion;
@@ -222,7 +224,7 @@ class CacheIndexer implements Indexer {
     const built = new Map<string, Map<string, Set<string>>>();
     for (const [name, fn] of Object.entries(newIndexers)) {
       const byValue = new Map<string, Set<string>>();
-      for (const [key, obj] of this.items) {
+      for (const [key, obj] of this.items.entries()) {
         for (const v of callIndexFunc(fn, name, key, obj)) addKey(byValue, v, key);
       }
       built.set(name, byValue);

@@ -100,6 +100,7 @@ export const MUTANTS: Mutant[] = [
   m('resync-due-one-ms-late', 'processorListener.ts', 'a listener is due 1 ms after its resync time', ['return this.resyncPeriodMs !== 0 && now >= this.nextResyncMs;', 'return this.resyncPeriodMs !== 0 && now >= this.nextResyncMs + 1;']),
   m('min-resync-500ms', 'sharedInformer.ts', 'minimum resync period 500 ms', ['export const MINIMUM_RESYNC_PERIOD_MS = 1000;', 'export const MINIMUM_RESYNC_PERIOD_MS = 500;']),
   m('is-in-initial-list-false', 'sharedInformer.ts', 'isInInitialList always false', ['const initial = this.o.profile.hasInitialListFlag && isInInitialList;', 'const initial = this.o.profile.hasInitialListFlag && false;']),
+  m('go-map-appends-readded-key', 'goMap.ts', "the store's map order ignores Go's slot reuse (a re-added key goes last)", ['    if (this.slots) this.slots[this.slots.indexOf(key)] = undefined;', '    if (this.slots) {\n      this.slots.splice(this.slots.indexOf(key), 1);\n      this.slots.push(undefined);\n    }']),
   m('rv-equal-sync-rule-off', 'sharedInformer.ts', 'relisted updates with equal RVs are not syncs', [': resourceVersionOf(oldObj) === resourceVersionOf(newObj);', ': false;']),
 ];
 
