@@ -107,6 +107,8 @@ export interface IndexerOptions {
   indexers?: Indexers;
   /** Track the store RV (client-go does this only with the AtomicFIFO gate). */
   tracksResourceVersion?: boolean;
+  /** Keep an index value whose last key left (Profile.keepsEmptyIndexSets, client-go 1.15). */
+  keepsEmptyIndexSets?: boolean;
 }
 
 /** Go's `%v` of a string set: `map[a:{} b:{}]`, keys sorted. */
@@ -126,11 +128,13 @@ class CacheIndexer implements Indexer {
   /** index name → indexed value → keys. Invariant: no empty key sets. */
   private readonly indices = new Map<string, Map<string, Set<string>>>();
   private readonly tracksRv: boolean;
+  private readonly keepsEmptySets: boolean;
   private rv = '';
 
   constructor(o: IndexerOptions) {
     this.keyFunc = o.keyFunc ?? deletionHandlingMetaNamespaceKeyFunc;
     this.tracksRv = o.tracksResourceVersion ?? false;
+    this.keepsEmptySets = o.keepsEmptyIndexSets ?? false;
     this.addIndexers(o.indexers ?? {});
   }
 
@@ -270,7 +274,7 @@ class CacheIndexer implements Indexer {
       // Fast path (client-go does the same): one unchanged value needs no index work.
       if (before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
       const byValue = this.indices.get(name) as Map<string, Set<string>>;
-      for (const v of before) removeKey(byValue, v, key);
+      for (const v of before) removeKey(byValue, v, key, this.keepsEmptySets);
       for (const v of after) addKey(byValue, v, key);
     }
   }
@@ -296,11 +300,11 @@ function addKey(byValue: Map<string, Set<string>>, value: string, key: string): 
   keys.add(key);
 }
 
-function removeKey(byValue: Map<string, Set<string>>, value: string, key: string): void {
+function removeKey(byValue: Map<string, Set<string>>, value: string, key: string, keepEmpty = false): void {
   const keys = byValue.get(value);
   if (!keys) return;
   keys.delete(key);
-  if (keys.size === 0) byValue.delete(value);
+  if (keys.size === 0 && !keepEmpty) byValue.delete(value);
 }
 
 function addToIndices(indices: Map<string, Map<string, Set<string>>>, key: string, values: Map<string, string[]>): void {
