@@ -66,6 +66,25 @@ func (r *runner) initExtensions() error {
 	return nil
 }
 
+// sleep waits d of virtual time; false when a stop action came first.
+func (r *runner) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.ext.stopNow:
+		return false
+	}
+}
+
+// remember keeps a handler's registration for a later removeHandler action.
+func (e *extensions) remember(name string, reg interface{}) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.registrations[name] = reg
+}
+
 // runActions performs the timed actions, each once its instant has settled: it sleeps
 // until atMs + 1 ns, a timer that fires only when every goroutine of the bubble is blocked.
 // A call client-go refuses (AddIndexers after start on 1.15) changes nothing.

@@ -293,18 +293,6 @@ func (r *runner) serve(runDone <-chan struct{}) Result {
 	}
 }
 
-// sleep waits d of virtual time; false when a stop action came first.
-func (r *runner) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.ext.stopNow:
-		return false
-	}
-}
-
 func (r *runner) addHandler(h *HandlerSpec) error {
 	resync := ms(r.sc.Informer.ResyncPeriodMs)
 	if h.ResyncPeriodMs != nil {
@@ -316,9 +304,7 @@ func (r *runner) addHandler(h *HandlerSpec) error {
 	}
 	r.log.Handler(h.Name)
 	reg, err := addHandler(r.inf, &logHandler{name: h.Name, log: r.log, delay: delay, busy: &r.busy}, resync)
-	r.ext.mu.Lock()
-	r.ext.registrations[h.Name] = reg
-	r.ext.mu.Unlock()
+	r.ext.remember(h.Name, reg)
 	return err
 }
 
