@@ -264,6 +264,35 @@ describe('observe: reconstruction from observed traffic', function () {
     assert.ok(r().lines.every((l) => l.reflector === 'configmaps.v1 ns=ns ua=-'));
   });
 
+  it('a watch the process closes itself: the engine opens no watch the process did not send, and follows the next one when it comes', async () => {
+    const s = await start((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(events[0]);
+    });
+    await streamGet(s.proxy, '/api/v1/namespaces/ns/configmaps?limit=500&resourceVersion=0');
+    const watchPath = '/api/v1/namespaces/ns/configmaps?allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds=400&watch=true';
+    const closeAfterFirstEvent = () =>
+      new Promise<void>((resolve) => {
+        const req = https.request(`${s.proxy.url}${watchPath}`, { ca: s.proxy.certificate, headers: { authorization: `Bearer ${s.proxy.token}` }, agent: false }, (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.on('error', () => undefined);
+        req.end();
+      });
+    await closeAfterFirstEvent();
+    const r = () => s.reconstructor.reflectors()[0];
+    const starts = () => r().recorder.events().filter((e) => e.type === 'watch.start').length;
+    await until('the first notifications', () => !!r() && r().notifications === 2);
+    await new Promise((res) => setTimeout(res, 500));
+    assert.equal(starts(), 1, 'the engine opened a watch the process never sent');
+    await closeAfterFirstEvent();
+    await until('the second watch followed', () => starts() === 2);
+    assert.equal(r().lines.filter((l) => l.kind === 'request').length, 3);
+  });
+
   it('a process that relists where v1.32 would re-watch gets a finding naming the likely causes', async () => {
     const s = await start((res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
