@@ -16,7 +16,7 @@ import type { ProxyNotice } from '../observe/exchange';
 import { ObserveSession } from '../observe/session';
 import { InformerSession } from './session';
 
-export { ObserveSession, profileFromGoMod, type ObserveSummary } from '../observe/session';
+export { notReconstructedWhy, ObserveSession, profileFromGoMod, type NotReconstructed, type ObserveSummary } from '../observe/session';
 export { ProxyError } from '../observe/proxy';
 export type { ProxyNotice } from '../observe/exchange';
 export type { ObserveFinding, ObservedLogLine } from '../observe/reconstruct';

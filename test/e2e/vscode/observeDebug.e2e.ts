@@ -263,10 +263,15 @@ async function inWorkbench(cluster: E2ECluster, cs: CodeServer): Promise<void> {
     await step('Debug: Stop stops the proxy (its port refuses connections) and the sessions end', async () => {
       check(proxyPort > 0, 'no proxy port');
       check(!(await refused(proxyPort)), 'the proxy was not listening while the session ran');
+      check(timeline !== undefined, 'no timeline');
+      await pickSession(timeline!, 'configmaps.v1');
+      const watchesBefore = await chipValue(timeline!, 'watches');
       await runCommand(page, 'Debug: Stop');
       check(await waitUntil(page, 20_000, () => refused(proxyPort)), `the proxy on port ${proxyPort} still accepts connections`);
       const f = await visibleTimeline(page, { area: 'editor' });
       check(await waitUntil(page, 10_000, async () => (await chipValue(f, 'state')).includes('(ended)')), `state: ${await chipValue(f, 'state')}`);
+      // The process closed its watch as it exited and sent nothing more: no watch of the engine's own.
+      check((await chipValue(f, 'watches')) === watchesBefore, `watches ${watchesBefore} before the stop, ${await chipValue(f, 'watches')} after`);
       const pid = Number(readFileSync(join(cs.workspace, 'controller.pid'), 'utf8'));
       check(await waitUntil(page, 10_000, async () => !alive(pid)), `the controller (pid ${pid}) still runs after the debug session stopped`);
       await shot(page, 'observe-debug-stopped.png');

@@ -293,6 +293,30 @@ describe('observe: reconstruction from observed traffic', function () {
     assert.equal(r().lines.filter((l) => l.kind === 'request').length, 3);
   });
 
+  it('a protobuf-only reflector keeps working and is listed as not reconstructed, with why, in the summary and the trace index; a JSON one beside it is reconstructed', async () => {
+    const s = await start((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end();
+    });
+    const auth = { authorization: `Bearer ${s.proxy.token}` };
+    const pb = { ...auth, accept: 'application/vnd.kubernetes.protobuf', 'user-agent': 'pb-only/1' };
+    const got = await request(s.proxy, 'GET', '/api/v1/namespaces/ns/configmaps?limit=500&resourceVersion=0', pb);
+    await request(s.proxy, 'GET', '/api/v1/namespaces/ns/configmaps?resourceVersion=10&watch=true', pb);
+    await request(s.proxy, 'GET', '/api/v1/namespaces/ns/configmaps?limit=500&resourceVersion=0', { ...auth, accept: 'application/json', 'user-agent': 'json/1' });
+    assert.equal(got.status, 200, 'the protobuf-only client still gets its answer');
+    assert.equal(got.body, list);
+    const missing = s.notReconstructed();
+    assert.equal(missing.length, 1, JSON.stringify(missing));
+    assert.equal(missing[0].reflector, 'configmaps.v1 ns=ns ua=pb-only/1');
+    assert.equal(missing[0].requests, 2);
+    assert.match(missing[0].why, /accepts only application\/vnd\.kubernetes\.protobuf \(no JSON\).*not reconstructed/);
+    await until('the JSON reflector', () => s.reconstructor.reflectors().length === 1);
+    assert.equal(s.reconstructor.reflectors()[0].name, 'configmaps.v1 ns=ns ua=json/1');
+    const index = JSON.parse(s.traceFiles('/tmp/x/trace.json')[0].text) as { notReconstructed: { reflector: string; why: string }[]; reflectors: unknown[] };
+    assert.deepEqual(index.notReconstructed.map((r) => r.reflector), ['configmaps.v1 ns=ns ua=pb-only/1']);
+    assert.equal(index.reflectors.length, 1);
+  });
+
   it('a process that relists where v1.32 would re-watch gets a finding naming the likely causes', async () => {
     const s = await start((res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
