@@ -45,6 +45,8 @@ const path = require('node:path');
 const [bin, ns, log] = process.argv.slice(2);
 const server = /server:\\s*(\\S+)/.exec(fs.readFileSync(process.env.KUBECONFIG, 'utf8'));
 fs.writeFileSync(path.join(__dirname, 'proxy-server.txt'), server ? server[1] : '');
+const token = /token:\s*(\S+)/.exec(fs.readFileSync(process.env.KUBECONFIG, 'utf8'));
+fs.writeFileSync(path.join(__dirname, 'proxy-token.txt'), token ? token[1] : '', { mode: 0o600 });
 const child = spawn(bin, ['--namespace', ns, '--log', log], { stdio: 'inherit' });
 fs.writeFileSync(path.join(__dirname, 'controller.pid'), String(child.pid));
 for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(sig, () => child.kill('SIGTERM'));
@@ -275,6 +277,16 @@ async function inWorkbench(cluster: E2ECluster, cs: CodeServer): Promise<void> {
       const pid = Number(readFileSync(join(cs.workspace, 'controller.pid'), 'utf8'));
       check(await waitUntil(page, 10_000, async () => !alive(pid)), `the controller (pid ${pid}) still runs after the debug session stopped`);
       await shot(page, 'observe-debug-stopped.png');
+    });
+
+    await step('the extension\'s logs name the observation and hold no Secret payload, proxy token or upstream token', async () => {
+      const logs = findFiles(join(cs.userDir, 'logs'), /\.log$/).map((p) => readFileSync(p, 'utf8'));
+      const all = logs.join('\n');
+      check(/observing debug session "controller under debug" through https:\/\/127\.0\.0\.1:\d+/.test(all), `the extension log does not name the observation (${logs.length} log files)`);
+      const proxyToken = readFileSync(join(cs.workspace, 'proxy-token.txt'), 'utf8').trim();
+      const upstreamToken = /token:\s*(\S+)/.exec(cluster.kubeconfigYaml())?.[1] ?? '';
+      check(proxyToken.length > 20 && upstreamToken.length > 10, 'tokens to look for');
+      for (const s of [...SECRET_VALUES, ...SECRET_VALUES.map(b64), proxyToken, upstreamToken]) check(!all.includes(s), `${s.slice(0, 10)}… is in the extension's logs`);
     });
   } finally {
     const pidFile = join(cs.workspace, 'controller.pid');
