@@ -45,7 +45,7 @@ const path = require('node:path');
 const [bin, ns, log] = process.argv.slice(2);
 const server = /server:\\s*(\\S+)/.exec(fs.readFileSync(process.env.KUBECONFIG, 'utf8'));
 fs.writeFileSync(path.join(__dirname, 'proxy-server.txt'), server ? server[1] : '');
-const token = /token:\s*(\S+)/.exec(fs.readFileSync(process.env.KUBECONFIG, 'utf8'));
+const token = /token:\\s*(\\S+)/.exec(fs.readFileSync(process.env.KUBECONFIG, 'utf8'));
 fs.writeFileSync(path.join(__dirname, 'proxy-token.txt'), token ? token[1] : '', { mode: 0o600 });
 const child = spawn(bin, ['--namespace', ns, '--log', log], { stdio: 'inherit' });
 fs.writeFileSync(path.join(__dirname, 'controller.pid'), String(child.pid));
@@ -102,6 +102,23 @@ function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Runs a palette action, again after Escape when it failed: on a loaded machine the palette can
+ * open before the debug contribution has registered its commands. At most 4 tries.
+ */
+async function retried(page: Page, action: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await action();
+      return;
+    } catch (e) {
+      if (attempt >= 4) throw e;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(3000);
+    }
   }
 }
 
@@ -190,7 +207,7 @@ async function inWorkbench(cluster: E2ECluster, cs: CodeServer): Promise<void> {
     await cluster.adminOk('POST', `/api/v1/namespaces/${NS}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: NS }, data: { password: b64(SECRET_VALUES[0]) } });
 
     await step('Debug: Start Debugging runs the launch configuration through the observing proxy; the controller syncs', async () => {
-      await runCommand(page, 'Debug: Start Debugging');
+      await retried(page, () => runCommand(page, 'Debug: Start Debugging'));
       check(
         await waitUntil(page, 60_000, async () => readNdjson(log).some((l) => l.kind === 'synced')),
         `the controller did not sync (proxy address: ${existsSync(join(cs.workspace, 'proxy-server.txt')) ? readFileSync(join(cs.workspace, 'proxy-server.txt'), 'utf8') : 'none'})`,
@@ -268,7 +285,7 @@ async function inWorkbench(cluster: E2ECluster, cs: CodeServer): Promise<void> {
       check(timeline !== undefined, 'no timeline');
       await pickSession(timeline!, 'configmaps.v1');
       const watchesBefore = await chipValue(timeline!, 'watches');
-      await runCommand(page, 'Debug: Stop');
+      await retried(page, () => runCommand(page, 'Debug: Stop'));
       check(await waitUntil(page, 20_000, () => refused(proxyPort)), `the proxy on port ${proxyPort} still accepts connections`);
       const f = await visibleTimeline(page, { area: 'editor' });
       check(await waitUntil(page, 10_000, async () => (await chipValue(f, 'state')).includes('(ended)')), `state: ${await chipValue(f, 'state')}`);
