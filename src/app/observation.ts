@@ -67,7 +67,8 @@ export async function startObservation(o: ObservationOptions): Promise<Observati
         const s = new InformerSession({
           id: o.newId(),
           kind: 'observed',
-          title: `observed ${o.label}: ${r.name} (${o.profile.name})`,
+          // The reflector first: pickers and tabs cut long titles at the end.
+          title: `${r.name} (${o.profile.name}), observed in ${o.label}`,
           simulated: false,
           recorder: r.recorder,
           informer: r.informer,

@@ -227,7 +227,7 @@ async function inWorkbench(cluster: E2ECluster, cs: CodeServer): Promise<void> {
     });
 
     await step('the timeline for the debug session appears with the controller\'s two reflectors', async () => {
-      timeline = await visibleTimeline(page, { area: 'editor', until: async (f) => (await sessionTitle(f)).includes(`observed ${LAUNCH_NAME}`) }, 45_000);
+      timeline = await visibleTimeline(page, { area: 'editor', until: async (f) => (await sessionTitle(f)).endsWith(`observed in ${LAUNCH_NAME}`) }, 45_000);
       const options = (await timeline.locator('.session-select vscode-option').allTextContents()).join('\n');
       check(/configmaps\.v1 ns=debugged/.test(options) && /secrets\.v1 ns=debugged/.test(options), `session picker: ${options}`);
       check(/\(v1\.36\)/.test(await sessionTitle(timeline)), `profile from the workspace go.mod: ${await sessionTitle(timeline)}`);
@@ -275,10 +275,12 @@ async function inWorkbench(cluster: E2ECluster, cs: CodeServer): Promise<void> {
       check(timeline !== undefined, 'no timeline');
       // The debug console took the bottom panel; without it the timeline has the editor's full height.
       await runCommand(page, 'View: Hide Panel');
+      await runCommand(page, 'Notifications: Clear All Notifications').catch(() => page.keyboard.press('Escape'));
       await pickSession(timeline!, 'configmaps.v1');
       await page.waitForTimeout(1000);
       await shot(page, 'observe-debug-light.png');
       await setTheme(page, 'Default Dark Modern');
+      await runCommand(page, 'Notifications: Clear All Notifications').catch(() => page.keyboard.press('Escape'));
       await pickSession(timeline!, 'secrets.v1');
       await page.waitForTimeout(1000);
       await shot(page, 'observe-debug-dark.png');
