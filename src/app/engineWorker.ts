@@ -11,9 +11,12 @@ import { FAULTS } from './faults';
 import { openLive, liveTitle, type LiveInformer } from './liveInformer';
 import { connect } from './resources';
 import { replay } from './sessions';
-import { BATCH_INTERVAL_MS, BATCH_MAX_EVENTS, type HostToWorker, type RecorderStatus, type WorkerCall, type WorkerStart, type WorkerToHost } from './workerProtocol';
+import { BATCH_INTERVAL_MS, FINDINGS_INTERVAL_MS, BATCH_MAX_EVENTS, type HostToWorker, type RecorderStatus, type WorkerCall, type WorkerStart, type WorkerToHost } from './workerProtocol';
 import type { RecordedEvent } from '../format/events';
+import type { Finding } from '../format/trace';
+import { computeFindings } from '../trace/findings';
 import { TraceRecorder } from '../trace/recorder';
+import { SummaryModel } from '../trace/summary';
 import { SegmentFile } from '../trace/segments';
 
 const port = parentPort;
@@ -35,10 +38,32 @@ let flushTimer: NodeJS.Timeout | undefined;
 let intervalMs = BATCH_INTERVAL_MS;
 let maxEvents = BATCH_MAX_EVENTS;
 let ended = false;
+/** The counts of every event recorded (spilled ones too), kept as events come. */
+const summary = new SummaryModel();
+let findingsAt = Number.NEGATIVE_INFINITY;
+let findingsSeq = -1;
 
-function status(): RecorderStatus {
+/** Findings read the whole window: recomputed when the trace grew and a second has passed, or at the end. */
+function freshFindings(final: boolean): Finding[] | undefined {
+  const r = recorder;
+  if (!r) return undefined;
+  const events = r.events();
+  const last = events.length > 0 ? events[events.length - 1].seq : -1;
+  if (last === findingsSeq || (!final && performance.now() - findingsAt < FINDINGS_INTERVAL_MS)) return undefined;
+  findingsAt = performance.now();
+  findingsSeq = last;
+  try {
+    return computeFindings(r.header(), events);
+  } catch {
+    // A rule that trips over an unusual trace must not end the session; show none.
+    return [];
+  }
+}
+
+function status(final = false): RecorderStatus {
   const spill = recorder?.spillState();
-  return { dropped: recorder?.dropped ?? 0, ...(spill ? { spill } : {}) };
+  const findings = freshFindings(final);
+  return { dropped: recorder?.dropped ?? 0, ...(spill ? { spill } : {}), summary: summary.snapshot(), ...(findings ? { findings } : {}) };
 }
 
 function flush(): void {
@@ -52,7 +77,10 @@ function flush(): void {
 
 /** Collects the recorder's events; one batch per interval, or at once when many are pending. */
 function collect(batch: RecordedEvent[]): void {
-  for (const e of batch) pending.push(e);
+  for (const e of batch) {
+    pending.push(e);
+    summary.add(e);
+  }
   if (pending.length >= maxEvents) flush();
   else flushTimer ??= setTimeout(flush, intervalMs);
 }
@@ -61,7 +89,7 @@ function end(msg: WorkerToHost): void {
   if (ended) return;
   ended = true;
   flush();
-  send(msg);
+  send(msg.type === 'stopped' ? { type: 'stopped', status: status(true) } : msg);
   port!.close();
 }
 
@@ -96,7 +124,7 @@ async function start(m: WorkerStart): Promise<void> {
   });
   if (run.result.outcome === 'error') throw new RunError(`replay of ${scenario.name} failed: ${run.result.error ?? 'unknown error'}`);
   spill?.close();
-  end({ type: 'stopped', status: status() });
+  end({ type: 'stopped', status: { dropped: 0 } });
 }
 
 async function call(id: number, c: WorkerCall): Promise<void> {
@@ -139,7 +167,7 @@ async function stop(): Promise<void> {
     // The informer's own failure is in its trace; stopping goes on.
   }
   segment?.close();
-  end({ type: 'stopped', status: status() });
+  end({ type: 'stopped', status: { dropped: 0 } });
 }
 
 port.on('message', (m: HostToWorker) => {

@@ -44,6 +44,8 @@ export interface TraceSource {
   spillState(): SpillState | undefined;
   /** Every recorded event, spilled ones first, in seq order. */
   allEvents(): AsyncIterable<RecordedEvent>;
+  /** Summary and findings computed where the events are recorded (an engine worker); absent: the session computes them. */
+  computed?(): { summary?: TraceSummary; findings: Finding[] };
 }
 
 /** What a session holds and where, for its tooltip. */
@@ -177,6 +179,8 @@ export class InformerSession {
    * when it spilled them: spilled events are still part of the trace).
    */
   summary(): TraceSummary {
+    const computed = this.recorder?.computed?.().summary;
+    if (computed) return computed;
     const events = this.events();
     const first = events.length > 0 ? events[0].seq : -1;
     let c = this.summaryCache;
@@ -192,6 +196,8 @@ export class InformerSession {
 
   /** The findings, recomputed when the trace grew and the last computation is old enough (or `fresh`). */
   findings(fresh = false): Finding[] {
+    const computed = this.recorder?.computed?.();
+    if (computed) return computed.findings;
     const events = this.events();
     const lastSeq = events.length > 0 ? events[events.length - 1].seq : -1;
     const c = this.findingsCache;

@@ -6,7 +6,8 @@
  * trace says with a 'trace.dropped' event as always.
  */
 import type { RecordedEvent } from '../format/events';
-import type { TraceHeader } from '../format/trace';
+import type { Finding, TraceHeader } from '../format/trace';
+import type { TraceSummary } from '../trace/summary';
 import { evictionCount } from '../trace/recorder';
 import { readSegment, type SpillState } from '../trace/segments';
 import type { TraceSource } from './session';
@@ -16,6 +17,9 @@ export class TraceMirror implements TraceSource {
   private readonly buffer: RecordedEvent[] = [];
   private readonly listeners = new Set<(batch: RecordedEvent[]) => void>();
   private status: RecorderStatus = { dropped: 0 };
+  private lastSummary: TraceSummary | undefined;
+  /** The worker's findings; the same array until the worker sends new ones (views compare by identity). */
+  private lastFindings: Finding[] = [];
 
   constructor(
     private readonly head: TraceHeader,
@@ -28,7 +32,7 @@ export class TraceMirror implements TraceSource {
       if (this.buffer.length >= this.cap) this.buffer.splice(0, evictionCount(this.cap, this.buffer.length));
       this.buffer.push(e);
     }
-    this.status = status;
+    this.setStatus(status);
     if (events.length === 0) return;
     const batch = [...events];
     for (const fn of this.listeners) {
@@ -43,6 +47,13 @@ export class TraceMirror implements TraceSource {
   /** The worker's last word on drops and spill (also when no event came with it). */
   setStatus(status: RecorderStatus): void {
     this.status = status;
+    if (status.summary) this.lastSummary = status.summary;
+    if (status.findings) this.lastFindings = status.findings;
+  }
+
+  /** What the worker computed from the whole trace: the summary (once a batch came) and the findings. */
+  computed(): { summary?: TraceSummary; findings: Finding[] } {
+    return { ...(this.lastSummary ? { summary: this.lastSummary } : {}), findings: this.lastFindings };
   }
 
   header(): TraceHeader {

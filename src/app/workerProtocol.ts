@@ -12,10 +12,13 @@ import type { Scenario } from '../scenario/types';
 import type { ConsistencyResult } from '../trace/consistency';
 import type { SpillState } from '../trace/segments';
 import type { FaultName, RecordedEvent } from '../format/events';
-import type { TraceHeader } from '../format/trace';
+import type { Finding, TraceHeader } from '../format/trace';
+import type { TraceSummary } from '../trace/summary';
 
 export const BATCH_INTERVAL_MS = 33;
 export const BATCH_MAX_EVENTS = 4096;
+/** The worker recomputes a live session's findings at most this often. */
+export const FINDINGS_INTERVAL_MS = 1000;
 
 /** What the worker runs: a live informer (the kubeconfig of the one selected context) or a scenario replay. */
 export type WorkerSpec =
@@ -54,10 +57,14 @@ export type WorkerCall =
 
 export type HostToWorker = WorkerStart | ({ id: number } & WorkerCall) | { op: 'stop' };
 
-/** The recorder's state beside the events: drops and the spill segment. */
+/** The recorder's state beside the events: drops, the spill segment, and what the worker computed from the trace. */
 export interface RecorderStatus {
   dropped: number;
   spill?: SpillState;
+  /** The counts of the whole trace after this batch (SummaryModel, kept in the worker). */
+  summary?: TraceSummary;
+  /** The findings, recomputed in the worker at most once per FINDINGS_INTERVAL_MS and at the end; absent when unchanged. */
+  findings?: Finding[];
 }
 
 export type WorkerToHost =

@@ -9,6 +9,8 @@ import { createSession, startSandboxConnection } from '../../../src/app/sessions
 import { startWorkerSession } from '../../../src/app/workerSession';
 import type { RecordedEvent } from '../../../src/format/events';
 import { parseScenarioText } from '../../../src/scenario/validate';
+import { computeFindings } from '../../../src/trace/findings';
+import { SummaryModel } from '../../../src/trace/summary';
 import { engineWorkerBundle } from '../../support/engineWorker';
 
 const SCENARIOS = join(__dirname, '../../conformance/scenarios');
@@ -48,6 +50,12 @@ describe('app: sessions in an engine worker', function () {
     assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => i));
     assert.equal(s.header().source, 'scenario');
     assert.match(s.title, /replay, v1\.32/);
+    // Summary and findings were computed in the worker; they match what the host would compute from the same events.
+    const model = new SummaryModel();
+    for (const e of s.events()) model.add(e);
+    assert.deepEqual(s.summary(), model.snapshot());
+    assert.deepEqual(s.findings(true), computeFindings(s.header(), s.events()));
+    assert.equal(s.findings(), s.findings(), 'the same array until the worker sends new findings');
   });
 
   it('a live sandbox session shows list, watch and notifications through the worker; faults and the cache check go there and back; close() ends worker and sandbox', async () => {
