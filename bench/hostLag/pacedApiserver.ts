@@ -149,7 +149,17 @@ export class PacedApiserver {
         text += this.event(i % this.o.objects, rv);
       }
       this.stats.sent = i;
-      if (text && !res.write(text)) await new Promise<void>((r) => (res.once('drain', r), res.once('close', r)));
+      if (text && !res.write(text)) {
+        await new Promise<void>((r) => {
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            r();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        });
+      }
       await new Promise<void>((r) => {
         const t = setTimeout(() => (this.timers.delete(t), r()), 10);
         this.timers.add(t);
