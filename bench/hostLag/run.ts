@@ -18,6 +18,8 @@ import { PacedApiserver } from './pacedApiserver';
 
 const ENGINES = ['host', 'worker'] as const;
 
+const round = (x: number): number => Math.round(x * 10) / 10;
+
 function runClient(url: string, engine: string, seconds: number): Promise<ClientResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'client.ts'), url, engine, String(seconds)], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -66,7 +68,8 @@ async function main(): Promise<void> {
   for (const engine of ENGINES) {
     const rs = results.get(engine)!;
     const p99 = summarize(rs.map((x) => x.p99Ms));
-    const med = (f: (x: ClientResult) => number) => summarize(rs.map(f)).median;
+    p99.median = round(p99.median);
+    const med = (f: (x: ClientResult) => number) => round(summarize(rs.map(f)).median);
     lines.push(
       `| ${engine} | ${p99.median} ms (${p99.min}–${p99.max}) | ${med((x) => x.p50Ms)} ms | ${med((x) => x.maxMs)} ms | ${med((x) => x.eventsPerSecond)} | ${med((x) => x.cpuPerSecondMs)} |`,
     );

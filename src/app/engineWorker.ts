@@ -96,11 +96,10 @@ function end(msg: WorkerToHost): void {
 async function start(m: WorkerStart): Promise<void> {
   intervalMs = m.batchIntervalMs ?? intervalMs;
   maxEvents = m.batchMaxEvents ?? maxEvents;
-  const spill = (segment = m.spill ? new SegmentFile(m.spill) : undefined);
   if (m.spec.kind === 'live') {
     const spec = m.spec;
     const target = { ...spec, conn: connect({ kubeconfigYaml: spec.kubeconfigYaml }) };
-    live = openLive(target, { cap: m.cap, spill });
+    live = openLive(target, { cap: m.cap, spill: m.spill });
     recorder = live.recorder;
     recorder.subscribe(collect);
     // The informer needs at least one handler to show notifications; "main" stands for the controller.
@@ -110,6 +109,7 @@ async function start(m: WorkerStart): Promise<void> {
     live.start();
     return;
   }
+  const spill = (segment = m.spill ? new SegmentFile(m.spill) : undefined);
   const scenario = m.spec.scenario;
   const run = await replay(scenario, {
     profile: m.spec.profile,

@@ -16,7 +16,7 @@ import { FaultInjectingListerWatcher } from '../sources/faults';
 import { SANDBOX_CONTEXT } from '../sources/sandbox';
 import { checkConsistency, type ConsistencyResult } from '../trace/consistency';
 import { TraceRecorder } from '../trace/recorder';
-import type { SegmentFile } from '../trace/segments';
+import { SegmentFile, type SpillOptions } from '../trace/segments';
 import { traceHeader } from './headers';
 import { resourceLabel, typeDescription } from './resources';
 
@@ -39,8 +39,8 @@ export interface LiveOptions {
   rand?: () => number;
   /** Trace recorder cap (events): its memory window. */
   cap?: number;
-  /** Where the recorder spills past its memory window (default: it drops). */
-  spill?: SegmentFile;
+  /** Where the recorder spills past its memory window (default: it drops); release() deletes the segment. */
+  spill?: SpillOptions;
   /**
    * Receives every request the informer sends as a notification-log line, before anything can
    * fail it: the chain is informer → request log → fault injector → selectors → HTTP, so a
@@ -60,8 +60,10 @@ export interface LiveInformer {
   addSlowHandler(ms: number): void;
   checkConsistency(): Promise<ConsistencyResult>;
   start(): void;
-  /** Stops the informer and waits for it and its handlers to end. */
+  /** Stops the informer and waits for it and its handlers to end; the spill segment takes no more. */
   stop(): Promise<void>;
+  /** Deletes the spill segment, if any (the trace's spilled events with it). */
+  release(): void;
 }
 
 /**
@@ -82,7 +84,8 @@ export function openLive(target: LiveTarget, options: LiveOptions = {}): LiveInf
     fieldSelector: o.fieldSelector,
     cap: o.cap,
   });
-  const recorder = new TraceRecorder(header, header.cap, o.spill);
+  const segment = o.spill ? new SegmentFile(o.spill) : undefined;
+  const recorder = new TraceRecorder(header, header.cap, segment);
   const http = withSelectors(new HttpListerWatcher(o.conn, r, { namespace: o.namespace, clock }), o.labelSelector, o.fieldSelector);
   const faults = new FaultInjectingListerWatcher(http, { clock, sink: recorder });
   const informer = new SharedIndexInformer({
@@ -130,7 +133,14 @@ export function openLive(target: LiveTarget, options: LiveOptions = {}): LiveInf
     },
     async stop() {
       stop.abort();
-      await running;
+      try {
+        await running;
+      } finally {
+        segment?.close();
+      }
+    },
+    release() {
+      segment?.remove();
     },
   };
 }

@@ -14,7 +14,7 @@ import { replayScenario } from '../sources/engineReplay';
 import type { ReplayResult } from '../sources/replay';
 import { startSandbox, type Sandbox } from '../sources/sandbox';
 import { TraceRecorder } from '../trace/recorder';
-import { SegmentFile } from '../trace/segments';
+import type { SegmentFile } from '../trace/segments';
 import { RunError } from './errors';
 import { scenarioResource, traceHeader } from './headers';
 import { FAULTS } from './faults';
@@ -158,8 +158,7 @@ function workerLiveSession(id: string, target: LiveTarget, sandbox?: Sandbox): P
 
 /** A live session on this thread (SessionEnvironment.engine 'host'). */
 function liveSession(id: string, target: LiveTarget, sandbox?: Sandbox): InformerSession {
-  const segment = environment.spill ? new SegmentFile({ ...environment.spill, name: id }) : undefined;
-  const live = openLive(target, { spill: segment });
+  const live = openLive(target, environment.spill ? { spill: { ...environment.spill, name: id } } : {});
   const { clock, informer } = live;
   // The informer needs at least one handler to show notifications; "main" stands for the controller.
   informer.addEventHandler('main', {});
@@ -183,9 +182,8 @@ function liveSession(id: string, target: LiveTarget, sandbox?: Sandbox): Informe
     clock: () => clock.now(),
     stop: async () => {
       await live.stop().catch(() => undefined);
-      segment?.close();
       await sandbox?.stop();
     },
-    ...(segment ? { release: () => segment.remove() } : {}),
+    release: () => live.release(),
   });
 }
