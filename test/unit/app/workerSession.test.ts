@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunError } from '../../../src/app/errors';
 import { findResource } from '../../../src/app/resources';
@@ -11,6 +12,7 @@ import type { RecordedEvent } from '../../../src/format/events';
 import { parseScenarioText } from '../../../src/scenario/validate';
 import { computeFindings } from '../../../src/trace/findings';
 import { SummaryModel } from '../../../src/trace/summary';
+import { importTrace } from '../../../src/trace/traceFile';
 import { engineWorkerBundle } from '../../support/engineWorker';
 
 const SCENARIOS = join(__dirname, '../../conformance/scenarios');
@@ -96,6 +98,33 @@ describe('app: sessions in an engine worker', function () {
     } finally {
       off();
       await s.close();
+    }
+  });
+
+  it('a long session through the worker spills past a tiny window: the export has every event, the tooltip numbers add up, close() deletes the segment', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'worker-spill-'));
+    const { sandbox, conn } = await startSandboxConnection();
+    const resource = await findResource(conn, 'configmaps');
+    const spec = { kind: 'live' as const, kubeconfigYaml: conn.kubeconfigYaml(), resource, profile: profileNamed('v1.36'), namespace: '' };
+    const s = await startWorkerSession('w-spill', 'sandbox', spec, { simulated: true, workerFile: engineWorkerBundle(), cap: 20, spill: { dir, maxBytes: 1 << 24 }, onStopped: () => sandbox.stop() });
+    try {
+      await until(s, () => (s.storage()?.spill?.events ?? 0) > 20, 40_000);
+      await s.stop();
+      const st = s.storage()!;
+      assert.ok(st.memoryEvents <= 20, `memory holds ${st.memoryEvents}`);
+      assert.equal(st.dropped, 0);
+      const out = join(dir, 'all.informer-trace.json');
+      const n = await s.exportTo(out);
+      const back = importTrace(readFileSync(out, 'utf8'));
+      assert.equal(back.events.length, n);
+      assert.equal(n, st.spill!.events + st.memoryEvents, 'segment + memory, nothing twice');
+      assert.deepEqual(back.events.map((e) => e.seq), Array.from({ length: n }, (_, i) => i), 'every seq from 0, in order');
+      assert.ok(existsSync(st.spill!.path));
+      await s.close();
+      assert.equal(existsSync(st.spill!.path), false, 'the segment is deleted when the session is closed');
+    } finally {
+      await s.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
