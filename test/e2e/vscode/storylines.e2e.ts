@@ -22,6 +22,13 @@ async function inspectSandbox(page: Page, storyline: string, profile: string): P
   await answer(page, 'behaviour profile', profile);
 }
 
+/** The little of the DOM a check in the page uses (the e2e code compiles without the DOM library). */
+interface DomBox {
+  getBoundingClientRect(): { right: number; bottom: number };
+  ownerDocument: { documentElement: { clientWidth: number } };
+  querySelectorAll(selector: string): Iterable<DomBox & { textContent: string | null }>;
+}
+
 const titled = (text: string) => async (f: FrameLocator) => (await sessionTitle(f)).includes(text);
 
 /**
@@ -138,6 +145,16 @@ async function main(): Promise<void> {
       const compact = await f.locator('main#app.compact').count();
       await shot(page, 'storyline-bottom-panel-light.png');
       check(compact === 1, 'the bottom panel is not in the compact layout');
+      // Every chip lies wholly inside the header (a one-line row that scrolled sideways clipped the last chips).
+      const clipped = await f.locator('header.summary').evaluate((h: DomBox) => {
+        const box = h.getBoundingClientRect();
+        const right = Math.min(box.right, h.ownerDocument.documentElement.clientWidth);
+        return [...h.querySelectorAll('.chip')].filter((c) => {
+          const r = c.getBoundingClientRect();
+          return r.right > right + 0.5 || r.bottom > box.bottom + 0.5;
+        }).map((c) => c.textContent ?? '');
+      });
+      check(clipped.length === 0, `chips cut off on the right in the bottom panel: ${JSON.stringify(clipped)}`);
       const tabs = await f.locator('#tab-findings').boundingBox();
       check(!!tabs && tabs.y < 900 - 60, `the findings tab is in view in the bottom panel (top ${tabs?.y} of 900)`);
       const lanes = (await f.locator('.lane-labels').textContent()) ?? '';

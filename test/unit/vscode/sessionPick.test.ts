@@ -34,8 +34,23 @@ describe('sessions: the one on screen first, unique names', () => {
         { t: 3, type: 'relist', reason: 'ConnectionRefused', row: 7, rv: '1', consistent: false, text: 'refused' },
       ]),
     ).snapshot();
-    const bar = statusText([{ title: 'a', summary: () => s }]);
+    const bar = statusText([{ id: 'a', title: 'a', summary: () => s }]);
     assert.equal(bar.text, '$(pulse) 1 informer · 2 relists');
     assert.equal(bar.tooltip, 'a: relists 2 (1 with the LIST refused; ConnectionRefused 2)');
+  });
+
+  it('with several informers the status bar counts the one on screen, or says it is a sum', () => {
+    const relists = (n: number) =>
+      SummaryModel.of(numbered(Array.from({ length: n }, (_, i) => ({ t: i, type: 'relist' as const, reason: 'Expired', row: 7, rv: '1', consistent: false, text: 'gone' })))).snapshot();
+    const a = { id: 'a', title: 'pods (v1.15)', summary: () => relists(3) };
+    const b = { id: 'b', title: 'pods (v1.36)', summary: () => relists(1) };
+    const onScreen = statusText([a, b], 'b');
+    assert.equal(onScreen.text, '$(pulse) 2 informers · on screen: 1 relist');
+    assert.equal(onScreen.relists, 1, 'the session on screen, not the sum of both');
+    assert.match(onScreen.tooltip, /pods \(v1\.36\) \(on screen\): relists 1/);
+    assert.match(onScreen.tooltip, /pods \(v1\.15\): relists 3/);
+    const none = statusText([a, b], 'ended-trace');
+    assert.equal(none.text, '$(pulse) 2 informers · 4 relists in all');
+    assert.match(none.tooltip, /4 relists in all/);
   });
 });
