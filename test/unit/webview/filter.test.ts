@@ -6,7 +6,7 @@ import { cycleTrace, numbered } from './fixture';
 
 const rowsOf = (d: TimelineData, id: string) => {
   const lane = navigableLanes(d).find((l) => l.id === id);
-  return lane ? [...lane.seqs.slice(0, lane.length)].map((s) => d.bySeq(s)!) : [];
+  return lane ? Array.from({ length: lane.length }, (_, i) => d.bySeq(lane.seqs[i])!) : [];
 };
 
 describe('webview model: filters and search', () => {
