@@ -2,13 +2,15 @@
  * What a user sees of the sandbox storylines at 1400×900 in code-server (real VS Code, Debian
  * chromium): the numbers on screen agree with each other (header chips, the Findings tab, the
  * status bar), the stale-cache row of the etcd-lost-delete story, one-line findings that expand,
- * light / dark / high contrast, and the bottom panel in its compact layout.
+ * light / dark / high contrast, the bottom panel in its compact layout, find and filter, and the
+ * compare view (restart-storm as v1.15 and v1.36 on one time axis).
  * Screenshots go to test-results/screenshots/storyline-*.png. Prints `N passed, M failed`.
  * Run: npx tsx test/e2e/vscode/storylines.e2e.ts
  */
 import { mkdirSync } from 'node:fs';
 import type { FrameLocator, Page } from 'playwright-core';
 import { ensureCodeServer, packageExtension, startCodeServer } from './codeServer';
+import { clearFilterByKeyboard, findAndFilter, groupChip, groupTicks, startCompare } from './compareSteps';
 import { SHOTS, answer, check, chipValue, results, runCommand, sessionTitle, setTheme, shot, openWorkbench, step, visibleTimeline, waitUntil } from './workbench';
 
 async function inspectSandbox(page: Page, storyline: string, profile: string): Promise<void> {
@@ -28,6 +30,12 @@ interface DomBox {
   ownerDocument: { documentElement: { clientWidth: number } };
   querySelectorAll(selector: string): Iterable<DomBox & { textContent: string | null }>;
 }
+
+const THEMES = [
+  ['Default Light Modern', 'light'],
+  ['Default Dark Modern', 'dark'],
+  ['Default High Contrast', 'hc'],
+] as const;
 
 const titled = (text: string) => async (f: FrameLocator) => (await sessionTitle(f)).includes(text);
 
@@ -113,6 +121,13 @@ async function main(): Promise<void> {
       check(rows.includes('added') && rows.includes('tombstone'), `the history shows the ADDED and the tombstone: "${rows.slice(0, 400)}"`);
     });
 
+    await step('find and filter: the search box finds the lost object, a key filter shows a chip that clears by keyboard', async () => {
+      const f = lost!;
+      await findAndFilter(page, f, 'doomed', 'team-a/doomed-config-1');
+      await shot(page, 'storyline-filter-light.png');
+      await clearFilterByKeyboard(page, f);
+    });
+
     for (const [theme, name] of [
       ['Default Dark Modern', 'dark'],
       ['Default High Contrast', 'hc'],
@@ -136,6 +151,59 @@ async function main(): Promise<void> {
       await findingsAgree(page, f);
       const bar = (await page.locator('.statusbar-item', { hasText: 'informer' }).first().getAttribute('aria-label').catch(() => '')) ?? '';
       check(bar !== '', 'no status bar item');
+      for (const [theme, name] of THEMES.slice(1)) {
+        await setTheme(page, theme);
+        await shot(page, `storyline-restart-storm-v115-${name}.png`);
+      }
+    });
+
+    for (const [story, profile] of [
+      ['watch-expiry', 'v1.36'],
+      ['calm', 'v1.36'],
+    ] as const) {
+      await step(`${story}, ${profile}: the timeline in light, dark and high contrast`, async () => {
+        await inspectSandbox(page, story, profile);
+        const f = await visibleTimeline(page, { area: 'editor', until: titled(profile) });
+        const synced = await waitUntil(page, 45_000, async () => (await chipValue(f, 'synced')) === 'yes');
+        await page.waitForTimeout(story === 'watch-expiry' ? 12_000 : 4000);
+        check(synced, `${story} did not sync`);
+        await findingsAgree(page, f);
+        for (const [theme, name] of THEMES) {
+          await setTheme(page, theme);
+          await shot(page, `storyline-${story}-${profile.replace('.', '')}-${name}.png`);
+        }
+      });
+    }
+
+    await step('compare: restart-storm as v1.15 and v1.36, started together, on one time axis with one zoom', async () => {
+      const f = await startCompare(page, 'restart-storm');
+      check(await waitUntil(page, 30_000, async () => (await f.locator('.compare-group').count()) === 2), `groups: ${await f.locator('.compare-group').count()}`);
+      const title = (await f.locator('.compare-title').textContent()) ?? '';
+      check(title.includes('2 informers on one time axis · aligned on wall-clock time'), `compare title "${title}"`);
+      const stormy = await waitUntil(page, 45_000, async () => Number((await groupChip(f, 'v1.15', 'relists')).split(' ')[0]) >= 2);
+      await page.waitForTimeout(2000);
+      check(stormy, `v1.15 relists "${await groupChip(f, 'v1.15', 'relists')}"`);
+      const [a, b] = await groupTicks(f);
+      check(a.length > 1 && JSON.stringify(a) === JSON.stringify(b), `the two groups share one axis: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+      for (const [theme, name] of THEMES) {
+        await setTheme(page, theme);
+        await shot(page, `compare-restart-storm-${name}.png`);
+      }
+      await setTheme(page, 'Default Light Modern');
+      // Zoom in on the first group with the wheel: the second group shows the same window.
+      await f.locator('.compare-group').first().locator('.plot').hover();
+      await page.mouse.wheel(0, -400);
+      await page.waitForTimeout(800);
+      const [za, zb] = await groupTicks(f);
+      check(JSON.stringify(za) !== JSON.stringify(a), `the wheel zoomed: ${JSON.stringify(za)}`);
+      check(JSON.stringify(za) === JSON.stringify(zb), `zoom is shared: ${JSON.stringify(za)} vs ${JSON.stringify(zb)}`);
+      await shot(page, 'compare-restart-storm-zoomed-light.png');
+      // The numbers in a group's heading are its session's: the bottom view shows the v1.36 session (started last).
+      await runCommand(page, 'Informer Inspector: Show timeline');
+      const bottom = await visibleTimeline(page, { area: 'bottom', until: titled('v1.36') });
+      const agree = await waitUntil(page, 10_000, async () => (await chipValue(bottom, 'relists')) === (await groupChip(f, 'v1.36', 'relists')) && (await chipValue(bottom, 'lists')) === (await groupChip(f, 'v1.36', 'lists')));
+      await shot(page, 'compare-and-bottom-panel-light.png');
+      check(agree, `v1.36 relists: bottom view "${await chipValue(bottom, 'relists')}", compare "${await groupChip(f, 'v1.36', 'relists')}"`);
     });
 
     await step('the bottom panel at its default height uses the compact layout', async () => {
@@ -161,6 +229,8 @@ async function main(): Promise<void> {
       check(lanes.includes('Handler main'), `the handler lane is there in the bottom panel: "${lanes}"`);
       await setTheme(page, 'Default Dark Modern');
       await shot(page, 'storyline-bottom-panel-dark.png');
+      await setTheme(page, 'Default High Contrast');
+      await shot(page, 'storyline-bottom-panel-hc.png');
     });
   } finally {
     await browser.close();
