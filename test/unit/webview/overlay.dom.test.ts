@@ -55,7 +55,7 @@ describe('webview drawing: axis edges, marks that stay apart (happy-dom)', () =>
     for (const compact of [false, true]) {
       const calls: Call[] = [];
       const ctx = new Proxy({} as Record<string, unknown>, {
-        get: (t, k) => (k in t ? t[k] : (...args: number[]) => calls.push({ name: String(k), args })),
+        get: (t, k: string) => (k in t ? t[k] : (...args: number[]) => calls.push({ name: String(k), args })),
         set: (t, k, v) => ((t[k as string] = v), true),
       });
       const bands = laneBands(data, 0, compact);
