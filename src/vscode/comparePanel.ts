@@ -42,7 +42,14 @@ export class ComparePanel extends Disposable {
         if (ReadyCommand.is(msg)) for (const s of this.streams) s.onReady();
       }),
     );
-    this.track(panel.onDidChangeViewState((e) => this.streams.forEach((s) => s.setVisible(e.webviewPanel.visible))));
+    // Several sessions are on screen, none of them "the" one: commands ask, the status bar sums.
+    registry.clearShown();
+    this.track(
+      panel.onDidChangeViewState((e) => {
+        this.streams.forEach((s) => s.setVisible(e.webviewPanel.visible));
+        if (e.webviewPanel.visible) registry.clearShown();
+      }),
+    );
     this.track(panel.onDidDispose(() => this.dispose()));
   }
 }

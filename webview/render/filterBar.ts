@@ -76,7 +76,7 @@ export class FilterBar {
     host.append(
       this.search,
       this.list,
-      button('History', 'Show the history of the object typed in the search box', () => this.find()),
+      Object.assign(button('History', 'Show the history of the object typed in the search box (or press Enter in it)', () => this.find()), { className: 'filter-button history-button' }),
       button('Filter', 'Show only the events of the object typed in the search box', () => this.filterToKey()),
       this.op,
       this.delta,

@@ -108,7 +108,7 @@ export class Toolbar {
       button('−', 'Zoom out', () => cb.onZoom(0.5)),
       button('+', 'Zoom in', () => cb.onZoom(2)),
       button('Reset', 'Show the whole trace and follow live', cb.onReset),
-      button('Export trace…', 'Save this trace as .informer-trace.json', cb.onExport, false),
+      Object.assign(button('Export trace…', 'Save this trace as .informer-trace.json', cb.onExport, false), { className: 'export-button' }),
     );
   }
 

@@ -183,6 +183,9 @@ async function main(): Promise<void> {
       const stormy = await waitUntil(page, 45_000, async () => Number((await groupChip(f, 'v1.15', 'relists')).split(' ')[0]) >= 2);
       await page.waitForTimeout(2000);
       check(stormy, `v1.15 relists "${await groupChip(f, 'v1.15', 'relists')}"`);
+      // Two sessions on screen, none of them "the" one: the status bar says its count is a sum.
+      const bar = await waitUntil(page, 5000, async () => ((await page.locator('.statusbar-item', { hasText: 'informers' }).first().textContent()) ?? '').includes('in all'));
+      check(bar, `status bar with the compare view on screen: "${await page.locator('.statusbar-item', { hasText: 'informers' }).first().textContent()}"`);
       const [a, b] = await groupTicks(f);
       check(a.length > 1 && JSON.stringify(a) === JSON.stringify(b), `the two groups share one axis: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
       for (const [theme, name] of THEMES) {
