@@ -55,6 +55,16 @@ export async function findAndFilter(page: Page, f: FrameLocator, typed: string, 
   await page.waitForTimeout(500);
   const head = (await f.locator('.history h4').textContent({ timeout: 5000 })) ?? '';
   check(head.startsWith(`History of ${key}`), `the search box opens the history of ${key}: "${head}"`);
+  // The chart's tooltip (shown when the chart has focus) never covers the details heading.
+  await f.locator('.timeline').focus();
+  await page.waitForTimeout(300);
+  const tip = await f.locator('.tooltip').boundingBox();
+  const heading = await f.locator('.details h3').boundingBox();
+  check(!!tip && !!heading, `tooltip ${JSON.stringify(tip)} and details heading ${JSON.stringify(heading)} are shown`);
+  if (tip && heading) {
+    const apart = tip.y + tip.height <= heading.y || heading.y + heading.height <= tip.y || tip.x + tip.width <= heading.x || heading.x + heading.width <= tip.x;
+    check(apart, `the tooltip ${JSON.stringify(tip)} covers the details heading ${JSON.stringify(heading)}`);
+  }
   check((await search.inputValue()) === key, `the search box completes "${typed}" to the key: "${await search.inputValue()}"`);
   await f.locator('.filterbar button', { hasText: 'Filter' }).click();
   await page.waitForTimeout(500);
