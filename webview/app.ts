@@ -210,19 +210,11 @@ export class TimelineApp {
   private onDelta(p: DeltaParams): void {
     const session = this.session;
     if (!session || p.sessionId !== session.id) return;
-    // Missed a batch (or the host restarted its stream), or the recorder dropped its oldest
-    // events (this view must hold no more than the recorder's cap): ask for a full snapshot.
-    if (p.afterSeq !== this.data.lastSeq || p.events.some((e) => e.type === 'trace.dropped')) {
+    if (!this.data.applyDelta(p)) {
       this.vscode.postMessage(ReadyCommand.create({}));
       return;
     }
-    this.data.append(p.events);
-    this.data.setLive(p.live);
-    if (p.nowT !== undefined) this.data.advanceNow(p.nowT);
-    if (p.summary) {
-      this.summary = p.summary;
-      this.data.staleWindows = p.summary.staleWindows;
-    }
+    if (p.summary) this.summary = p.summary;
     if (p.findings) {
       this.findings = p.findings;
       this.showFindings();

@@ -157,17 +157,11 @@ export class CompareApp {
   private onDelta(p: DeltaParams): void {
     const g = this.groups.find((x) => x.sessionId === p.sessionId);
     if (!g) return;
-    if (p.afterSeq !== g.data.lastSeq || p.events.some((e) => e.type === 'trace.dropped')) {
+    if (!g.data.applyDelta(p)) {
       this.vscode.postMessage(ReadyCommand.create({}));
       return;
     }
-    g.data.append(p.events);
-    g.data.setLive(p.live);
-    if (p.nowT !== undefined) g.data.advanceNow(p.nowT);
-    if (p.summary) {
-      g.summary = p.summary;
-      g.data.staleWindows = p.summary.staleWindows;
-    }
+    if (p.summary) g.summary = p.summary;
     g.session = { ...g.session, live: p.live };
     this.renderHead(g);
     this.renderAll();

@@ -114,6 +114,20 @@ export class TimelineData {
     return this.seqs[i] === seq ? i : -1;
   }
 
+  /**
+   * Applies a host delta batch (timeline protocol) if it follows on from what this data holds and
+   * the recorder dropped nothing; returns false otherwise (the view must ask for a snapshot: it
+   * missed a batch, the host restarted its stream, or this view would hold more than the cap).
+   */
+  applyDelta(p: { afterSeq: number; events: readonly RecordedEvent[]; live: boolean; nowT?: number; summary?: { staleWindows: readonly StaleWindow[] } }): boolean {
+    if (p.afterSeq !== this.lastSeq || p.events.some((e) => e.type === 'trace.dropped')) return false;
+    this.append(p.events);
+    this.setLive(p.live);
+    if (p.nowT !== undefined) this.advanceNow(p.nowT);
+    if (p.summary) this.staleWindows = p.summary.staleWindows;
+    return true;
+  }
+
   /** Every handler of the trace, in the order each first appears (the handler filter's choices). */
   get handlerNames(): readonly string[] {
     return [...this.handlerSet];

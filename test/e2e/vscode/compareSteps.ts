@@ -4,23 +4,11 @@
  * search box and a key filter on etcd-lost-delete).
  */
 import type { FrameLocator, Page } from 'playwright-core';
-import { answer, check, chipValue, runCommand, waitUntil } from './workbench';
+import { answer, check, chipValue, runCommand, visibleTimeline, waitUntil } from './workbench';
 
 /** The inner frame of the visible compare view. */
-export async function visibleCompare(page: Page, timeoutMs = 30_000): Promise<FrameLocator> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const outer = page.locator('iframe.webview');
-    const count = await outer.count();
-    for (let i = 0; i < count; i++) {
-      const box = await outer.nth(i).boundingBox().catch(() => null);
-      if (!box || box.width < 50 || box.height < 50 || !(await outer.nth(i).isVisible())) continue;
-      const f = outer.nth(i).contentFrame().frameLocator('#active-frame');
-      if ((await f.locator('.compare-groups').count().catch(() => 0)) > 0) return f;
-    }
-    if (Date.now() > deadline) throw new Error(`no visible compare view in ${timeoutMs / 1000} s`);
-    await page.waitForTimeout(500);
-  }
+export function visibleCompare(page: Page, timeoutMs = 30_000): Promise<FrameLocator> {
+  return visibleTimeline(page, { marker: '.compare-groups' }, timeoutMs);
 }
 
 /** "Compare informers" from the palette: a sandbox storyline under the default profiles (v1.15 and v1.36). */

@@ -110,7 +110,7 @@ export async function answer(page: Page, hint: string, text?: string): Promise<v
  */
 export async function visibleTimeline(
   page: Page,
-  where: { area?: 'editor' | 'bottom'; until?: (f: FrameLocator) => Promise<boolean> } = {},
+  where: { area?: 'editor' | 'bottom'; until?: (f: FrameLocator) => Promise<boolean>; /** An element only that webview has (default: the timeline's header). */ marker?: string } = {},
   timeoutMs = 30_000,
 ): Promise<FrameLocator> {
   const deadline = Date.now() + timeoutMs;
@@ -124,7 +124,7 @@ export async function visibleTimeline(
       if (where.area === 'bottom' && box.y < 450) continue;
       if (where.area === 'editor' && box.y >= 450) continue;
       const f = outer.nth(i).contentFrame().frameLocator('#active-frame');
-      if (!(await f.locator('header.summary').count().catch(() => 0))) continue;
+      if (!(await f.locator(where.marker ?? 'header.summary').count().catch(() => 0))) continue;
       if (where.until && !(await where.until(f).catch(() => false))) continue;
       return f;
     }

@@ -4,7 +4,7 @@
  * (the header chips and the lanes' data).
  */
 import { strict as assert } from 'node:assert';
-import { GlobalRegistrator } from '@happy-dom/global-registrator';
+import { registerDom, unregisterDom } from './dom';
 import {
   ClockNotification,
   DeltaNotification,
@@ -63,16 +63,12 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
 
   before(function () {
     this.timeout(20_000);
-    GlobalRegistrator.register();
-    // happy-dom has no ElementInternals; the toolkit's form controls only need these calls to exist.
-    (globalThis as unknown as { HTMLElement: { prototype: Record<string, unknown> } }).HTMLElement.prototype.attachInternals = function () {
-      return new Proxy({ states: new Set(), form: null, labels: [] } as Record<string | symbol, unknown>, { get: (t, k) => (k in t ? t[k] : () => true) });
-    };
+    registerDom();
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     mod = require('../../../webview/app') as AppModule;
   });
   after(async () => {
-    await GlobalRegistrator.unregister();
+    await unregisterDom();
   });
 
   function fresh(state?: unknown) {

@@ -3,7 +3,7 @@
  * sessions lined up on one axis, messages routed by session id, and one window for all groups.
  */
 import { strict as assert } from 'node:assert';
-import { GlobalRegistrator } from '@happy-dom/global-registrator';
+import { registerDom, unregisterDom } from './dom';
 import { DeltaNotification, ReadyCommand, SnapshotNotification, type SessionInfo } from '../../../src/protocol/timeline';
 import type { IpcMessage } from '../../../src/protocol/ipc';
 import type { RecordedEvent } from '../../../src/format/events';
@@ -26,15 +26,12 @@ describe('webview compare view (happy-dom)', () => {
   let mod: CompareModule;
   before(function () {
     this.timeout(20_000);
-    GlobalRegistrator.register();
-    (globalThis as unknown as { HTMLElement: { prototype: Record<string, unknown> } }).HTMLElement.prototype.attachInternals = function () {
-      return new Proxy({ states: new Set(), form: null, labels: [] } as Record<string | symbol, unknown>, { get: (t, k) => (k in t ? t[k] : () => true) });
-    };
+    registerDom();
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     mod = require('../../../webview/compareApp') as CompareModule;
   });
   after(async () => {
-    await GlobalRegistrator.unregister();
+    await unregisterDom();
   });
 
   function fresh() {
