@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import type { FrameLocator, Page } from 'playwright-core';
 import { ensureCodeServer, packageExtension, startCodeServer } from './codeServer';
 import { clearFilterByKeyboard, findAndFilter, groupChip, groupTicks, startCompare } from './compareSteps';
-import { SHOTS, answer, check, chipValue, results, runCommand, sessionTitle, setTheme, shot, openWorkbench, step, visibleTimeline, waitUntil } from './workbench';
+import { SHOTS, answer, check, chipValue, results, runCommand, sessionTitle, setTheme, shot, openWorkbench, step, visibleTimeline, waitForExtension, waitUntil } from './workbench';
 
 async function inspectSandbox(page: Page, storyline: string, profile: string): Promise<void> {
   await runCommand(page, 'Informer Inspector: Inspect informer');
@@ -64,15 +64,8 @@ async function main(): Promise<void> {
   const cs = await startCodeServer(launcher, vsix, 'Default Light Modern');
   const { browser, page } = await openWorkbench(cs.url, { width: 1400, height: 900 });
   try {
-    // On a busy machine the extension host takes a while: wait until nothing is "Activating".
-    await waitUntil(page, 120_000, async () => !((await page.locator('.statusbar').textContent()) ?? '').includes('Activating'));
-    // The extension's commands appear once it has activated ("Stop informer" with none running only
-    // says so, and leaves the bottom panel closed: the storylines are shot in the editor area).
-    await waitUntil(page, 120_000, async () => {
-      await runCommand(page, 'Informer Inspector: Stop informer');
-      return true;
-    });
-    await page.keyboard.press('Escape');
+    // The storylines are shot in the editor area: the wait leaves the bottom panel closed.
+    await waitForExtension(page);
 
     let lost: FrameLocator | undefined;
     await step('etcd-lost-delete, v1.36: tombstone counted, the stale-cache window on the object\'s row and in the header', async () => {

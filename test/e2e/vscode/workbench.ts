@@ -152,6 +152,20 @@ export async function waitUntil(page: Page, ms: number, cond: () => Promise<bool
   return cond().catch(() => false);
 }
 
+/**
+ * Waits until the extension is there: on a busy machine code-server scans extensions and starts
+ * the extension host late, and a palette command run before that is not found. "Stop informer"
+ * with none running only says so (and opens nothing); Escape closes what it showed.
+ */
+export async function waitForExtension(page: Page): Promise<void> {
+  await waitUntil(page, 120_000, async () => !((await page.locator('.statusbar').textContent()) ?? '').includes('Activating'));
+  await waitUntil(page, 120_000, async () => {
+    await runCommand(page, 'Informer Inspector: Stop informer');
+    return true;
+  });
+  await page.keyboard.press('Escape');
+}
+
 export async function setTheme(page: Page, theme: string): Promise<void> {
   await runCommand(page, 'Preferences: Color Theme');
   const input = page.locator('.quick-input-widget .quick-input-box input');
