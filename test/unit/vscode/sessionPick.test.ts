@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { newestRunning, pickOrder, uniqueTitle } from '../../../src/app/sessionPick';
-import { statusText } from '../../../src/vscode/statusText';
+import { statusText, storageText } from '../../../src/vscode/statusText';
 import { SummaryModel } from '../../../src/trace/summary';
 import { numbered } from '../trace/fixtures';
 
@@ -52,5 +52,14 @@ describe('sessions: the one on screen first, unique names', () => {
     const none = statusText([a, b], 'ended-trace');
     assert.equal(none.text, '$(pulse) 2 informers · 4 relists in all');
     assert.match(none.tooltip, /4 relists in all/);
+  });
+
+  it('the tooltip says where a session keeps its events: memory, the spill segment against its bound, drops', () => {
+    const s = new SummaryModel().snapshot();
+    const spill = { path: '/x', events: 1200, bytes: 300 * 1024 * 1024, maxBytes: 1024 * 1024 * 1024 };
+    const bar = statusText([{ id: 'a', title: 'a', summary: () => s, storage: () => ({ memoryEvents: 200000, dropped: 0, spill }) }]);
+    assert.equal(bar.tooltip, 'a: relists 0\n  200000 events in memory, 1200 on disk (300 MB of 1 GB)');
+    assert.equal(storageText({ memoryEvents: 5, dropped: 7 }), '5 events in memory, no spill to disk, 7 dropped');
+    assert.equal(storageText({ memoryEvents: 5, dropped: 3, spill: { ...spill, bytes: 5 * 1024 * 1024, error: 'ENOSPC' } }), '5 events in memory, 1200 on disk (5.0 MB of 1 GB), spilling stopped: ENOSPC, 3 dropped');
   });
 });
