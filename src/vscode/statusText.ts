@@ -2,8 +2,8 @@
  * The status bar item's text and tooltip, from the sessions' summaries (free of 'vscode', so it is
  * unit-tested). With one informer running the relist count is that informer's. With several it is
  * the count of the running informer on screen, named as such ("on screen"); when none of them is on
- * screen it is the sum over all of them and says so ("in all"). The tooltip lists each informer,
- * with where its events are kept.
+ * screen it is the sum over all of them and says so ("in all"). The tooltip lists each informer and
+ * where its events are (memory, the spill segment, drops).
  */
 import type { SessionStorage } from '../app/session';
 import type { TraceSummary } from '../format/trace';
@@ -36,7 +36,9 @@ export function statusText(running: readonly StatusSession[], shownId?: string):
   const summaries = running.map((s) => ({ id: s.id, title: s.title, summary: s.summary(), storage: s.storage?.() }));
   const informers = `$(pulse) ${running.length} informer${running.length === 1 ? '' : 's'}`;
   const lines = summaries.map(
-    (s) => `${s.title}${s.id === shownId && running.length > 1 ? ' (on screen)' : ''}: relists ${relistsText(s.summary)}${s.storage ? `\n  ${storageText(s.storage)}` : ''}`,
+    (s) =>
+      `${s.title}${s.id === shownId && running.length > 1 ? ' (on screen)' : ''}: relists ${relistsText(s.summary)}` +
+      (s.storage ? `\n  ${storageText(s.storage)}` : ''),
   );
   const plural = (n: number) => `${n} relist${n === 1 ? '' : 's'}`;
   if (summaries.length === 1) {

@@ -39,6 +39,15 @@ describe('sessions: the one on screen first, unique names', () => {
     assert.equal(bar.tooltip, 'a: relists 2 (1 with the LIST refused; ConnectionRefused 2)');
   });
 
+  it('the tooltip says where a session keeps its events: memory, the spill segment against its bound, drops', () => {
+    const s = new SummaryModel().snapshot();
+    const spill = { path: '/x', events: 1200, bytes: 300 * 1024 * 1024, maxBytes: 1024 * 1024 * 1024 };
+    const bar = statusText([{ id: 'a', title: 'a', summary: () => s, storage: () => ({ memoryEvents: 200000, dropped: 0, spill }) }]);
+    assert.equal(bar.tooltip, 'a: relists 0\n  200000 events in memory, 1200 on disk (300 MB of 1 GB)');
+    assert.equal(storageText({ memoryEvents: 5, dropped: 7 }), '5 events in memory, no spill to disk, 7 dropped');
+    assert.equal(storageText({ memoryEvents: 5, dropped: 3, spill: { ...spill, bytes: 5 * 1024 * 1024, error: 'ENOSPC' } }), '5 events in memory, 1200 on disk (5.0 MB of 1 GB), spilling stopped: ENOSPC, 3 dropped');
+  });
+
   it('with several informers the status bar counts the one on screen, or says it is a sum', () => {
     const relists = (n: number) =>
       SummaryModel.of(numbered(Array.from({ length: n }, (_, i) => ({ t: i, type: 'relist' as const, reason: 'Expired', row: 7, rv: '1', consistent: false, text: 'gone' })))).snapshot();
@@ -52,14 +61,5 @@ describe('sessions: the one on screen first, unique names', () => {
     const none = statusText([a, b], 'ended-trace');
     assert.equal(none.text, '$(pulse) 2 informers · 4 relists in all');
     assert.match(none.tooltip, /4 relists in all/);
-  });
-
-  it('the tooltip says where a session keeps its events: memory, the spill segment against its bound, drops', () => {
-    const s = new SummaryModel().snapshot();
-    const spill = { path: '/x', events: 1200, bytes: 300 * 1024 * 1024, maxBytes: 1024 * 1024 * 1024 };
-    const bar = statusText([{ id: 'a', title: 'a', summary: () => s, storage: () => ({ memoryEvents: 200000, dropped: 0, spill }) }]);
-    assert.equal(bar.tooltip, 'a: relists 0\n  200000 events in memory, 1200 on disk (300 MB of 1 GB)');
-    assert.equal(storageText({ memoryEvents: 5, dropped: 7 }), '5 events in memory, no spill to disk, 7 dropped');
-    assert.equal(storageText({ memoryEvents: 5, dropped: 3, spill: { ...spill, bytes: 5 * 1024 * 1024, error: 'ENOSPC' } }), '5 events in memory, 1200 on disk (5.0 MB of 1 GB), spilling stopped: ENOSPC, 3 dropped');
   });
 });
