@@ -92,7 +92,7 @@ async function viewHolds(f: FrameLocator): Promise<{ events: number; lastSeq: nu
   return { events: Number(await h.getAttribute('data-events', { timeout: 5000 })), lastSeq: Number(await h.getAttribute('data-last-seq', { timeout: 5000 })) };
 }
 
-/** Export trace (picking the session when there are several) into `target`. */
+/** Export trace (picking the session whose title contains `sessionHint` when there are several) into `target`. */
 async function exportTo(page: Page, sessionHint: string, target: string): Promise<void> {
   await runCommand(page, 'Informer Inspector: Export trace');
   const input = page.locator('.quick-input-widget .quick-input-box input');
@@ -238,7 +238,7 @@ async function main(): Promise<void> {
       check(back !== '', 'no "reaches the cluster again" message within 120 s of the cluster coming back');
       check(await waitUntil(page, 30_000, async () => (await chipValue(f, 'state')).startsWith('watching')), `state after the outage: "${await chipValue(f, 'state')}"`);
       await shot(page, 'faults-reachable-again.png');
-      await viewEqualsTrace(page, f, 'e2e-inspector', work);
+      await viewEqualsTrace(page, f, 'v1.36', work);
     });
 
     if (STEPS.has('burst'))
@@ -283,7 +283,7 @@ async function main(): Promise<void> {
         return still;
       });
       await shot(page, 'faults-burst-reloaded.png');
-      const events = await viewEqualsTrace(page, f, 'e2e-inspector', work);
+      const events = await viewEqualsTrace(page, f, 'v1.36', work);
       console.log(`    ${made} ConfigMaps made ${events[events.length - 1].seq - start} events`);
       // Every ConfigMap the burst created reached the informer once (unless the recorder had to drop events).
       const adds = events.filter((e) => e.type === 'watch.event' && e.eventType === 'ADDED' && (e.key ?? '').startsWith('burst/')).length;
@@ -312,7 +312,7 @@ async function main(): Promise<void> {
       readOnly = readOnlyFolder(work);
       await clearNotifications(page);
       const target = join(readOnly.path, 'trace.informer-trace.json');
-      await exportTo(page, 'e2e-inspector', target);
+      await exportTo(page, 'v1.36', target);
       // VS Code's save dialog may refuse the folder itself; otherwise the extension's write fails.
       const widget = page.locator('.quick-input-widget');
       let said = '';
@@ -334,13 +334,13 @@ async function main(): Promise<void> {
       check(readdirSync(readOnly.path).length === 0, 'something was written into the read-only folder');
       await assertResponsive(page, 'after the failed export');
       check(live !== undefined, 'no cluster session');
-      await viewEqualsTrace(page, live!, 'e2e-inspector', work);
+      await viewEqualsTrace(page, live!, 'v1.36', work);
     });
 
     if (STEPS.has('changed'))
       await step('the trace file changed on disk under an open trace editor: a message, the editor keeps what it showed', async () => {
       const file = join(work, 'opened.informer-trace.json');
-      await exportTo(page, 'e2e-inspector', file);
+      await exportTo(page, 'v1.36', file);
       check(await waitUntil(page, 15_000, async () => importTrace(readFileSync(file, 'utf8')).events.length >= 0), 'no trace exported');
       const original = readFileSync(file, 'utf8');
       const n = importTrace(original).events.length;
