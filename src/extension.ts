@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { FAULTS } from './app/faults';
 import { SessionRegistry } from './app/registry';
 import type { InformerSession } from './app/session';
+import { compareCommand, type CompareArgs } from './vscode/compareCommand';
 import { addHandlerCommand, checkCacheCommand, exportPerfettoCommand, exportTraceCommand, injectFault, stopInformer } from './vscode/commands';
 import { inspectInformer, type InspectArgs } from './vscode/inspectCommand';
 import { AUTOSTART_ENV, parseAutostart } from './vscode/autostartRequest';
@@ -15,6 +16,7 @@ import { connectKubernetesTools } from './vscode/kubernetesTools';
 import type { KubernetesToolsState } from './vscode/kubernetesToolsState';
 import { attachLog } from './vscode/logChannel';
 import { ObserveDebug } from './vscode/observeDebug';
+import { configureSpill } from './vscode/spillStorage';
 import { InformerStatusBar } from './vscode/statusBar';
 import { TimelinePanel, TimelinePanelSerializer } from './vscode/timelinePanel';
 import { nodeTimers } from './vscode/timelineStream';
@@ -51,6 +53,8 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const observe = new ObserveDebug(registry, showSession, log);
   const viewProvider = new TimelineViewProvider(uri, registry);
+  // Disposed after the registry (subscriptions go last first): the sessions are closed before their folder goes.
+  context.subscriptions.push(configureSpill(context));
   context.subscriptions.push(
     registry.onDidChange(updateContextKeys),
     registry,
@@ -84,6 +88,11 @@ export function activate(context: vscode.ExtensionContext): void {
         ...nodeTimers,
       });
       s.onEnded(unwatchReach);
+      s.onEnded(() => {
+        if (s.failure === undefined) return;
+        log.error(`${s.title} failed: ${s.failure}`);
+        void vscode.window.showErrorMessage(`Informer Inspector: ${s.title} failed: ${s.failure}`);
+      });
       log.info(`started ${s.title}`);
       showSession(s);
       return s.id;
@@ -110,6 +119,7 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd('addHandler', () => addHandlerCommand(registry)),
     cmd('checkCache', () => checkCacheCommand(registry)),
     cmd('showTimeline', () => TimelineViewProvider.reveal()),
+    cmd('compare', (args?: CompareArgs) => compareCommand(uri, registry, args)),
     ...FAULTS.map((f) => cmd(`fault.${f.command}`, () => injectFault(registry, f))),
     vscode.debug.onDidStartDebugSession(() => {
       if (vscode.workspace.getConfiguration('informerInspector').get<boolean>('revealOnDebug', false)) void viewProvider.revealRunning();

@@ -28,7 +28,7 @@ import { importTrace } from '../../../src/trace/traceFile';
 import { E2ECluster } from '../cluster';
 import { FaultProxy } from '../faultProxy';
 import { REPO, ensureCodeServer, packageExtension, startCodeServer } from './codeServer';
-import { SHOTS, answer, check, chipValue, notificationsText, openWorkbench, results, runCommand, sessionTitle, shot, step, typePath, visibleTimeline, waitUntil } from './workbench';
+import { SHOTS, answer, check, chipValue, notificationsText, openWorkbench, results, runCommand, sessionTitle, shot, step, typePath, visibleTimeline, waitForExtension, waitUntil } from './workbench';
 
 const OUTAGE_S = Number(process.env.FAULTS_OUTAGE_S ?? 60);
 const RESPONSIVE_MS = 2000;
@@ -62,21 +62,6 @@ async function responsiveMs(page: Page): Promise<number> {
   await page.keyboard.press('Escape');
   await page.waitForTimeout(300);
   return ms;
-}
-
-/** Waits (up to 90 s) until the palette offers the extension's commands (a loaded machine activates it late). */
-async function extensionReady(page: Page): Promise<void> {
-  const ok = await waitUntil(page, 90_000, async () => {
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill('>Informer Inspector: Inspect informer');
-    await page.waitForTimeout(500);
-    const n = await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Informer Inspector: Inspect informer' }).count();
-    await page.keyboard.press('Escape');
-    return n > 0;
-  });
-  check(ok, 'the palette never offered "Informer Inspector: Inspect informer"');
 }
 
 async function assertResponsive(page: Page, what: string): Promise<number> {
@@ -216,7 +201,7 @@ async function main(): Promise<void> {
   const { browser, page } = await openWorkbench(cs.url, { width: 1500, height: 1000 });
   let readOnly: { path: string; release(): void } | undefined;
   try {
-    await extensionReady(page);
+    await waitForExtension(page);
     let live: FrameLocator | undefined;
     await step(`the cluster unreachable for ${OUTAGE_S} s with the panel open: a warning, the host answers, a message when it is back`, async () => {
       await inspect(page, 'e2e-inspector', 'v1.36');
