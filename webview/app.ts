@@ -310,6 +310,9 @@ export class TimelineApp {
     this.filterBar.setHandlers(this.data.handlerNames);
     if (this.session && this.summary) renderSummary(this.headerEl, this.summary, this.findings.length, this.session);
     else this.headerEl.replaceChildren();
+    // What this view holds, for the end-to-end checks that compare it with the host's trace.
+    this.headerEl.dataset.events = String(this.data.eventCount);
+    this.headerEl.dataset.lastSeq = String(this.data.lastSeq);
   }
 
   private setEmpty(message: string | undefined): void {
