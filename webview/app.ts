@@ -10,6 +10,7 @@ import {
   ClockNotification,
   DeltaNotification,
   EmptyNotification,
+  EventDiffRequest,
   ExportTraceRequest,
   OpenLinkCommand,
   ReadyCommand,
@@ -28,7 +29,8 @@ import {
 } from '../src/protocol/timeline';
 import type { IpcMessage } from '../src/protocol/ipc';
 import type { Finding, TraceSummary } from '../src/format/trace';
-import { eventDetails } from './model/details';
+import type { FieldChange } from '../src/format/events';
+import { diffPending, eventDetails } from './model/details';
 import { TimelineData } from './model/timelineData';
 import { renderLegend } from './render/legend';
 import { el, LowerTabs, renderDetails, renderFindings, renderHistory, renderSummary, Toolbar } from './render/panels';
@@ -55,6 +57,10 @@ export class TimelineApp {
   private sessions: SessionInfo[] = [];
   private nextRequestId = 1;
   private readonly pending = new Map<number, (result: ExportResult) => void>();
+  /** Diff requests in flight: request id → the seq asked about. */
+  private readonly diffRequests = new Map<number, number>();
+  /** Diffs the host sent for events of the shown snapshot, by seq. */
+  private readonly fetchedDiffs = new Map<number, FieldChange[] | undefined>();
 
   private readonly headerEl: HTMLElement;
   private readonly toolbarEl: HTMLElement;
@@ -146,6 +152,7 @@ export class TimelineApp {
     else if (SessionsNotification.is(msg)) this.onSessions(msg.params);
     else if (EmptyNotification.is(msg)) this.onEmpty(msg.params);
     else if (ExportTraceRequest.completion.is(msg) && msg.id !== undefined) this.onExportDone(msg.id, msg.params);
+    else if (EventDiffRequest.completion.is(msg) && msg.id !== undefined) this.onDiff(msg.id, msg.params.diff);
   }
 
   /** The counts the header shows. */
@@ -170,13 +177,17 @@ export class TimelineApp {
     this.session = p.session;
     this.sessions = p.sessions;
     this.data.reset();
+    this.fetchedDiffs.clear();
+    this.diffRequests.clear();
     this.summary = p.summary;
+    const readable = p.columns === undefined || this.data.appendColumns(p.columns);
     this.data.append(p.events);
     this.data.staleWindows = p.summary?.staleWindows ?? [];
     this.data.setLive(p.session.live);
     if (p.nowT !== undefined) this.data.advanceNow(p.nowT);
     this.findings = p.findings;
-    this.setEmpty(p.events.length === 0 ? 'Waiting for the first events…' : undefined);
+    if (!readable) this.data.reset();
+    this.setEmpty(!readable ? 'This view could not read the events the extension sent (malformed columns).' : this.data.eventCount === 0 ? 'Waiting for the first events…' : undefined);
     this.toolbar.setSessions(this.sessions, p.session.id);
     this.toolbar.setLive(p.session.live);
     this.view.dataChanged();
@@ -241,6 +252,15 @@ export class TimelineApp {
     this.refreshPanels();
   }
 
+  /** A diff from the host: shown if its event is still the selected one. */
+  private onDiff(id: number, diff: FieldChange[] | undefined): void {
+    const seq = this.diffRequests.get(id);
+    if (seq === undefined) return;
+    this.diffRequests.delete(id);
+    this.fetchedDiffs.set(seq, diff);
+    if (this.ui.selectedSeq === seq) this.showDetails(seq);
+  }
+
   private onExportDone(id: number, result: ExportResult): void {
     this.pending.get(id)?.(result);
     this.pending.delete(id);
@@ -255,16 +275,29 @@ export class TimelineApp {
   /** The selected event's details and, when it names an object, that object's whole history. */
   private showDetails(seq: number | undefined): void {
     const e = seq === undefined ? undefined : this.data.bySeq(seq);
-    renderDetails(this.detailsEl, e ? eventDetails(this.data, e) : undefined);
+    const details = e ? eventDetails(this.data, e) : undefined;
+    if (e && details && diffPending(this.data, e)) {
+      if (this.fetchedDiffs.has(e.seq)) details.diff = this.fetchedDiffs.get(e.seq);
+      else this.requestDiff(e.seq);
+    }
+    renderDetails(this.detailsEl, details);
     const key = e ? keyOf(e) : undefined;
     if (key === undefined) return;
-    const { rows, total } = objectHistory(this.data.allEvents(), key);
+    const { rows, total } = objectHistory(this.data, key);
     renderHistory(this.detailsEl, key, rows, total, (s) => {
       this.view.selectSeq(s);
       this.ui.selectedSeq = s;
       this.saveUi();
       this.showDetails(s);
     });
+  }
+
+  /** Asks the host for an event's diff (a snapshot's columns do not carry diffs). */
+  private requestDiff(seq: number): void {
+    if (!this.session || [...this.diffRequests.values()].includes(seq)) return;
+    const id = this.nextRequestId++;
+    this.diffRequests.set(id, seq);
+    this.vscode.postMessage(EventDiffRequest.create({ sessionId: this.session.id, seq }, id));
   }
 
   private refreshPanels(): void {

@@ -1,8 +1,9 @@
 /**
  * The timeline's data provider: trace events in, one packed lane per track out. It keeps the
- * events themselves (for the details pane) and, per lane, only times, small codes and the seq
- * of the event each row stands for. Events must be appended in seq order; a snapshot replaces
- * everything (reset + append).
+ * events as columns (eventStore.ts: rebuilt one at a time for the details pane, tooltips and
+ * histories) and, per lane, only times, small codes and the seq of the event each row stands
+ * for. Events arrive in seq order, as objects (a live delta) or as a snapshot's columns; a
+ * snapshot replaces everything (reset + appendColumns).
  *
  * The end of the timeline (`endT`): for a live session the session's current engine time
  * (`nowT`, never behind the last event), so the current reflector state and the open watch run
@@ -11,7 +12,9 @@
 import type { RecordedEvent } from '../../src/format/events';
 import type { StaleWindow } from '../../src/format/trace';
 import { DELTA_TYPES, MarkKind, NotifyKind, REFLECTOR_STATES, RELIST_REASONS, codeOf } from './codes';
-import { PackedLane, lowerBound } from './packed';
+import { PackedLane } from './packed';
+import { EventStore } from './eventStore';
+import { batchArrays, type ColumnBatch } from '../../src/protocol/eventColumns';
 
 const markSpec = { t: Float64Array, kind: Uint8Array, seq: Float64Array, duration: Float64Array, reason: Uint8Array };
 const pointSpec = { t: Float64Array, code: Uint8Array, seq: Float64Array };
@@ -40,8 +43,7 @@ export class TimelineData {
   /** The summary's stale-cache windows (the host computes them; set with every summary). */
   staleWindows: readonly StaleWindow[] = [];
 
-  private readonly events: RecordedEvent[] = [];
-  private readonly seqs: number[] = [];
+  private readonly store = new EventStore();
   /** Index in `marks` of the watch.start whose watch has not ended yet. */
   private openWatch = -1;
   private lastT = 0;
@@ -50,15 +52,15 @@ export class TimelineData {
   private liveSession = false;
 
   get eventCount(): number {
-    return this.events.length;
+    return this.store.length;
   }
 
   get lastSeq(): number {
-    return this.seqs.length > 0 ? this.seqs[this.seqs.length - 1] : -1;
+    return this.store.length > 0 ? this.store.seqAt(this.store.length - 1) : -1;
   }
 
   get firstT(): number {
-    return this.events.length > 0 ? this.events[0].t : 0;
+    return this.store.length > 0 ? this.store.tAt(0) : 0;
   }
 
   /** The latest event time seen. */
@@ -95,27 +97,54 @@ export class TimelineData {
     return this.openWatch;
   }
 
+  /** Every event, rebuilt (a new array each call: costly for a large trace; prefer eventAt and typeAt). */
   allEvents(): readonly RecordedEvent[] {
-    return this.events;
+    const out: RecordedEvent[] = new Array(this.store.length);
+    for (let i = 0; i < out.length; i++) out[i] = this.store.event(i);
+    return out;
   }
 
   bySeq(seq: number): RecordedEvent | undefined {
-    const i = lowerBound(this.seqs, this.seqs.length, seq);
-    return this.seqs[i] === seq ? this.events[i] : undefined;
+    const i = this.store.indexOfSeq(seq);
+    return i < 0 ? undefined : this.store.event(i);
   }
 
   /** Position of an event in seq order, or -1. */
   indexOfSeq(seq: number): number {
-    const i = lowerBound(this.seqs, this.seqs.length, seq);
-    return this.seqs[i] === seq ? i : -1;
+    return this.store.indexOfSeq(seq);
+  }
+
+  /** The event at a position in seq order (0 ≤ i < eventCount), rebuilt from its columns. */
+  eventAt(i: number): RecordedEvent {
+    return this.store.event(i);
+  }
+
+  /** The type of the event at a position, without rebuilding it. */
+  typeAt(i: number): string {
+    return this.store.typeAt(i);
+  }
+
+  /** The object key the event at a position names, if any, without rebuilding it. */
+  keyAt(i: number): string | undefined {
+    return this.store.keyAt(i);
+  }
+
+  /** The columns of the events, for scans that compare keys by reference (object histories). */
+  get events(): EventStore {
+    return this.store;
+  }
+
+  /** The event with that seq had a diff that only the host holds (it came in a snapshot's columns). */
+  diffDeferred(seq: number): boolean {
+    const i = this.store.indexOfSeq(seq);
+    return i >= 0 && this.store.diffDeferred(i);
   }
 
   reset(): void {
     for (const lane of [this.states, this.marks, this.depth, this.deltas, this.identical, this.tombstones]) lane.clear();
     this.handlers.clear();
     this.staleWindows = [];
-    this.events.length = 0;
-    this.seqs.length = 0;
+    this.store.clear();
     this.openWatch = -1;
     this.lastT = 0;
     this.now = 0;
@@ -125,13 +154,29 @@ export class TimelineData {
   append(batch: readonly RecordedEvent[]): void {
     for (const e of batch) {
       if (e.seq <= this.lastSeq) continue; // already have it (a snapshot overlapped a delta)
-      this.events.push(e);
-      this.seqs.push(e.seq);
+      this.store.push(e);
       // Times are monotonic per engine clock; clamp so a lane's times never decrease.
       const t = Math.max(e.t, this.lastT);
       this.lastT = t;
       this.ingest(e, t);
     }
+  }
+
+  /**
+   * Appends a batch of columns (a snapshot's events). False, and nothing appended, when the
+   * batch is malformed or does not follow on from the events held (seqs must increase).
+   */
+  appendColumns(batch: ColumnBatch): boolean {
+    const cols = batchArrays(batch);
+    if (!cols || (batch.count > 0 && cols.seq[0] <= this.lastSeq)) return false;
+    const from = this.store.length;
+    this.store.pushBatch(batch, cols);
+    for (let i = from; i < this.store.length; i++) {
+      const t = Math.max(this.store.tAt(i), this.lastT);
+      this.lastT = t;
+      this.ingest(this.store.event(i), t);
+    }
+    return true;
   }
 
   private ingest(e: RecordedEvent, t: number): void {

@@ -1,16 +1,11 @@
 import { strict as assert } from 'assert';
 import Ajv2020 from 'ajv/dist/2020';
-import { readdirSync, readFileSync } from 'fs';
-import { join } from 'path';
 import schema from '../../../src/trace/schema/informer-trace-v1.schema.json';
-import { replay } from '../../../src/app/sessions';
-import { validateScenario } from '../../../src/scenario/validate';
 import { exportTrace, exportTraceChunks, importTrace, type TraceData } from '../../../src/trace/traceFile';
 import type { RecordedEvent } from '../../../src/format/events';
 import { SAMPLE_EVENTS, header, numbered } from './fixtures';
 import { referenceExport } from './exportReference';
-
-const SCENARIOS = join(__dirname, '../../conformance/scenarios');
+import { scenarioTraces } from './scenarioTraces';
 
 /** Events no engine writes but a file may hold: the exporter must still give the reference bytes. */
 function oddEvents(): RecordedEvent[] {
@@ -30,19 +25,14 @@ function oddEvents(): RecordedEvent[] {
 }
 
 async function corpus(): Promise<{ name: string; trace: TraceData }[]> {
-  const out: { name: string; trace: TraceData }[] = [
+  return [
     { name: 'one event of each type', trace: { header: header(), events: numbered(Object.values(SAMPLE_EVENTS)) } },
     { name: 'no events', trace: { header: header(), events: [] } },
     { name: 'odd keys and values', trace: { header: header(), events: oddEvents() } },
     { name: 'odd keys, not redacted', trace: { header: header({ redacted: false }), events: oddEvents() } },
     { name: 'secrets', trace: { header: header({ resource: { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true } }), events: oddEvents() } },
+    ...(await scenarioTraces()),
   ];
-  for (const f of readdirSync(SCENARIOS).filter((x) => x.endsWith('.json')).sort()) {
-    const scenario = validateScenario(JSON.parse(readFileSync(join(SCENARIOS, f), 'utf8')), f).scenario!;
-    const run = await replay(scenario, { trace: true });
-    out.push({ name: f, trace: { header: run.recorder!.header(), events: run.recorder!.events() } });
-  }
-  return out;
 }
 
 describe('trace export in chunks', () => {
