@@ -201,6 +201,17 @@ export class TimelineApp {
     this.showFindings();
     this.refreshPanels();
     this.saveUi();
+    this.markDrawn();
+  }
+
+  /**
+   * Once the frame that draws the snapshot has been painted, the root says how many events it
+   * shows (`data-drawn-events`): what tests and benchmarks wait for.
+   */
+  private markDrawn(): void {
+    const count = String(this.data.eventCount);
+    delete this.root.dataset.drawnEvents;
+    requestAnimationFrame(() => requestAnimationFrame(() => (this.root.dataset.drawnEvents = count)));
   }
 
   private onDelta(p: DeltaParams): void {

@@ -54,14 +54,16 @@ export interface ColumnBatch {
 }
 
 // ---- flag bits
-const OP_MASK = 0b11; // add 0, update 1, delete 2
-const IS_SYNC = 1 << 2;
+export const OP_MASK = 0b11; // index in OPS
+export const IS_SYNC = 1 << 2;
 const HAS_INITIAL_LIST = 1 << 3;
 const INITIAL_LIST = 1 << 4;
-const HAS_TOMBSTONE = 1 << 5;
-const TOMBSTONE = 1 << 6; // notify: true; fifo.enqueue: 'replace-known' (else 'replace-queued')
-const CHANGE_SHIFT = 7; // 3 bits: 0 none, else index + 1 in CHANGES
-const CHANGE_MASK = 0b111 << CHANGE_SHIFT;
+/** notify: the tombstone field is present; fifo.enqueue: it carries a tombstone. */
+export const HAS_TOMBSTONE = 1 << 5;
+/** notify: tombstone is true; fifo.enqueue: 'replace-known' (else 'replace-queued'). */
+export const TOMBSTONE = 1 << 6;
+export const CHANGE_SHIFT = 7; // 3 bits: 0 none, else index + 1 in CHANGES
+export const CHANGE_MASK = 0b111 << CHANGE_SHIFT;
 /** The event had a diff, which the row does not hold. */
 export const HAS_DIFF = 1 << 10;
 const ACCEPTED = 1 << 11;
@@ -69,8 +71,8 @@ const HAS_INITIAL_EVENTS_END = 1 << 12;
 const INITIAL_EVENTS_END = 1 << 13;
 const IN_INITIAL_LIST = 1 << 14;
 
-const OPS = ['add', 'update', 'delete'] as const;
-const CHANGES: readonly UpdateChange[] = ['identical', 'resourceVersion', 'managedFields', 'status', 'other'];
+export const OPS = ['add', 'update', 'delete'] as const;
+export const CHANGES: readonly UpdateChange[] = ['identical', 'resourceVersion', 'managedFields', 'status', 'other'];
 const ROW_CODE = new Map<string, number>(ROW_TYPES.map((t, i) => [t, i]));
 
 /** The fields a row of each type holds; an event with any other field travels whole. */

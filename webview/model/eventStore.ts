@@ -41,6 +41,16 @@ export class EventStore {
     this.diffs.clear();
   }
 
+  /** The live columns, valid up to `length`; do not keep them across a push. */
+  get columns(): Readonly<EventColumnArrays> {
+    return this.cols;
+  }
+
+  /** The string a column cell refers to (key, name). */
+  stringAt(ref: number): string | undefined {
+    return this.strings.at(ref);
+  }
+
   seqAt(i: number): number {
     return this.cols.seq[i];
   }

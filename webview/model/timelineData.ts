@@ -14,7 +14,24 @@ import type { StaleWindow } from '../../src/format/trace';
 import { DELTA_TYPES, MarkKind, NotifyKind, REFLECTOR_STATES, RELIST_REASONS, codeOf } from './codes';
 import { PackedLane } from './packed';
 import { EventStore } from './eventStore';
-import { batchArrays, type ColumnBatch } from '../../src/protocol/eventColumns';
+import {
+  CHANGE_MASK,
+  CHANGE_SHIFT,
+  CHANGES,
+  EXTRA,
+  HAS_TOMBSTONE,
+  IS_SYNC,
+  OP_MASK,
+  OPS,
+  ROW_TYPES,
+  TOMBSTONE,
+  batchArrays,
+  type ColumnBatch,
+} from '../../src/protocol/eventColumns';
+
+const ROW = Object.fromEntries(ROW_TYPES.map((type, code) => [type, code])) as Record<(typeof ROW_TYPES)[number], number>;
+const IDENTICAL_BITS = (CHANGES.indexOf('identical') + 1) << CHANGE_SHIFT;
+const UPDATE = OPS.indexOf('update');
 
 const markSpec = { t: Float64Array, kind: Uint8Array, seq: Float64Array, duration: Float64Array, reason: Uint8Array };
 const pointSpec = { t: Float64Array, code: Uint8Array, seq: Float64Array };
@@ -171,12 +188,63 @@ export class TimelineData {
     if (!cols || (batch.count > 0 && cols.seq[0] <= this.lastSeq)) return false;
     const from = this.store.length;
     this.store.pushBatch(batch, cols);
-    for (let i = from; i < this.store.length; i++) {
-      const t = Math.max(this.store.tAt(i), this.lastT);
-      this.lastT = t;
-      this.ingest(this.store.event(i), t);
-    }
+    this.ingestRows(from, this.store.length);
     return true;
+  }
+
+  /**
+   * Lanes from stored rows, read straight from the columns (no event objects): the same rows
+   * `ingest` makes from the events; events kept whole go through `ingest`.
+   */
+  private ingestRows(from: number, to: number): void {
+    const c = this.store.columns;
+    const deltaCodes = new Map<number, number>();
+    const handlerLanes = new Map<number, PointLane>();
+    for (let i = from; i < to; i++) {
+      const t = Math.max(c.t[i], this.lastT);
+      this.lastT = t;
+      const seq = c.seq[i];
+      const flags = c.flags[i];
+      switch (c.type[i]) {
+        case ROW['fifo.enqueue']: {
+          this.depth.push({ t, keys: c.n1[i], deltas: c.n2[i] });
+          let code = deltaCodes.get(c.name[i]);
+          if (code === undefined) {
+            const delta = this.store.stringAt(c.name[i]) ?? '';
+            code = delta === 'Bookmark' ? -1 : codeOf(DELTA_TYPES, delta as never);
+            deltaCodes.set(c.name[i], code);
+          }
+          if (code >= 0) this.deltas.push({ t, code, seq });
+          if (flags & HAS_TOMBSTONE) this.tombstones.push({ t, code: 0, seq });
+          break;
+        }
+        case ROW['fifo.pop']:
+          this.depth.push({ t, keys: c.n1[i], deltas: c.n2[i] });
+          break;
+        case ROW.distribute:
+          if ((flags & OP_MASK) === UPDATE && (flags & CHANGE_MASK) === IDENTICAL_BITS) this.identical.push({ t, code: 0, seq });
+          break;
+        case ROW.notify: {
+          let lane = handlerLanes.get(c.name[i]);
+          if (!lane) {
+            lane = this.handlerLane(this.store.stringAt(c.name[i]) ?? '');
+            handlerLanes.set(c.name[i], lane);
+          }
+          const tombstone = (flags & HAS_TOMBSTONE) !== 0 && (flags & TOMBSTONE) !== 0;
+          lane.push({ t, code: rowNotifyKind(flags, tombstone), seq });
+          if (tombstone) this.tombstones.push({ t, code: 1, seq });
+          break;
+        }
+        case ROW['watch.event']:
+          if (this.store.stringAt(c.name[i]) === 'BOOKMARK') this.mark(t, MarkKind.Bookmark, seq);
+          break;
+        case EXTRA:
+          this.ingest(this.store.event(i), t);
+          break;
+        default:
+          break;
+      }
+    }
   }
 
   private ingest(e: RecordedEvent, t: number): void {
@@ -252,6 +320,16 @@ export class TimelineData {
     }
     return lane;
   }
+}
+
+/** notifyKind of a notify row. */
+function rowNotifyKind(flags: number, tombstone: boolean): NotifyKind {
+  const op = OPS[flags & OP_MASK];
+  const isSync = (flags & IS_SYNC) !== 0;
+  if (op === 'delete') return tombstone ? NotifyKind.Tombstone : NotifyKind.Delete;
+  if (op === 'add') return isSync ? NotifyKind.Sync : NotifyKind.Add;
+  if ((flags & CHANGE_MASK) === IDENTICAL_BITS) return NotifyKind.Identical;
+  return isSync ? NotifyKind.Sync : NotifyKind.Update;
 }
 
 function notifyKind(e: Extract<RecordedEvent, { type: 'notify' }>): NotifyKind {
