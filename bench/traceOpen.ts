@@ -11,11 +11,13 @@
  *     what the large trace costs; ArrayBuffer backing stores are reported beside it;
  *   - export: "Export trace" on the opened trace, from the Enter that accepts the file name until
  *     the file is complete; it must be byte-identical to the opened file (export is canonical).
- * Rounds alternate a fresh open of the small and the large trace in one code-server.
+ * Beside each wall time, the CPU time the code-server and browser processes used meanwhile
+ * (/proc): on a shared machine that is the steadier figure. Rounds alternate a fresh open of
+ * the small and the large trace in one code-server.
  *
  * Run: npx tsx bench/traceOpen.ts [--events N] [--rounds R] [--vsix FILE]
  */
-import { createWriteStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CDPSession, Frame, Page } from 'playwright-core';
@@ -44,6 +46,43 @@ async function traceFile(count: number): Promise<string> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** pid → parent pid of every process now. */
+function processTable(): Map<number, { ppid: number; cpuMs: number; cmd: string }> {
+  const out = new Map<number, { ppid: number; cpuMs: number; cmd: string }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime (fields 14 and 15 of stat) in clock ticks of 10 ms.
+      out.set(Number(name), { ppid: Number(fields[1]), cpuMs: (Number(fields[11]) + Number(fields[12])) * 10, cmd: readFileSync(`/proc/${name}/cmdline`, 'utf8') });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU time (user + system, ms) used so far by the processes of code-server (found by its
+ * user-data directory) and of the browser, with all their descendants: the load of other
+ * processes on the machine does not count in it, unlike wall time.
+ */
+function cpuOf(userDir: string, browserPid: number | undefined): number {
+  const table = processTable();
+  const roots = [...table].filter(([, p]) => p.cmd.includes(userDir)).map(([pid]) => pid);
+  if (browserPid !== undefined) roots.push(browserPid);
+  const inTree = new Set<number>(roots);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, p] of table) if (!inTree.has(pid) && inTree.has(p.ppid)) grew = inTree.add(pid) !== undefined;
+  }
+  let ms = 0;
+  for (const pid of inTree) ms += table.get(pid)?.cpuMs ?? 0;
+  return ms;
+}
 
 /** The playwright frame of the timeline webview whose root says it drew `count` events, if any. */
 async function drawnFrame(page: Page, count: number): Promise<Frame | undefined> {
@@ -131,7 +170,11 @@ async function main(): Promise<void> {
   const cs = await startCodeServer(ensureCodeServer(), vsix, 'Default Dark Modern');
   const { browser, page } = await openWorkbench(cs.url, { width: 1400, height: 900 });
   const opens: number[] = [];
+  const openCpu: number[] = [];
   const exports: number[] = [];
+  const exportCpu: number[] = [];
+  const browserPid = (browser as unknown as { process?: () => { pid?: number } | null }).process?.()?.pid;
+  const cpu = () => cpuOf(cs.userDir, browserPid);
   const heaps: { small: Heap; big: Heap }[] = [];
   try {
     const bigInWs = join(cs.workspace, `big-${count}.trace.json`);
@@ -143,16 +186,21 @@ async function main(): Promise<void> {
       const s = await openTrace(page, smallInWs, 100, 60_000);
       const smallHeap = await heapOf(page, s.frame);
       await closeEditors(page);
-      const b = await openTrace(page, bigInWs, count, 180_000);
+      await page.waitForTimeout(2000);
+      const c0 = cpu();
+      const b = await openTrace(page, bigInWs, count, 300_000);
+      openCpu.push(cpu() - c0);
       opens.push(b.ms);
       await page.waitForTimeout(500);
       const bigHeap = await heapOf(page, b.frame);
       heaps.push({ small: smallHeap, big: bigHeap });
       await page.screenshot({ path: join(REPO, 'bench', 'results', `trace-open-${count}.png`) });
+      const c1 = cpu();
       const e = await exportShown(page, cs.workspace, bigBytes);
+      exportCpu.push(cpu() - c1);
       exports.push(e.ms);
       if (!readFileSync(e.path).equals(readFileSync(big))) throw new Error('the export differs from the opened file');
-      console.log(`round ${r + 1}: open → drawn ${b.ms} ms, export ${e.ms} ms, heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB)`);
+      console.log(`round ${r + 1}: open → drawn ${b.ms} ms (CPU ${openCpu[r]} ms), export ${e.ms} ms (CPU ${exportCpu[r]} ms), heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB)`);
       await closeEditors(page);
     }
   } finally {
@@ -163,9 +211,9 @@ async function main(): Promise<void> {
   console.log(
     [
       '',
-      `| events | file MB | open → drawn ms | export ms | webview JS heap with the trace, MB | same, with a 100-event trace | difference | ArrayBuffer backing stores, MB |`,
-      '| --- | --- | --- | --- | --- | --- | --- | --- |',
-      `| ${count.toLocaleString('en-US')} | ${(statSync(big).size / 1e6).toFixed(1)} | ${fmt(summarize(opens), 0)} | ${fmt(summarize(exports), 0)} | ${mb(heaps.map((h) => h.big.usedMB))} | ${mb(heaps.map((h) => h.small.usedMB))} | ${mb(heaps.map((h) => h.big.usedMB - h.small.usedMB))} | ${heaps[0]?.big.backingMB === undefined ? 'not reported' : mb(heaps.map((h) => h.big.backingMB ?? 0))} |`,
+      `| events | file MB | open → drawn, wall ms | open, CPU ms (code-server + browser) | export, wall ms | export, CPU ms | webview JS heap with the trace, MB | same, with a 100-event trace | difference | ArrayBuffer backing stores, MB |`,
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      `| ${count.toLocaleString('en-US')} | ${(statSync(big).size / 1e6).toFixed(1)} | ${fmt(summarize(opens), 0)} | ${fmt(summarize(openCpu), 0)} | ${fmt(summarize(exports), 0)} | ${fmt(summarize(exportCpu), 0)} | ${mb(heaps.map((h) => h.big.usedMB))} | ${mb(heaps.map((h) => h.small.usedMB))} | ${mb(heaps.map((h) => h.big.usedMB - h.small.usedMB))} | ${heaps[0]?.big.backingMB === undefined ? 'not reported' : mb(heaps.map((h) => h.big.backingMB ?? 0))} |`,
     ].join('\n'),
   );
 }
