@@ -95,7 +95,17 @@ async function drawnFrame(page: Page, count: number): Promise<Frame | undefined>
 
 /** Opens a trace file through "Open trace"; ms from accepting the path to the drawn timeline. */
 async function openTrace(page: Page, path: string, count: number, timeoutMs: number): Promise<{ ms: number; frame: Frame }> {
-  await runCommand(page, 'Informer Inspector: Open trace');
+  // On a loaded machine the extension's commands may not be in the palette yet: try a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await runCommand(page, 'Informer Inspector: Open trace');
+      break;
+    } catch (e) {
+      if (attempt === 4) throw e;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(5000);
+    }
+  }
   const input = page.locator('.quick-input-widget .quick-input-box input');
   await input.waitFor({ state: 'visible' });
   await page.waitForTimeout(1000);
