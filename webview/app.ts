@@ -4,7 +4,8 @@
  * the model, asks for a fresh snapshot when a delta does not follow on (afterSeq mismatch) or
  * reports dropped events, and persists only UI state (window, follow, selection) with setState.
  * A live session's timeline ends at the host's engine time (`nowT` on snapshots and deltas, and
- * the ~1/s `clock` heartbeat), an ended or imported one at its last event.
+ * the ~1/s `clock` heartbeat), an ended or imported one at its last event. A snapshot's events
+ * come as columns without diffs; the details of an update ask the host for its diff.
  */
 import {
   ClockNotification,
