@@ -49,7 +49,7 @@ function canonical(v: unknown): unknown {
   return v;
 }
 
-function canonicalHeader(h: TraceHeader): Record<string, unknown> {
+export function canonicalHeader(h: TraceHeader): Record<string, unknown> {
   return ordered(h as unknown as Record<string, unknown>, HEADER_KEY_ORDER, (k, v) =>
     NESTED_KEY_ORDER[k] && v !== null && typeof v === 'object' && !Array.isArray(v)
       ? ordered(v as Record<string, unknown>, NESTED_KEY_ORDER[k], (_k, x) => canonical(x))
@@ -57,9 +57,14 @@ function canonicalHeader(h: TraceHeader): Record<string, unknown> {
   );
 }
 
+/** The event with its keys in output order and nested objects sorted. */
+export function canonicalEvent(e: RecordedEvent): Record<string, unknown> {
+  return ordered(e as unknown as Record<string, unknown>, EVENT_KEY_ORDER, (_k, v) => canonical(v));
+}
+
 /** The general path: the ordered object, stringified. */
 function generalLine(e: RecordedEvent): string {
-  return JSON.stringify(ordered(e as unknown as Record<string, unknown>, EVENT_KEY_ORDER, (_k, v) => canonical(v)));
+  return JSON.stringify(canonicalEvent(e));
 }
 
 /** A key whose place in JSON.stringify's output is not its insertion place, or that an object literal cannot hold. */
@@ -135,6 +140,16 @@ function planFor(listed: string[]): KeyPlan | undefined {
   return { keys, inOrder: keys.every((k, i) => k === listed[i]) };
 }
 
+/**
+ * The canonical line (without indentation) of each event of a trace with this header, redacted
+ * again unless the header says redacted: false; one writer, so key orders are computed once.
+ */
+export function eventLines(header: TraceHeader): (e: RecordedEvent) => string {
+  const ctx = header.redacted === false ? undefined : { resource: header.resource };
+  const writer = new LineWriter();
+  return (e) => writer.line(ctx ? redactEvent(e, ctx) : e);
+}
+
 function isRecorder(x: TraceRecorder | TraceData): x is TraceRecorder {
   return typeof (x as TraceRecorder).header === 'function';
 }
@@ -148,7 +163,7 @@ function isRecorder(x: TraceRecorder | TraceData): x is TraceRecorder {
 export function* exportTraceChunks(rec: TraceRecorder | TraceData, perChunk = EVENTS_PER_CHUNK): Generator<string, void, undefined> {
   const header = isRecorder(rec) ? rec.header() : rec.header;
   const events = isRecorder(rec) ? rec.events() : rec.events;
-  const ctx = header.redacted === false ? undefined : { resource: header.resource };
+  const line = eventLines(header);
   const headerText = JSON.stringify(canonicalHeader({ ...header, format: TRACE_FORMAT }), null, 2).replace(/\n/g, '\n  ');
   const opening = `{\n  "format": ${JSON.stringify(TRACE_FORMAT)},\n  "header": ${headerText},\n  "events": `;
   if (events.length === 0) {
@@ -156,14 +171,12 @@ export function* exportTraceChunks(rec: TraceRecorder | TraceData, perChunk = EV
     return;
   }
   yield `${opening}[\n`;
-  const writer = new LineWriter();
   const step = Math.max(1, Math.floor(perChunk));
   for (let from = 0; from < events.length; from += step) {
     const to = Math.min(events.length, from + step);
     let chunk = '';
     for (let i = from; i < to; i++) {
-      const e = events[i];
-      chunk += (i === 0 ? '    ' : ',\n    ') + writer.line(ctx ? redactEvent(e, ctx) : e);
+      chunk += (i === 0 ? '    ' : ',\n    ') + line(events[i]);
     }
     yield chunk;
   }

@@ -14,7 +14,7 @@ import { TRACE_FORMAT } from './recorder';
 import type { RecordedEvent } from '../format/events';
 import type { TraceHeader } from '../format/trace';
 
-export { exportTrace, exportTraceChunks, type TraceData } from './traceExport';
+export { canonicalEvent, canonicalHeader, eventLines, exportTrace, exportTraceChunks, type TraceData } from './traceExport';
 
 export class TraceFileError extends Error {
   constructor(message: string) {

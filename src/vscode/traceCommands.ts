@@ -3,14 +3,13 @@
  * editor), replay a scenario file in virtual time. A file from elsewhere gets one clear error
  * message (the BadInputError of src/app), never an exception in the host.
  */
-import { open } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
 import { parseScenario } from '../app/scenarios';
 import { createSession } from '../app/sessions';
-import { exportTraceChunks, toPerfetto } from '../app/traces';
+import { exportTrace, toPerfetto } from '../app/traces';
 
 export const TRACE_SUFFIX = '.informer-trace.json';
 
@@ -30,7 +29,10 @@ export async function exportSessionTrace(session: InformerSession, target?: vsco
     }));
   if (!uri) return { ok: false, message: 'Export cancelled.' };
   try {
-    await writeChunks(uri, exportTraceChunks(session.traceData()));
+    // A file on disk is written as it is read (spilled events first, then memory); other file
+    // systems take the text of what is in memory.
+    if (uri.scheme === 'file') await session.exportTo(uri.fsPath);
+    else await vscode.workspace.fs.writeFile(uri, Buffer.from(exportTrace(session.traceData()), 'utf8'));
     return { ok: true, message: `Trace saved to ${uri.fsPath || uri.toString()}` };
   } catch (e) {
     return { ok: false, message: `Could not save the trace: ${(e as Error).message}` };
@@ -55,25 +57,6 @@ export async function exportSessionPerfetto(session: InformerSession, target?: v
   } catch (e) {
     return { ok: false, message: `Could not save the Perfetto trace: ${(e as Error).message}` };
   }
-}
-
-/**
- * Writes text chunks to a file one after another: a local file through a file handle, so the
- * whole text never exists at once; another file system (remote, virtual) gets their bytes in one write.
- */
-async function writeChunks(uri: vscode.Uri, chunks: Iterable<string>): Promise<void> {
-  if (uri.scheme === 'file') {
-    const file = await open(uri.fsPath, 'w');
-    try {
-      for (const chunk of chunks) await file.write(chunk);
-    } finally {
-      await file.close();
-    }
-    return;
-  }
-  const parts: Buffer[] = [];
-  for (const chunk of chunks) parts.push(Buffer.from(chunk, 'utf8'));
-  await vscode.workspace.fs.writeFile(uri, Buffer.concat(parts));
 }
 
 function defaultFolder(): vscode.Uri {
