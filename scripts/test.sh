@@ -90,7 +90,7 @@ fi
 # with observation on runs the real Go controller against the real cluster; about 1 min warm.
 if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/observeDebug.e2e.ts ]; then
   obs_log=$(mktemp)
-  stage e2e-observe-vscode bash -c "bash scripts/code-server.sh >/dev/null && bash scripts/cluster.sh build && bash test/e2e/observe/build.sh && timeout 300 npx tsx test/e2e/vscode/observeDebug.e2e.ts 2>&1 | tee '$obs_log'; exit \${PIPESTATUS[0]}"
+  stage e2e-observe-vscode bash -c "bash scripts/code-server.sh >/dev/null && bash scripts/cluster.sh build && bash test/e2e/observe/build.sh && timeout 600 npx tsx test/e2e/vscode/observeDebug.e2e.ts 2>&1 | tee '$obs_log'; exit \${PIPESTATUS[0]}"
   count_line e2e-observe-vscode "$obs_log"
 fi
 
