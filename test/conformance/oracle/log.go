@@ -90,6 +90,7 @@ const (
 	rankNotify
 	rankSynced
 	rankDivergence
+	rankIndex
 	rankStore
 	rankEnd
 )
@@ -165,6 +166,12 @@ func (l *Log) Request(verb string, o metav1.ListOptions) {
 	if verb == "watch" && o.TimeoutSeconds != nil {
 		fs = append(fs, field{"timeoutSeconds", *o.TimeoutSeconds})
 	}
+	if o.LabelSelector != "" {
+		fs = append(fs, field{"labelSelector", o.LabelSelector})
+	}
+	if o.FieldSelector != "" {
+		fs = append(fs, field{"fieldSelector", o.FieldSelector})
+	}
 	l.line(rankRequest, 0, fs...)
 }
 
@@ -225,6 +232,12 @@ func (l *Log) Divergence(expected, verb, rv string) {
 // End logs the end of the run at the instant the informer was found idle and stopped
 // (what its goroutines do while they exit is not part of the run).
 func (l *Log) End(stoppedAt time.Time) { l.lineAt(stoppedAt, rankEnd, 0, field{"kind", "end"}) }
+
+// Index logs the informer's indexes after the run (scenarios with indexers only):
+// index name → indexed value → keys, stamped like End.
+func (l *Log) Index(stoppedAt time.Time, indexes map[string]map[string][]string) {
+	l.lineAt(stoppedAt, rankIndex, 0, field{"kind", "index"}, field{"indexes", indexes})
+}
 
 // Store logs the informer's final store: key → digest of the object (keys sorted),
 // stamped like End.

@@ -137,6 +137,7 @@ type runner struct {
 	busy  busyHandlers
 	idx   int
 	limit time.Duration
+	ext   *extensions // actions.go
 }
 
 // waitIdle returns once every goroutine of the informer is blocked and no handler call is in
@@ -173,7 +174,10 @@ func Run(sc *Scenario, log *Log) Result {
 	r.limit = time.Hour + ms(maxDur)
 
 	prepareBubble()
-	r.inf = cache.NewSharedIndexInformer(r.srv, &unstructured.Unstructured{}, ms(sc.Informer.ResyncPeriodMs), cache.Indexers{})
+	r.inf = cache.NewSharedIndexInformer(r.listerWatcher(), &unstructured.Unstructured{}, ms(sc.Informer.ResyncPeriodMs), indexersOf(sc.Informer.Indexers))
+	if err := r.initExtensions(); err != nil {
+		return Result{Err: err}
+	}
 	for i := range sc.Informer.Handlers {
 		if err := r.addHandler(&sc.Informer.Handlers[i]); err != nil {
 			return Result{Err: err}
@@ -184,6 +188,11 @@ func Run(sc *Scenario, log *Log) Result {
 	go func() {
 		defer close(runDone)
 		r.inf.Run(stop)
+	}()
+	actionsDone := make(chan struct{})
+	go func() {
+		defer close(actionsDone)
+		r.runActions(log.start, stop)
 	}()
 	// synced: after each kick, once everything at that instant has settled (a 1 ns timer
 	// fires only when every goroutine of the bubble is blocked), look at HasSynced. The line
@@ -217,7 +226,11 @@ func Run(sc *Scenario, log *Log) Result {
 	close(stop)
 	<-runDone
 	<-pollDone
+	<-actionsDone
 	synctest.Wait()
+	if ix := r.indexDump(); ix != nil {
+		log.Index(stoppedAt, ix)
+	}
 	final := map[string]string{}
 	for _, obj := range r.inf.GetStore().List() {
 		key, err := cache.MetaNamespaceKeyFunc(obj)
@@ -241,6 +254,9 @@ func (r *runner) serve(runDone <-chan struct{}) Result {
 		case <-runDone:
 			t.Stop()
 			return Result{Err: errors.New("informer stopped by itself")}
+		case <-r.ext.stopNow:
+			t.Stop()
+			return Result{} // a stop action: the run ends now
 		case <-t.C:
 			if os.Getenv("ORACLE_VERBOSITY") != "" {
 				buf := make([]byte, 1<<20)
@@ -251,7 +267,9 @@ func (r *runner) serve(runDone <-chan struct{}) Result {
 		for r.idx < len(r.sc.Steps) {
 			st := &r.sc.Steps[r.idx]
 			if st.kind == "advance" {
-				time.Sleep(ms(*st.AdvanceMs))
+				if !r.sleep(ms(*st.AdvanceMs)) {
+					return Result{}
+				}
 			} else if st.kind == "addHandler" {
 				r.waitIdle()
 				if err := r.addHandler(st.AddHandler); err != nil {
@@ -285,7 +303,9 @@ func (r *runner) addHandler(h *HandlerSpec) error {
 		delay = ms(*h.DelayMs)
 	}
 	r.log.Handler(h.Name)
-	return addHandler(r.inf, &logHandler{name: h.Name, log: r.log, delay: delay, busy: &r.busy}, resync)
+	reg, err := addHandler(r.inf, &logHandler{name: h.Name, log: r.log, delay: delay, busy: &r.busy}, resync)
+	r.ext.remember(h.Name, reg)
+	return err
 }
 
 // ---- answers ----
