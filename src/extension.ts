@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { FAULTS } from './app/faults';
 import { SessionRegistry } from './app/registry';
 import type { InformerSession } from './app/session';
+import { compareCommand, type CompareArgs } from './vscode/compareCommand';
 import { addHandlerCommand, checkCacheCommand, exportPerfettoCommand, exportTraceCommand, injectFault, stopInformer } from './vscode/commands';
 import { inspectInformer, type InspectArgs } from './vscode/inspectCommand';
 import { AUTOSTART_ENV, parseAutostart } from './vscode/autostartRequest';
@@ -109,6 +110,7 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd('addHandler', () => addHandlerCommand(registry)),
     cmd('checkCache', () => checkCacheCommand(registry)),
     cmd('showTimeline', () => TimelineViewProvider.reveal()),
+    cmd('compare', (args?: CompareArgs) => compareCommand(uri, registry, args)),
     ...FAULTS.map((f) => cmd(`fault.${f.command}`, () => injectFault(registry, f))),
     vscode.debug.onDidStartDebugSession(() => {
       if (vscode.workspace.getConfiguration('informerInspector').get<boolean>('revealOnDebug', false)) void viewProvider.revealRunning();

@@ -72,6 +72,11 @@ export class SessionRegistry extends Disposable {
     if (id !== undefined) this.shownId = id;
   }
 
+  /** No single session is on screen (a compare view of several is): commands then ask, the status bar sums. */
+  clearShown(): void {
+    this.shownId = undefined;
+  }
+
   get size(): number {
     return this.sessions.size;
   }
