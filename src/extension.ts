@@ -53,7 +53,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const observe = new ObserveDebug(registry, showSession, log);
   const viewProvider = new TimelineViewProvider(uri, registry);
-  // Disposed after the registry (subscriptions go last first): the sessions are closed before their folder goes.
+  // When the extension stops, this host's segment folder is deleted (the registry's dispose closes the sessions).
   context.subscriptions.push(configureSpill(context));
   context.subscriptions.push(
     registry.onDidChange(updateContextKeys),
