@@ -7,7 +7,7 @@
 #   inputs over every parser of untrusted input), e2e against a real kube-apiserver, a short soak
 #   against it (restarts, compactions, resets, 429 bursts),
 #   e2e in real VS Code (code-server + Chromium).
-# Ends with one line "N passed, M failed" over all suites. Set SKIP_SUITES="e2e-vscode e2e-cluster soak"
+# Ends with one line "N passed, M failed" over all suites. Set SKIP_SUITES="e2e-vscode e2e-faults e2e-cluster soak"
 # to leave suites out locally.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -77,11 +77,20 @@ if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/timeline.e2e.ts ]; then
   count_line e2e-vscode "$vsc_log"
 fi
 
+# The extension under faults (docs/reliability.md): the cluster unreachable for a minute with the
+# panel open, a webview reload in a 10,000-event burst, the sandbox killed mid-list, an export to
+# a read-only folder, a trace file changed under its editor; real cluster + code-server, ~7 min.
+if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/faults.e2e.ts ]; then
+  faults_log=$(mktemp)
+  stage e2e-faults bash -c "bash scripts/cluster.sh build && bash scripts/code-server.sh >/dev/null && npx tsx test/e2e/vscode/faults.e2e.ts 2>&1 | tee '$faults_log'; exit \${PIPESTATUS[0]}"
+  count_line e2e-faults "$faults_log"
+fi
+
 # Observe your own controller under the debugger (docs/observe.md): a node launch configuration
 # with observation on runs the real Go controller against the real cluster; about 1 min warm.
 if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/observeDebug.e2e.ts ]; then
   obs_log=$(mktemp)
-  stage e2e-observe-vscode bash -c "bash scripts/code-server.sh >/dev/null && bash scripts/cluster.sh build && bash test/e2e/observe/build.sh && timeout 300 npx tsx test/e2e/vscode/observeDebug.e2e.ts 2>&1 | tee '$obs_log'; exit \${PIPESTATUS[0]}"
+  stage e2e-observe-vscode bash -c "bash scripts/code-server.sh >/dev/null && bash scripts/cluster.sh build && bash test/e2e/observe/build.sh && timeout 600 npx tsx test/e2e/vscode/observeDebug.e2e.ts 2>&1 | tee '$obs_log'; exit \${PIPESTATUS[0]}"
   count_line e2e-observe-vscode "$obs_log"
 fi
 

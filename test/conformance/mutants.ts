@@ -95,7 +95,7 @@ export const MUTANTS: Mutant[] = [
   m('v115-initial-population-distinct-keys', 'deltaFifo.ts', '1.15 counts distinct keys as the initial population', ['(this.o.initialPopulationCountsListItems ? list.length : newKeys.size)', '(newKeys.size)']),
   m('realfifo-replace-no-known-tombstones', 'realFifo.ts', 'RealFIFO Replace queues no tombstones for known keys', ['      if (newKeys.has(key) || lastQueued.has(key)) continue;', '      continue;']),
   m('atomic-replace-drops-tombstones', 'sharedInformer.ts', 'atomic ReplacedAll notifies no deletes', ['    for (const t of tombstones) this.onDelete(t);\n', '']),
-  m('atomic-fifo-off', 'realFifo.ts', 'AtomicFIFO Replace enqueues per object', ["    if (this.o.atomic) {\n      const objects = list.map(", "    if (false) {\n      const objects = list.map("]),
+  m('atomic-fifo-off', 'realFifo.ts', 'AtomicFIFO Replace enqueues per object', ["    if (this.o.atomic) {\n      const objects = list.map((o) => this.transformed('Replaced', o) as KubeObject);", "    if (false) {\n      const objects = list.map((o) => this.transformed('Replaced', o) as KubeObject);"]),
   m('realfifo-resync-no-busy-skip', 'realFifo.ts', 'RealFIFO resync does not skip keys with queued entries', ['      if (keysInLog.has(key)) {', '      if (false) {']),
   m('resync-due-one-ms-late', 'processorListener.ts', 'a listener is due 1 ms after its resync time', ['return this.resyncPeriodMs !== 0 && now >= this.nextResyncMs;', 'return this.resyncPeriodMs !== 0 && now >= this.nextResyncMs + 1;']),
   m('min-resync-500ms', 'sharedInformer.ts', 'minimum resync period 500 ms', ['export const MINIMUM_RESYNC_PERIOD_MS = 1000;', 'export const MINIMUM_RESYNC_PERIOD_MS = 500;']),

@@ -49,6 +49,7 @@ const token = /token:\\s*(\\S+)/.exec(fs.readFileSync(process.env.KUBECONFIG, 'u
 fs.writeFileSync(path.join(__dirname, 'proxy-token.txt'), token ? token[1] : '', { mode: 0o600 });
 const child = spawn(bin, ['--namespace', ns, '--log', log], { stdio: 'inherit' });
 fs.writeFileSync(path.join(__dirname, 'controller.pid'), String(child.pid));
+fs.writeFileSync(path.join(__dirname, 'runner.pid'), String(process.pid));
 for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(sig, () => child.kill('SIGTERM'));
 child.on('exit', (code) => process.exit(code ?? 0));
 `;
@@ -94,6 +95,19 @@ function refused(port: number): Promise<boolean> {
       resolve(false);
     });
   });
+}
+
+/** Stops the Go controller and the debugged program that started it, if they still run. */
+function stopController(workspace: string): void {
+  for (const name of ['controller.pid', 'runner.pid']) {
+    const pidFile = join(workspace, name);
+    if (!existsSync(pidFile)) continue;
+    try {
+      process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
 }
 
 function alive(pid: number): boolean {
@@ -178,10 +192,20 @@ async function main(): Promise<void> {
   check(existsSync(CONTROLLER), `${CONTROLLER} is missing: run bash test/e2e/observe/build.sh`);
   const clusterStarting = E2ECluster.start();
   clusterStarting.catch(() => undefined);
+  let cs: CodeServer | undefined;
+  // scripts/test.sh bounds the run with `timeout`: its SIGTERM still stops the cluster and code-server.
+  process.once('SIGTERM', () => {
+    console.log('stopped by SIGTERM (time limit)');
+    if (cs) stopController(cs.workspace);
+    cs?.stop();
+    void clusterStarting
+      .then((c) => c.stop())
+      .catch(() => undefined)
+      .finally(() => process.exit(1));
+  });
   const launcher = ensureCodeServer();
   const vsix = packageExtension();
   const cluster = await clusterStarting;
-  let cs: Awaited<ReturnType<typeof startCodeServer>> | undefined;
   try {
     cs = await startCodeServer(launcher, vsix, 'Default Light Modern', cluster.kubeconfigPath);
     await inWorkbench(cluster, cs);
@@ -318,14 +342,7 @@ async function inWorkbench(cluster: E2ECluster, cs: CodeServer): Promise<void> {
       for (const s of [...SECRET_VALUES, ...SECRET_VALUES.map(b64), proxyToken, upstreamToken]) check(!all.includes(s), `${s.slice(0, 10)}… is in the extension's logs`);
     });
   } finally {
-    const pidFile = join(cs.workspace, 'controller.pid');
-    if (existsSync(pidFile)) {
-      try {
-        process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGTERM');
-      } catch {
-        // already gone
-      }
-    }
+    stopController(cs.workspace);
     await browser.close();
     console.log(`      (workbench part: ${Math.round((Date.now() - t0) / 1000)} s)`);
   }
