@@ -63,6 +63,21 @@ module.exports = {
       to: { path: '^(src/(cli|vscode)/|src/extension\\.ts$|webview/)' },
     },
     {
+      name: 'worker-host-side-loads-no-engine',
+      comment:
+        "The host side of an engine worker (workerSession.ts, traceMirror.ts, workerProtocol.ts) only moves batches: the engine, the cluster client and the sources run in the worker (engineWorker.ts), never on the extension host's thread through these files. Types are fine.",
+      severity: 'error',
+      from: { path: '^src/app/(workerSession|traceMirror|workerProtocol)\\.ts$' },
+      to: { path: '^src/(engine|kube|sources|scenario)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'only-a-worker-runs-the-worker-entry',
+      comment: 'engineWorker.ts is a worker thread entry (workerSession.ts starts it by file name); imported anywhere it would run on the importer thread.',
+      severity: 'error',
+      from: { path: '^(src|webview)/' },
+      to: { path: '^src/app/engineWorker\\.ts$' },
+    },
+    {
       name: 'front-ends-run-lower-layers-through-app',
       comment: 'cli and vscode import app, protocol and format; below app only types.',
       severity: 'error',

@@ -77,6 +77,14 @@ if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/timeline.e2e.ts ]; then
   count_line e2e-vscode "$vsc_log"
 fi
 
+# Observe your own controller under the debugger (docs/observe.md): a node launch configuration
+# with observation on runs the real Go controller against the real cluster; about 1 min warm.
+if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/observeDebug.e2e.ts ]; then
+  obs_log=$(mktemp)
+  stage e2e-observe-vscode bash -c "bash scripts/code-server.sh >/dev/null && bash scripts/cluster.sh build && bash test/e2e/observe/build.sh && timeout 300 npx tsx test/e2e/vscode/observeDebug.e2e.ts 2>&1 | tee '$obs_log'; exit \${PIPESTATUS[0]}"
+  count_line e2e-observe-vscode "$obs_log"
+fi
+
 if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/kubernetesTools.e2e.ts ]; then
   k8s_log=$(mktemp)
   stage e2e-k8s-tools bash -c "bash scripts/code-server.sh >/dev/null && npx tsx test/e2e/vscode/kubernetesTools.e2e.ts 2>&1 | tee '$k8s_log'; exit \${PIPESTATUS[0]}"

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { FAULTS } from './app/faults';
 import { SessionRegistry } from './app/registry';
 import type { InformerSession } from './app/session';
+import { compareCommand, type CompareArgs } from './vscode/compareCommand';
 import { addHandlerCommand, checkCacheCommand, exportPerfettoCommand, exportTraceCommand, injectFault, stopInformer } from './vscode/commands';
 import { inspectInformer, type InspectArgs } from './vscode/inspectCommand';
 import { AUTOSTART_ENV, parseAutostart } from './vscode/autostartRequest';
@@ -14,6 +15,7 @@ import { connectKubernetesTools } from './vscode/kubernetesTools';
 import type { KubernetesToolsState } from './vscode/kubernetesToolsState';
 import { attachLog } from './vscode/logChannel';
 import { ObserveDebug } from './vscode/observeDebug';
+import { configureSpill } from './vscode/spillStorage';
 import { InformerStatusBar } from './vscode/statusBar';
 import { TimelinePanel, TimelinePanelSerializer } from './vscode/timelinePanel';
 import { TimelineViewProvider } from './vscode/timelineView';
@@ -49,6 +51,8 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const observe = new ObserveDebug(registry, showSession, log);
   const viewProvider = new TimelineViewProvider(uri, registry);
+  // Disposed after the registry (subscriptions go last first): the sessions are closed before their folder goes.
+  context.subscriptions.push(configureSpill(context));
   context.subscriptions.push(
     registry.onDidChange(updateContextKeys),
     registry,
@@ -75,6 +79,11 @@ export function activate(context: vscode.ExtensionContext): void {
         showLog: () => log.show(true),
       });
       s.onEnded(unwatch);
+      s.onEnded(() => {
+        if (s.failure === undefined) return;
+        log.error(`${s.title} failed: ${s.failure}`);
+        void vscode.window.showErrorMessage(`Informer Inspector: ${s.title} failed: ${s.failure}`);
+      });
       log.info(`started ${s.title}`);
       showSession(s);
       return s.id;
@@ -101,6 +110,7 @@ export function activate(context: vscode.ExtensionContext): void {
     cmd('addHandler', () => addHandlerCommand(registry)),
     cmd('checkCache', () => checkCacheCommand(registry)),
     cmd('showTimeline', () => TimelineViewProvider.reveal()),
+    cmd('compare', (args?: CompareArgs) => compareCommand(uri, registry, args)),
     ...FAULTS.map((f) => cmd(`fault.${f.command}`, () => injectFault(registry, f))),
     vscode.debug.onDidStartDebugSession(() => {
       if (vscode.workspace.getConfiguration('informerInspector').get<boolean>('revealOnDebug', false)) void viewProvider.revealRunning();

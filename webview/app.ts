@@ -33,6 +33,8 @@ import { TimelineData } from './model/timelineData';
 import { renderLegend } from './render/legend';
 import { el, LowerTabs, renderDetails, renderFindings, renderHistory, renderSummary, Toolbar } from './render/panels';
 import { keyOf, objectHistory } from './model/history';
+import { jumpTarget, objectKeys } from './model/filter';
+import { FilterBar } from './render/filterBar';
 import { TimelineView } from './render/timelineView';
 
 /** The part of the webview API the app uses. */
@@ -66,6 +68,9 @@ export class TimelineApp {
   private readonly statusEl: HTMLElement;
   private readonly view: TimelineView;
   private readonly toolbar: Toolbar;
+  private readonly filterBar: FilterBar;
+  /** The object keys of the trace, computed when the search box asks and the events changed since. */
+  private keysCache: { count: number; lastSeq: number; keys: string[] } | undefined;
   private readonly tabs: LowerTabs;
   private readonly legend: HTMLDetailsElement;
   private readonly root: HTMLElement;
@@ -117,6 +122,14 @@ export class TimelineApp {
       onExport: () => this.exportTrace(),
     });
     this.toolbar.setFollow(this.ui.follow);
+    this.filterBar = new FilterBar(this.toolbarEl.appendChild(el('div', 'filterbar')), {
+      onFilter: (f) => {
+        this.data.setFilter(f);
+        this.view.dataChanged();
+      },
+      onFindKey: (key) => this.findKey(key),
+      keys: () => this.objectKeys(),
+    });
     this.root = root;
     this.layout();
     window.addEventListener('resize', () => this.layout());
@@ -170,6 +183,8 @@ export class TimelineApp {
     this.session = p.session;
     this.sessions = p.sessions;
     this.data.reset();
+    // Another session starts unfiltered; the same one (a fresh snapshot) keeps its filter.
+    if (!sameSession) this.filterBar.set({});
     this.summary = p.summary;
     this.data.append(p.events);
     this.data.staleWindows = p.summary?.staleWindows ?? [];
@@ -195,19 +210,11 @@ export class TimelineApp {
   private onDelta(p: DeltaParams): void {
     const session = this.session;
     if (!session || p.sessionId !== session.id) return;
-    // Missed a batch (or the host restarted its stream), or the recorder dropped its oldest
-    // events (this view must hold no more than the recorder's cap): ask for a full snapshot.
-    if (p.afterSeq !== this.data.lastSeq || p.events.some((e) => e.type === 'trace.dropped')) {
+    if (!this.data.applyDelta(p)) {
       this.vscode.postMessage(ReadyCommand.create({}));
       return;
     }
-    this.data.append(p.events);
-    this.data.setLive(p.live);
-    if (p.nowT !== undefined) this.data.advanceNow(p.nowT);
-    if (p.summary) {
-      this.summary = p.summary;
-      this.data.staleWindows = p.summary.staleWindows;
-    }
+    if (p.summary) this.summary = p.summary;
     if (p.findings) {
       this.findings = p.findings;
       this.showFindings();
@@ -267,9 +274,40 @@ export class TimelineApp {
     });
   }
 
+  /** The search box found a key: select its latest event (in view) and show its history. */
+  findKey(key: string): void {
+    const seq = jumpTarget(this.data.allEvents(), key);
+    const e = seq === undefined ? undefined : this.data.bySeq(seq);
+    if (seq === undefined || !e) return;
+    const [a, b] = this.view.window();
+    if (e.t < a || e.t > b) {
+      this.view.setFollow(false);
+      this.view.showWindow(e.t - (b - a) / 2, e.t + (b - a) / 2);
+    }
+    this.view.selectSeq(seq);
+    this.ui.selectedSeq = seq;
+    this.saveUi();
+    this.showDetails(seq);
+    this.tabs.show('details');
+  }
+
+  /** The filter bar (for tests and the compare view). */
+  get filters(): FilterBar {
+    return this.filterBar;
+  }
+
+  private objectKeys(): readonly string[] {
+    const c = this.keysCache;
+    if (c && c.count === this.data.eventCount && c.lastSeq === this.data.lastSeq) return c.keys;
+    const keys = objectKeys(this.data.allEvents());
+    this.keysCache = { count: this.data.eventCount, lastSeq: this.data.lastSeq, keys };
+    return keys;
+  }
+
   private refreshPanels(): void {
     // Without a session the chips would show zeros and "idle (ended)" for nothing: hide them.
     this.headerEl.style.display = this.toolbarEl.style.display = this.session ? '' : 'none';
+    this.filterBar.setHandlers(this.data.handlerNames);
     if (this.session && this.summary) renderSummary(this.headerEl, this.summary, this.findings.length, this.session);
     else this.headerEl.replaceChildren();
   }

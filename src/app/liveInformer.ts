@@ -16,8 +16,9 @@ import { FaultInjectingListerWatcher } from '../sources/faults';
 import { SANDBOX_CONTEXT } from '../sources/sandbox';
 import { checkConsistency, type ConsistencyResult } from '../trace/consistency';
 import { TraceRecorder } from '../trace/recorder';
+import { SegmentFile, type SpillOptions } from '../trace/segments';
 import { traceHeader } from './headers';
-import { typeDescription } from './resources';
+import { resourceLabel, typeDescription } from './resources';
 
 /** What names a live informer once cluster and resource are known. */
 export interface LiveTarget {
@@ -36,8 +37,10 @@ export interface LiveOptions {
   clock?: Clock;
   /** The engine's jitter source; default Math.random. */
   rand?: () => number;
-  /** Trace recorder cap (events). */
+  /** Trace recorder cap (events): its memory window. */
   cap?: number;
+  /** Where the recorder spills past its memory window (default: it drops); release() deletes the segment. */
+  spill?: SpillOptions;
   /**
    * Receives every request the informer sends as a notification-log line, before anything can
    * fail it: the chain is informer → request log → fault injector → selectors → HTTP, so a
@@ -57,8 +60,10 @@ export interface LiveInformer {
   addSlowHandler(ms: number): void;
   checkConsistency(): Promise<ConsistencyResult>;
   start(): void;
-  /** Stops the informer and waits for it and its handlers to end. */
+  /** Stops the informer and waits for it and its handlers to end; the spill segment takes no more. */
   stop(): Promise<void>;
+  /** Deletes the spill segment, if any (the trace's spilled events with it). */
+  release(): void;
 }
 
 /**
@@ -79,7 +84,8 @@ export function openLive(target: LiveTarget, options: LiveOptions = {}): LiveInf
     fieldSelector: o.fieldSelector,
     cap: o.cap,
   });
-  const recorder = new TraceRecorder(header, header.cap);
+  const segment = o.spill ? new SegmentFile(o.spill) : undefined;
+  const recorder = new TraceRecorder(header, header.cap, segment);
   const http = withSelectors(new HttpListerWatcher(o.conn, r, { namespace: o.namespace, clock }), o.labelSelector, o.fieldSelector);
   const faults = new FaultInjectingListerWatcher(http, { clock, sink: recorder });
   const informer = new SharedIndexInformer({
@@ -127,9 +133,23 @@ export function openLive(target: LiveTarget, options: LiveOptions = {}): LiveInf
     },
     async stop() {
       stop.abort();
-      await running;
+      try {
+        await running;
+      } finally {
+        segment?.close();
+      }
+    },
+    release() {
+      segment?.remove();
     },
   };
+}
+
+/** A live session's title: resource, where, profile, and SIMULATED on the sandbox. */
+export function liveTitle(target: Pick<LiveTarget, 'conn' | 'resource' | 'namespace' | 'profile'>): string {
+  const where = target.namespace ? `ns ${target.namespace}` : 'all namespaces';
+  const simulated = target.conn.context.name === SANDBOX_CONTEXT;
+  return `${resourceLabel(target.resource)} (${where}, ${target.profile.name})${simulated ? ' SIMULATED' : ''}`;
 }
 
 /** Adds the user's label/field selectors to every list and watch request. */

@@ -16,7 +16,7 @@ import type { ProxyNotice } from '../observe/exchange';
 import { ObserveSession } from '../observe/session';
 import { InformerSession } from './session';
 
-export { ObserveSession, profileFromGoMod, type ObserveSummary } from '../observe/session';
+export { notReconstructedWhy, ObserveSession, profileFromGoMod, type NotReconstructed, type ObserveSummary } from '../observe/session';
 export { ProxyError } from '../observe/proxy';
 export type { ProxyNotice } from '../observe/exchange';
 export type { ObserveFinding, ObservedLogLine } from '../observe/reconstruct';
@@ -67,7 +67,8 @@ export async function startObservation(o: ObservationOptions): Promise<Observati
         const s = new InformerSession({
           id: o.newId(),
           kind: 'observed',
-          title: `observed ${o.label}: ${r.name} (${o.profile.name})`,
+          // The reflector first: pickers and tabs cut long titles at the end.
+          title: `${r.name} (${o.profile.name}), observed in ${o.label}`,
           simulated: false,
           recorder: r.recorder,
           informer: r.informer,

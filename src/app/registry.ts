@@ -5,7 +5,8 @@
  *
  * Bounded: at most `limit` sessions are kept. Adding one more forgets the oldest ended session,
  * or, when all are running, stops and forgets the oldest. An imported trace is forgotten when
- * its editor closes (remove()).
+ * its editor closes (remove()). A forgotten session is closed (InformerSession.close(): stopped,
+ * its spill segment deleted).
  */
 import type { SessionInfo } from '../protocol/timeline';
 import { Disposable, Emitter } from './disposable';
@@ -71,6 +72,11 @@ export class SessionRegistry extends Disposable {
     if (id !== undefined) this.shownId = id;
   }
 
+  /** No single session is on screen (a compare view of several is): commands then ask, the status bar sums. */
+  clearShown(): void {
+    this.shownId = undefined;
+  }
+
   get size(): number {
     return this.sessions.size;
   }
@@ -91,14 +97,20 @@ export class SessionRegistry extends Disposable {
     await Promise.allSettled(this.running().map((s) => s.stop()));
   }
 
+  /** Stops every session and releases what each kept (spill segments). */
+  async closeAll(): Promise<void> {
+    await Promise.allSettled(this.all().map((s) => s.close()));
+  }
+
   protected override onDispose(): void {
-    void this.stopAll();
+    void this.closeAll();
   }
 
   private forget(s: InformerSession): void {
     this.sessions.delete(s.id);
     this.endSubscriptions.get(s.id)?.();
     this.endSubscriptions.delete(s.id);
-    if (s.live) void s.stop();
+    // Stops it if it runs and deletes its spill segment: a forgotten session cannot be exported.
+    void s.close();
   }
 }

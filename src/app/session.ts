@@ -8,8 +8,9 @@ import type { SharedIndexInformer } from '../engine/sharedInformer';
 import type { ConsistencyResult } from '../trace/consistency';
 import { computeFindings } from '../trace/findings';
 import type { Finding } from '../format/trace';
-import type { TraceRecorder } from '../trace/recorder';
-import type { RecordedEvent } from '../format/events';
+import type { FaultName, RecordedEvent } from '../format/events';
+import type { SpillState } from '../trace/segments';
+import { writeTraceFile } from '../trace/traceWrite';
 import type { TraceHeader } from '../format/trace';
 import type { SessionInfo } from '../protocol/timeline';
 import { SummaryModel, type TraceSummary } from '../trace/summary';
@@ -25,6 +26,33 @@ export interface LiveControls {
   addSlowHandler(ms: number): void;
   /** Compares a consistent LIST with the cache; the result is also recorded as an event. */
   checkConsistency(): Promise<ConsistencyResult>;
+  /** Applies a catalogue fault (faults.ts); valueMs is its parameter, when it has one. */
+  injectFault(fault: FaultName, valueMs?: number): void;
+}
+
+/**
+ * Where a session's recorded events are read: the TraceRecorder itself (in-process) or the host's
+ * mirror of a worker's recorder (traceMirror.ts).
+ */
+export interface TraceSource {
+  header(): TraceHeader;
+  /** The events in memory (the window). */
+  events(): readonly RecordedEvent[];
+  since(seq: number): RecordedEvent[];
+  subscribe(fn: (batch: RecordedEvent[]) => void): () => void;
+  /** The spill segment's state; undefined when there is none. */
+  spillState(): SpillState | undefined;
+  /** Every recorded event, spilled ones first, in seq order. */
+  allEvents(): AsyncIterable<RecordedEvent>;
+  /** Summary and findings computed where the events are recorded (an engine worker); absent: the session computes them. */
+  computed?(): { summary?: TraceSummary; findings: Finding[] };
+}
+
+/** What a session holds and where, for its tooltip. */
+export interface SessionStorage {
+  memoryEvents: number;
+  dropped: number;
+  spill?: SpillState;
 }
 
 /** The kinds of session: sessions.ts builds the first four; observation.ts makes 'observed' ones (one per reflector of an observed process). */
@@ -35,8 +63,8 @@ export interface SessionParts {
   kind: SessionKind;
   title: string;
   simulated: boolean;
-  /** A live or replayed recorder; absent for an imported trace. */
-  recorder?: TraceRecorder;
+  /** A live or replayed recorder (or the host's mirror of a worker's); absent for an imported trace. */
+  recorder?: TraceSource;
   /** An imported trace's content. */
   imported?: { header: TraceHeader; events: readonly RecordedEvent[] };
   informer?: SharedIndexInformer;
@@ -44,6 +72,8 @@ export interface SessionParts {
   controls?: LiveControls;
   /** Stops everything the session runs (informer, sandbox); resolves when it has stopped. */
   stop?: () => Promise<void>;
+  /** Releases what the session keeps after it ended (its spill segment); called once, by close(). */
+  release?: () => void;
   /** Wall time for the findings' recompute interval (Date.now by default). */
   now?: () => number;
   /** The engine clock's now(), the time base of event t; a live session's timeline ends there. */
@@ -59,9 +89,12 @@ export class InformerSession {
   readonly informer?: SharedIndexInformer;
   readonly faults?: FaultInjectingListerWatcher;
   readonly controls?: LiveControls;
-  private readonly recorder?: TraceRecorder;
+  private readonly recorder?: TraceSource;
   private readonly imported?: { header: TraceHeader; events: readonly RecordedEvent[] };
   private readonly stopFn?: () => Promise<void>;
+  private readonly releaseFn?: () => void;
+  private failureText: string | undefined;
+  private closed = false;
   private readonly now: () => number;
   private readonly clock?: () => number;
   private running: boolean;
@@ -80,6 +113,7 @@ export class InformerSession {
     this.faults = p.faults;
     this.controls = p.controls;
     this.stopFn = p.stop;
+    this.releaseFn = p.release;
     this.now = p.now ?? Date.now;
     this.clock = p.clock;
     this.running = p.stop !== undefined;
@@ -96,8 +130,21 @@ export class InformerSession {
     return Number.isFinite(t) ? t : undefined;
   }
 
+  /** Why the session ended by itself, if it failed (one line). */
+  get failure(): string | undefined {
+    return this.failureText;
+  }
+
   info(): SessionInfo {
-    return { id: this.id, title: this.title, live: this.running, simulated: this.simulated };
+    const title = this.failureText === undefined ? this.title : `${this.title} (failed)`;
+    return { id: this.id, title, live: this.running, simulated: this.simulated };
+  }
+
+  /** Memory, drops and the spill segment (undefined for an imported trace). */
+  storage(): SessionStorage | undefined {
+    if (!this.recorder) return undefined;
+    const spill = this.recorder.spillState();
+    return { memoryEvents: this.recorder.events().length, dropped: this.recorder.header().dropped, ...(spill ? { spill } : {}) };
   }
 
   header(): TraceHeader {
@@ -116,20 +163,29 @@ export class InformerSession {
     return this.events().filter((e) => e.seq > seq);
   }
 
-  /** The trace as exportTrace takes it. */
+  /** Writes the whole trace (spilled events too) as a trace file; resolves with the number of events. */
+  exportTo(path: string): Promise<number> {
+    return writeTraceFile(path, this.header(), this.recorder ? this.recorder.allEvents() : this.events());
+  }
+
+  /** The trace (its in-memory window) as exportTrace takes it. */
   traceData(): { header: TraceHeader; events: readonly RecordedEvent[] } {
     return { header: this.header(), events: this.events() };
   }
 
   /**
    * The trace's counts (the one summary model, src/trace/summary.ts), kept up to date
-   * incrementally; recounted from the start when the recorder dropped its oldest events.
+   * incrementally; recounted from the start when the recorder dropped its oldest events (not
+   * when it spilled them: spilled events are still part of the trace).
    */
   summary(): TraceSummary {
+    const computed = this.recorder?.computed?.().summary;
+    if (computed) return computed;
     const events = this.events();
     const first = events.length > 0 ? events[0].seq : -1;
     let c = this.summaryCache;
-    if (!c || c.firstSeq !== first) {
+    const spilled = (this.recorder?.spillState()?.events ?? 0) > 0;
+    if (!c || (c.firstSeq !== first && !spilled)) {
       c = this.summaryCache = { model: new SummaryModel(), firstSeq: first, lastSeq: -1 };
     }
     const fresh = c.lastSeq < 0 ? events : this.since(c.lastSeq);
@@ -140,6 +196,8 @@ export class InformerSession {
 
   /** The findings, recomputed when the trace grew and the last computation is old enough (or `fresh`). */
   findings(fresh = false): Finding[] {
+    const computed = this.recorder?.computed?.();
+    if (computed) return computed.findings;
     const events = this.events();
     const lastSeq = events.length > 0 ? events[events.length - 1].seq : -1;
     const c = this.findingsCache;
@@ -171,7 +229,36 @@ export class InformerSession {
     try {
       await this.stopFn?.();
     } finally {
-      for (const fn of this.endListeners) fn();
+      this.fireEnded();
+    }
+  }
+
+  /** The session ended without stop(): its engine finished or failed (`failure`, one line). */
+  ended(failure?: string): void {
+    if (!this.running) return;
+    this.running = false;
+    this.failureText = failure;
+    this.fireEnded();
+  }
+
+  /** Stops the session and releases what it kept (its spill segment); the session is forgotten after. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.stop();
+    } finally {
+      this.releaseFn?.();
+    }
+  }
+
+  private fireEnded(): void {
+    for (const fn of this.endListeners) {
+      try {
+        fn();
+      } catch {
+        // One listener's failure must not keep the others from hearing of the end.
+      }
     }
   }
 }

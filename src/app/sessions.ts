@@ -14,13 +14,17 @@ import { replayScenario } from '../sources/engineReplay';
 import type { ReplayResult } from '../sources/replay';
 import { startSandbox, type Sandbox } from '../sources/sandbox';
 import { TraceRecorder } from '../trace/recorder';
+import type { SegmentFile } from '../trace/segments';
 import { RunError } from './errors';
 import { scenarioResource, traceHeader } from './headers';
-import { openLive, type LiveTarget } from './liveInformer';
+import { FAULTS } from './faults';
+import { liveTitle, openLive, type LiveTarget } from './liveInformer';
 import { replayProfile } from './profiles';
-import { connect, resourceLabel } from './resources';
+import { connect } from './resources';
 import { readTrace } from './traces';
 import { InformerSession, type LiveControls } from './session';
+import { startWorkerSession } from './workerSession';
+import type { WorkerSpec } from './workerProtocol';
 
 export { DEFAULT_STORYLINE, startSandbox, STORYLINES, STORYLINE_DESCRIPTIONS, type StorylineName } from '../sources/sandbox';
 
@@ -45,12 +49,47 @@ export interface ReplayRun {
   warning?: string;
 }
 
+export interface ReplayOptions {
+  profile?: string;
+  seed?: number;
+  trace: boolean;
+  /** The recorder's memory window (events) and where it spills beyond it. */
+  cap?: number;
+  spill?: SegmentFile;
+  /** Called with the recorder before the replay starts (to follow its events as they come). */
+  onRecorder?: (recorder: TraceRecorder, profile: Profile) => void;
+}
+
 /** Replays a scenario in virtual time, recording a trace if asked; profile and gates resolved in one place. */
-export async function replay(scenario: Scenario, o: { profile?: string; seed?: number; trace: boolean }): Promise<ReplayRun> {
+export async function replay(scenario: Scenario, o: ReplayOptions): Promise<ReplayRun> {
   const { profile, warning } = replayProfile(scenario, o.profile);
-  const recorder = o.trace ? new TraceRecorder(traceHeader({ profile, resource: scenarioResource(scenario), source: 'scenario' })) : undefined;
+  const recorder = o.trace ? new TraceRecorder(traceHeader({ profile, resource: scenarioResource(scenario), source: 'scenario', cap: o.cap }), undefined, o.spill) : undefined;
+  if (recorder) o.onRecorder?.(recorder, profile);
   const result = await replayScenario(scenario, { profile, seed: o.seed, sink: recorder });
   return { result, profile, ...(recorder ? { recorder } : {}), ...(warning ? { warning } : {}) };
+}
+
+/**
+ * Where sessions run their engine: 'worker' (the default: a worker thread per session,
+ * workerSession.ts) or 'host' (the caller's thread; benchmarks compare the two). `spill` is
+ * where recorders spill past their memory window (the extension's global storage).
+ */
+export interface SessionEnvironment {
+  engine: 'worker' | 'host';
+  /** The worker script, or what makes it (tests bundle the source on first use); default: workerSession.ts's workerScript(). */
+  workerFile?: string | (() => string);
+  spill?: { dir: string; maxBytes: number };
+}
+
+let environment: SessionEnvironment = { engine: 'worker' };
+
+/** Sets how later sessions run (the front-end calls it once, at start). */
+export function configureSessions(e: Partial<SessionEnvironment>): void {
+  environment = { ...environment, ...e };
+}
+
+export function sessionEnvironment(): SessionEnvironment {
+  return environment;
 }
 
 export type SessionSpec =
@@ -65,16 +104,19 @@ type SpecKind = SessionSpec['kind'];
 type Builder<K extends SpecKind> = (id: string, spec: Extract<SessionSpec, { kind: K }>) => Promise<InformerSession>;
 
 const BUILDERS: { [K in SpecKind]: Builder<K> } = {
-  cluster: async (id, spec) => liveSession(id, spec),
+  cluster: async (id, spec) => (environment.engine === 'worker' ? workerLiveSession(id, spec) : liveSession(id, spec)),
   sandbox: async (id, spec) => {
     try {
-      return liveSession(id, spec, spec.sandbox);
+      return environment.engine === 'worker' ? await workerLiveSession(id, spec, spec.sandbox) : liveSession(id, spec, spec.sandbox);
     } catch (e) {
       await spec.sandbox.stop();
       throw e;
     }
   },
   replay: async (id, spec) => {
+    if (environment.engine === 'worker') {
+      return startWorkerSession(id, 'replay', { kind: 'replay', scenario: spec.scenario, ...(spec.profile !== undefined ? { profile: spec.profile } : {}) }, workerOptions(false));
+    }
     const run = await replay(spec.scenario, { profile: spec.profile, trace: true });
     if (run.result.outcome === 'error') throw new RunError(`replay of ${spec.scenario.name} failed: ${run.result.error ?? 'unknown error'}`);
     return new InformerSession({ id, kind: 'replay', title: `${spec.scenario.name} (replay, ${run.profile.name})`, simulated: false, recorder: run.recorder });
@@ -90,15 +132,40 @@ export function createSession(id: string, spec: SessionSpec): Promise<InformerSe
   return (BUILDERS[spec.kind] as Builder<SpecKind>)(id, spec);
 }
 
+function workerOptions(simulated: boolean, onStopped?: () => Promise<void>): Parameters<typeof startWorkerSession>[3] {
+  return {
+    simulated,
+    ...(environment.workerFile ? { workerFile: typeof environment.workerFile === 'function' ? environment.workerFile() : environment.workerFile } : {}),
+    ...(environment.spill ? { spill: environment.spill } : {}),
+    ...(onStopped ? { onStopped } : {}),
+  };
+}
+
+/** A live session whose informer runs in a worker thread; the sandbox (if any) stays here and stops with the session. */
+function workerLiveSession(id: string, target: LiveTarget, sandbox?: Sandbox): Promise<InformerSession> {
+  const spec: WorkerSpec = {
+    kind: 'live',
+    kubeconfigYaml: target.conn.kubeconfigYaml(),
+    resource: target.resource,
+    profile: target.profile,
+    namespace: target.namespace,
+    ...(target.labelSelector ? { labelSelector: target.labelSelector } : {}),
+    ...(target.fieldSelector ? { fieldSelector: target.fieldSelector } : {}),
+    ...(target.resyncPeriodMs ? { resyncPeriodMs: target.resyncPeriodMs } : {}),
+  };
+  return startWorkerSession(id, sandbox ? 'sandbox' : 'cluster', spec, workerOptions(sandbox !== undefined, sandbox ? () => sandbox.stop() : undefined));
+}
+
+/** A live session on this thread (SessionEnvironment.engine 'host'). */
 function liveSession(id: string, target: LiveTarget, sandbox?: Sandbox): InformerSession {
-  const live = openLive(target);
+  const live = openLive(target, environment.spill ? { spill: { ...environment.spill, name: id } } : {});
   const { clock, informer } = live;
   // The informer needs at least one handler to show notifications; "main" stands for the controller.
   informer.addEventHandler('main', {});
   live.start();
-  const where = target.namespace ? `ns ${target.namespace}` : 'all namespaces';
-  const title = `${resourceLabel(target.resource)} (${where}, ${target.profile.name})${sandbox ? ' SIMULATED' : ''}`;
+  const title = liveTitle(target);
   const controls: LiveControls = {
+    injectFault: (id, valueMs) => FAULTS.find((f) => f.id === id)?.apply({ faults: live.faults, addSlowHandler: (ms) => live.addSlowHandler(ms) }, valueMs),
     addHandler: (name, resyncPeriodMs) => void informer.addEventHandler(name, {}, resyncPeriodMs),
     addSlowHandler: (ms) => live.addSlowHandler(ms),
     checkConsistency: () => live.checkConsistency(),
@@ -117,5 +184,6 @@ function liveSession(id: string, target: LiveTarget, sandbox?: Sandbox): Informe
       await live.stop().catch(() => undefined);
       await sandbox?.stop();
     },
+    release: () => live.release(),
   });
 }

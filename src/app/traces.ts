@@ -12,6 +12,14 @@ export { computeFindings } from '../trace/findings';
 export { ACCESS_FINDING_IDS } from '../trace/findings/access';
 export { SummaryModel } from '../trace/summary';
 export { toPerfetto } from '../trace/perfetto';
+export { DEFAULT_SPILL_LIMIT_BYTES } from '../trace/segments';
+
+/** Every event of an async source (a spilling recorder's allEvents()), in order, as one array. */
+export async function collectEvents(source: AsyncIterable<RecordedEvent>): Promise<RecordedEvent[]> {
+  const out: RecordedEvent[] = [];
+  for await (const e of source) out.push(e);
+  return out;
+}
 
 export function readTrace(text: string): { header: TraceHeader; events: RecordedEvent[] } {
   try {

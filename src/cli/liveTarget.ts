@@ -3,7 +3,7 @@
  * live informer on it through the app layer, with the command's clock and jitter, and (for
  * `record`) a request log.
  */
-import { openLive, type LiveInformer } from '../app/liveInformer';
+import { openLive, type LiveInformer, type LiveOptions } from '../app/liveInformer';
 import { DEFAULT_PROFILE, profileNamed } from '../app/profiles';
 import { connect, findResource } from '../app/resources';
 import type { Profile } from '../engine/profiles';
@@ -73,13 +73,14 @@ export async function openLiveInformer(
   target: LiveTargetArgs,
   io: Pick<CliIo, 'clock' | 'rand'>,
   log?: LogLine[],
+  spill?: LiveOptions['spill'],
 ): Promise<{ conn: KubeConnection; resource: ApiResource; namespace: string; live: LiveInformer }> {
   const conn = connect({ kubeconfigPath: target.kubeconfig, context: target.context });
   const resource = await findResource(conn, target.resourceName);
   const namespace = namespaceOf(target, conn, resource);
   const live = openLive(
     { conn, resource, profile: target.profile, namespace, labelSelector: target.labelSelector, fieldSelector: target.fieldSelector },
-    { clock: io.clock, rand: io.rand, ...(log ? { requestLog: log } : {}) },
+    { clock: io.clock, rand: io.rand, ...(log ? { requestLog: log } : {}), ...(spill ? { spill } : {}) },
   );
   return { conn, resource, namespace, live };
 }

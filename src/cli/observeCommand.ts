@@ -6,7 +6,7 @@
  * and reconstructs that process's informers until SIGINT/SIGTERM; then writes the notification
  * log of every reconstructed informer (each line with a `reflector` field) and the traces.
  */
-import { ObserveSession, profileFromGoMod, ProxyError } from '../app/observation';
+import { notReconstructedWhy, ObserveSession, profileFromGoMod, ProxyError } from '../app/observation';
 import { DEFAULT_PROFILE, profileNamed } from '../app/profiles';
 import { connect } from '../app/resources';
 import { parseCommandArgs, stringOption } from './args';
@@ -53,6 +53,7 @@ export async function observeCommand(args: string[], io: CliIo): Promise<number>
 
   const conn = connect({ kubeconfigPath: stringOption(parsed, 'kubeconfig'), context: stringOption(parsed, 'context') });
   let session: ObserveSession;
+  const unreadableNoted = new Set<string>();
   try {
     session = await ObserveSession.start({
       conn,
@@ -64,8 +65,11 @@ export async function observeCommand(args: string[], io: CliIo): Promise<number>
       onFinding: (f) => note(`finding [${f.reflector}]: ${f.title}. ${f.detail} Likely: ${f.likelyCauses.join('; ')}.`),
       onNotice: (n) => {
         if (n.kind === 'unauthorized') note(`refused ${n.method} ${n.path}: wrong or missing token (401, not forwarded)`);
-        else if (n.kind === 'unreadable') note(`cannot observe ${n.method} ${n.path} (${n.userAgent || 'no user agent'}): the client accepts only ${n.accept}; forwarded unchanged`);
-        else if (n.kind === 'upstream-refused') note(`the API server refused the connection for ${n.method} ${n.path}: not listening until it accepts again`);
+        else if (n.kind === 'unreadable') {
+          // Once per reflector: a protobuf-only client sends one such request per list and watch.
+          if (!unreadableNoted.has(n.reflector)) note(`cannot reconstruct ${n.reflector} (${n.method} ${n.path}): ${notReconstructedWhy(n.accept)}`);
+          unreadableNoted.add(n.reflector);
+        } else if (n.kind === 'upstream-refused') note(`the API server refused the connection for ${n.method} ${n.path}: not listening until it accepts again`);
         else if (n.kind === 'listening-again') note(`the API server accepts connections again; listening on port ${n.port}`);
         else note(`upstream error for ${n.method} ${n.path}: ${n.text}`);
       },

@@ -7,7 +7,9 @@
  * log (stdout by default) and the trace, and prints the findings on stderr.
  */
 import { addLoggingHandler, formatLog } from '../app/scenarios';
-import { ACCESS_FINDING_IDS, computeFindings, exportTrace } from '../app/traces';
+import { ACCESS_FINDING_IDS, collectEvents, computeFindings, DEFAULT_SPILL_LIMIT_BYTES, exportTrace } from '../app/traces';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { LogLine } from '../scenario/notificationLog';
 import { durationMs, jsonOutput, jsonText, parseCommandArgs, stringListOption, stringOption } from './args';
 import { describeConsistency } from './checkConsistencyCommand';
@@ -52,63 +54,74 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
   };
 
   const log: LogLine[] = [];
-  const { conn, resource, namespace, live } = await openLiveInformer(target, io, log);
-  addLoggingHandler(live.informer, 'main', target.profile, log);
-  const { clock } = live;
-  const startedAt = clock.now();
-  const cancelFaults = scheduleFaults(faultSpecs, { clock, faults: live.faults, addSlowHandler: (ms) => live.addSlowHandler(ms) });
-  const checks = scheduleChecks(live, checkTimes, (t, lines) => note([`consistency check at ${secondsLabel(t - startedAt)}: ${lines[0]}`, ...lines.slice(1)].join('\n')));
-
-  live.start();
-  const where = namespace ? `namespace ${namespace}` : resource.namespaced ? 'all namespaces' : 'cluster-scoped';
-  note(`recording ${resourceLabel(resource)} (${where}) from ${conn.context.name} for ${runMs / 1000}s (Ctrl-C stops early)`);
-  const progress = quiet ? undefined : progressReporter(live, startedAt, progressMs, note);
-  let timer: { cancel(): void } | undefined;
-  await Promise.race([io.interrupted(), new Promise<void>((r) => (timer = clock.setTimer(runMs, r)))]);
-  timer?.cancel();
-  progress?.cancel();
-  cancelFaults();
-  checks.cancel();
-  await live.stop();
-  await checks.done();
-  log.push({ kind: 'end' });
-
-  const logPath = stringOption(parsed, 'log');
-  if (logPath !== undefined) writeOutput(io, logPath, formatLog(log), 'log');
-  else if (!json) io.stdout(formatLog(log));
-  const tracePath = stringOption(parsed, 'trace');
-  if (tracePath !== undefined) writeOutput(io, tracePath, exportTrace(live.recorder), 'trace');
-
-  const pending = new Set<string>(live.faults.pendingFaults());
-  const notTaken: string[] = [];
-  for (const spec of faultSpecs) {
-    if (faultOf(spec).oneShot && pending.has(spec.fault)) notTaken.push(spec.text);
+  // A long recording keeps everything: past the recorder's memory window its oldest events go to
+  // a segment file in the temp directory (bounded, deleted when the command ends).
+  const spill = { dir: join(tmpdir(), 'informer-inspector-segments'), maxBytes: DEFAULT_SPILL_LIMIT_BYTES, name: `record-${process.pid}` };
+  const { conn, resource, namespace, live } = await openLiveInformer(target, io, log, spill);
+  try {
+    return await recordWith(live);
+  } finally {
+    live.release();
   }
-  for (const f of notTaken) note(`fault ${f} was armed but never took effect (no matching request or event came)`);
-  const findings = computeFindings(live.recorder.header(), live.recorder.events());
-  if (json) {
-    io.stdout(
-      jsonText({
-        context: conn.context.name,
-        resource: resourceLabel(resource),
-        namespace,
-        profile: target.profile.name,
-        durationMs: clock.now() - startedAt,
-        synced: live.informer.hasSynced(),
-        objects: live.informer.getIndexer().list().length,
-        requests: log.filter((l) => l.kind === 'request').length,
-        events: live.recorder.events().length,
-        faultsNotTaken: notTaken,
-        findings,
-        ...(logPath !== undefined ? { log: logPath } : {}),
-        ...(tracePath !== undefined ? { trace: tracePath } : {}),
-      }),
-    );
-  } else if (!quiet) io.stderr(formatFindings(findings).join('\n') + '\n');
-  // Refused access is a failed run, reported even with --quiet: the informer could not read its resource.
-  const denied = findings.filter((f) => ACCESS_FINDING_IDS.includes(f.id));
-  for (const f of denied) io.stderr(`informer-inspector record: ${f.title}\n  ${f.detail}\n  fix: ${f.advice}\n`);
-  return denied.length ? EXIT_FAILED : EXIT_OK;
+
+  async function recordWith(live: LiveInformer): Promise<number> {
+    addLoggingHandler(live.informer, 'main', target.profile, log);
+    const { clock } = live;
+    const startedAt = clock.now();
+    const cancelFaults = scheduleFaults(faultSpecs, { clock, faults: live.faults, addSlowHandler: (ms) => live.addSlowHandler(ms) });
+    const checks = scheduleChecks(live, checkTimes, (t, lines) => note([`consistency check at ${secondsLabel(t - startedAt)}: ${lines[0]}`, ...lines.slice(1)].join('\n')));
+
+    live.start();
+    const where = namespace ? `namespace ${namespace}` : resource.namespaced ? 'all namespaces' : 'cluster-scoped';
+    note(`recording ${resourceLabel(resource)} (${where}) from ${conn.context.name} for ${runMs / 1000}s (Ctrl-C stops early)`);
+    const progress = quiet ? undefined : progressReporter(live, startedAt, progressMs, note);
+    let timer: { cancel(): void } | undefined;
+    await Promise.race([io.interrupted(), new Promise<void>((r) => (timer = clock.setTimer(runMs, r)))]);
+    timer?.cancel();
+    progress?.cancel();
+    cancelFaults();
+    checks.cancel();
+    await live.stop();
+    await checks.done();
+    log.push({ kind: 'end' });
+
+    const logPath = stringOption(parsed, 'log');
+    if (logPath !== undefined) writeOutput(io, logPath, formatLog(log), 'log');
+    else if (!json) io.stdout(formatLog(log));
+    const tracePath = stringOption(parsed, 'trace');
+    if (tracePath !== undefined) writeOutput(io, tracePath, exportTrace({ header: live.recorder.header(), events: await collectEvents(live.recorder.allEvents()) }), 'trace');
+
+    const pending = new Set<string>(live.faults.pendingFaults());
+    const notTaken: string[] = [];
+    for (const spec of faultSpecs) {
+      if (faultOf(spec).oneShot && pending.has(spec.fault)) notTaken.push(spec.text);
+    }
+    for (const f of notTaken) note(`fault ${f} was armed but never took effect (no matching request or event came)`);
+    const findings = computeFindings(live.recorder.header(), live.recorder.events());
+    if (json) {
+      io.stdout(
+        jsonText({
+          context: conn.context.name,
+          resource: resourceLabel(resource),
+          namespace,
+          profile: target.profile.name,
+          durationMs: clock.now() - startedAt,
+          synced: live.informer.hasSynced(),
+          objects: live.informer.getIndexer().list().length,
+          requests: log.filter((l) => l.kind === 'request').length,
+          events: live.recorder.events().length,
+          faultsNotTaken: notTaken,
+          findings,
+          ...(logPath !== undefined ? { log: logPath } : {}),
+          ...(tracePath !== undefined ? { trace: tracePath } : {}),
+        }),
+      );
+    } else if (!quiet) io.stderr(formatFindings(findings).join('\n') + '\n');
+    // Refused access is a failed run, reported even with --quiet: the informer could not read its resource.
+    const denied = findings.filter((f) => ACCESS_FINDING_IDS.includes(f.id));
+    for (const f of denied) io.stderr(`informer-inspector record: ${f.title}\n  ${f.detail}\n  fix: ${f.advice}\n`);
+    return denied.length ? EXIT_FAILED : EXIT_OK;
+  }
 }
 
 /** One stderr line every period while recording: what the reflector does and what the cache holds. */

@@ -174,8 +174,9 @@ export class DeltaFIFO extends FifoBase<DeltaFIFOOptions> implements Queue {
     return this.totalDeltas;
   }
 
-  protected queueAction(type: DeltaType, obj: StoreObject, tombstone?: TombstoneOrigin): void {
-    const key = fifoKeyOf(this.keyFunc, obj);
+  protected queueAction(type: DeltaType, given: StoreObject, tombstone?: TombstoneOrigin): void {
+    const key = fifoKeyOf(this.keyFunc, given);
+    const obj = this.transformed(type, given);
     const existing = this.items.get(key);
     if (this.o.dropsSyncAfterDelete && type === 'Sync' && existing?.[existing.length - 1].type === 'Deleted') {
       this.emit({ t: this.now(), type: 'fifo.drop', key, delta: 'Sync', why: 'sync-after-delete' });

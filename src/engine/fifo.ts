@@ -29,6 +29,8 @@ export interface ReflectorStore {
   resync(): void;
   /** ReflectorBookmarkStore (v0.36 RealFIFO). Absent: bookmarks only move the reflector's RV. */
   bookmark?(resourceVersion: string): void;
+  /** TransformingStore: the informer's transform, if any (both FIFOs). */
+  transformer?(): ((obj: KubeObject) => KubeObject) | undefined;
 }
 
 /**

@@ -19,6 +19,12 @@ export interface FifoOptions {
   knownObjects?: KeyListerGetter;
   /** Called once, when hasSynced() first becomes observable as true. */
   onSynced?: () => void;
+  /**
+   * The informer's SetTransform function: applied when an object is queued (client-go calls the
+   * transformer in queueActionLocked / addToItems_locked), never to a tombstone or a Sync (those
+   * objects come from the indexer and were transformed already).
+   */
+  transform?: (obj: KubeObject) => KubeObject;
 }
 
 /** Why Replace queued a tombstone: for a key still queued, or for one only the indexer knows. */
@@ -114,6 +120,18 @@ export abstract class FifoBase<O extends FifoOptions> {
 
   add(obj: KubeObject): void {
     this.queueChange('Added', obj);
+  }
+
+  /** TransformingStore (client-go v0.34+ hands it to the watch-list's temporary store). */
+  transformer(): ((obj: KubeObject) => KubeObject) | undefined {
+    return this.o.transform;
+  }
+
+  /** What a queued delta carries: the transformed object, except for tombstones and Syncs. */
+  protected transformed(type: DeltaType, obj: StoreObject): StoreObject {
+    const t = this.o.transform;
+    if (!t || type === 'Sync' || isTombstone(obj)) return obj;
+    return t(obj as KubeObject);
   }
 
   update(obj: KubeObject): void {

@@ -111,6 +111,26 @@ export interface Profile {
    * for the REST client (the scripted scenario server), not by the engine.
    */
   restRetriesWatchOpen: boolean;
+  /**
+   * The informer API of the release: `RemoveEventHandler` (v0.26+), `SetTransform` (v0.22+), and
+   * `AddIndexers` after start (allowed since v0.27; 1.15 returns "informer has already started").
+   * client-go 1.15 has none of them.
+   */
+  hasRemoveEventHandler: boolean;
+  hasSetTransform: boolean;
+  addIndexersAfterStart: boolean;
+  /**
+   * 1.15's index keeps a value whose last key left as an empty set (thread_safe_store.go
+   * deleteFromIndices), so ListIndexFuncValues still lists it; v0.2x+ delete the empty set
+   * (kubernetes/kubernetes#84959).
+   */
+  keepsEmptyIndexSets: boolean;
+  /**
+   * v0.34+: the watch-list's temporary store gets the FIFO's transformer (reflector.go
+   * TransformingStore / WithTransformer), so the initial objects are transformed there and again
+   * by the FIFO's Replace — a non-idempotent transform shows it. v0.32 transforms them once.
+   */
+  watchListStoreTransforms: boolean;
 }
 
 const base = {
@@ -137,6 +157,11 @@ const base = {
   rejectsTableLists: false,
   veryShortWatchClockStarts: 'before-request',
   restRetriesWatchOpen: true,
+  hasRemoveEventHandler: true,
+  hasSetTransform: true,
+  addIndexersAfterStart: true,
+  keepsEmptyIndexSets: false,
+  watchListStoreTransforms: true,
 } as const satisfies Partial<Profile>;
 
 const noGates: Gates = {
@@ -175,6 +200,11 @@ export const PROFILES: readonly Profile[] = [
     logStyle: 'printf',
     veryShortWatchClockStarts: 'after-open',
     restRetriesWatchOpen: false,
+    hasRemoveEventHandler: false,
+    hasSetTransform: false,
+    addIndexersAfterStart: false,
+    keepsEmptyIndexSets: true,
+    watchListStoreTransforms: false,
   },
   {
     ...base,
@@ -187,6 +217,7 @@ export const PROFILES: readonly Profile[] = [
     lockedGates: {},
     logStyle: 'printf',
     handleErrorSleepMs: 1,
+    watchListStoreTransforms: false,
   },
   {
     ...base,

@@ -40,7 +40,8 @@ export class RealFIFO extends FifoBase<RealFIFOOptions> implements Queue {
     let fromQueue = 0;
     let fromKnown = 0;
     if (this.o.atomic) {
-      this.appendEntry({ key: '', delta: { type: 'ReplacedAll', objects: [...list], resourceVersion } }, { objects: list.length });
+      const objects = list.map((o) => this.transformed('Replaced', o) as KubeObject);
+      this.appendEntry({ key: '', delta: { type: 'ReplacedAll', objects, resourceVersion } }, { objects: list.length });
     } else {
       ({ fromQueue, fromKnown } = this.reconcileReplacement(list));
     }
@@ -151,7 +152,7 @@ export class RealFIFO extends FifoBase<RealFIFOOptions> implements Queue {
 
   protected queueAction(type: DeltaType, obj: StoreObject, tombstone?: TombstoneOrigin): void {
     const key = fifoKeyOf(this.keyFunc, obj);
-    this.appendEntry({ key, delta: { type, object: obj } }, tombstone ? { tombstone } : {});
+    this.appendEntry({ key, delta: { type, object: this.transformed(type, obj) } }, tombstone ? { tombstone } : {});
   }
 
   private appendEntry(entry: Entry, extra: { tombstone?: TombstoneOrigin; objects?: number } = {}): void {

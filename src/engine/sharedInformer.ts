@@ -49,6 +49,8 @@ export interface SharedInformerOptions {
   name?: string;
   /** Default: the namespace index. */
   indexers?: Indexers;
+  /** SetTransform before start (Profile.hasSetTransform): applied as objects are queued (fifoSupport.ts). */
+  transform?: (obj: KubeObject) => KubeObject;
   /** Addition: builds the reflector. Default: the real Reflector. */
   reflectorFactory?: ReflectorFactory;
   /** Addition: passed to the reflector (unstructured GVK check, spec §1.7). */
@@ -92,7 +94,9 @@ export class SharedIndexInformer {
       keyFunc: deletionHandlingMetaNamespaceKeyFunc,
       indexers: o.indexers ?? { [NamespaceIndex]: metaNamespaceIndexFunc },
       tracksResourceVersion: this.usesAtomicFifo(),
+      keepsEmptyIndexSets: o.profile.keepsEmptyIndexSets,
     });
+    if (o.transform && !o.profile.hasSetTransform) throw new Error(`client-go ${o.profile.clientGo} has no SetTransform`);
     this.processor = new SharedProcessor(o.clock, this.emitFn);
   }
 
@@ -147,7 +151,15 @@ export class SharedIndexInformer {
   }
 
   removeEventHandler(reg: HandlerRegistration): void {
+    if (!this.o.profile.hasRemoveEventHandler) throw new Error(`client-go ${this.o.profile.clientGo} has no RemoveEventHandler`);
     if (reg instanceof Registration) this.processor.removeListener(reg.listener);
+  }
+
+  /** AddIndexers: refused once stopped, and after start where the release does not allow it (Profile.addIndexersAfterStart). */
+  addIndexers(indexers: Indexers): void {
+    if (this.stopped) throw new Error('indexer was not added because it has stopped already');
+    if (this.started && !this.o.profile.addIndexersAfterStart) throw new Error('informer has already started');
+    this.indexer.addIndexers(indexers);
   }
 
   /** Resolves once the signal has aborted and the reflector, the pop loop and every listener have exited. */
@@ -229,6 +241,7 @@ export class SharedIndexInformer {
       sink: this.o.sink,
       keyFunc: metaNamespaceKeyFunc,
       onSynced: () => this.emitFn({ t: this.o.clock.now(), type: 'synced' }),
+      transform: this.o.transform,
     };
     if (p.gates.InOrderInformers) {
       const atomic = this.usesAtomicFifo();

@@ -3,6 +3,7 @@
  * a key → object map plus secondary indexes. JavaScript is single-threaded, so "thread-safe"
  * here only means every method leaves items and indexes consistent before it returns.
  */
+import { GoMap } from './goMap';
 import { isTombstone, type KubeObject, type StoreObject } from './objects';
 
 /** Computes an object's key; throws (client-go returns an error) when it cannot. */
@@ -79,7 +80,7 @@ export interface Store extends KeyListerGetter {
   update(obj: StoreObject): void;
   /** Removes by key only; a missing key is a no-op. */
   delete(obj: StoreObject): void;
-  /** Unordered (insertion order here; client-go uses map order). */
+  /** Unordered in client-go (Go map order); here one of the orders Go can produce (goMap.ts). */
   list(): StoreObject[];
   get(obj: StoreObject): StoreObject | undefined;
   replace(list: StoreObject[], resourceVersion: string): void;
@@ -106,6 +107,8 @@ export interface IndexerOptions {
   indexers?: Indexers;
   /** Track the store RV (client-go does this only with the AtomicFIFO gate). */
   tracksResourceVersion?: boolean;
+  /** Keep an index value whose last key left (Profile.keepsEmptyIndexSets, client-go 1.15). */
+  keepsEmptyIndexSets?: boolean;
 }
 
 /** Go's `%v` of a string set: `map[a:{} b:{}]`, keys sorted. */
@@ -119,16 +122,19 @@ function resourceVersionOfObject(obj: StoreObject): string {
 
 class CacheIndexer implements Indexer {
   private readonly keyFunc: KeyFunc;
-  private readonly items = new Map<string, StoreObject>();
+  /** Go map order matters: client-go iterates its items map for tombstones, resyncs and late handlers. */
+  private items = new GoMap<StoreObject>();
   private readonly indexers: Indexers = {};
   /** index name → indexed value → keys. Invariant: no empty key sets. */
   private readonly indices = new Map<string, Map<string, Set<string>>>();
   private readonly tracksRv: boolean;
+  private readonly keepsEmptySets: boolean;
   private rv = '';
 
   constructor(o: IndexerOptions) {
     this.keyFunc = o.keyFunc ?? deletionHandlingMetaNamespaceKeyFunc;
     this.tracksRv = o.tracksResourceVersion ?? false;
+    this.keepsEmptySets = o.keepsEmptyIndexSets ?? false;
     this.addIndexers(o.indexers ?? {});
   }
 
@@ -158,11 +164,11 @@ class CacheIndexer implements Indexer {
   }
 
   list(): StoreObject[] {
-    return [...this.items.values()];
+    return this.items.valuesInOrder();
   }
 
   listKeys(): string[] {
-    return [...this.items.keys()];
+    return this.items.keys();
   }
 
   get(obj: StoreObject): StoreObject | undefined {
@@ -174,13 +180,13 @@ class CacheIndexer implements Indexer {
   }
 
   replace(list: StoreObject[], resourceVersion: string): void {
-    const next = new Map<string, StoreObject>();
+    // client-go builds a new map, make(map, len(list)), and swaps it in.
+    const next = new GoMap<StoreObject>(list.length);
     for (const obj of list) next.set(this.keyOf(obj), obj);
     const nextIndices = new Map<string, Map<string, Set<string>>>();
     for (const name of Object.keys(this.indexers)) nextIndices.set(name, new Map());
-    for (const [key, obj] of next) addToIndices(nextIndices, key, this.valuesOf(key, obj));
-    this.items.clear();
-    for (const [k, v] of next) this.items.set(k, v);
+    for (const [key, obj] of next.entries()) addToIndices(nextIndices, key, this.valuesOf(key, obj));
+    this.items = next;
     this.indices.clear();
     for (const [k, v] of nextIndices) this.indices.set(k, v);
     if (this.tracksRv) this.rv = resourceVersion;
@@ -222,7 +228,7 @@ class CacheIndexer implements Indexer {
     const built = new Map<string, Map<string, Set<string>>>();
     for (const [name, fn] of Object.entries(newIndexers)) {
       const byValue = new Map<string, Set<string>>();
-      for (const [key, obj] of this.items) {
+      for (const [key, obj] of this.items.entries()) {
         for (const v of callIndexFunc(fn, name, key, obj)) addKey(byValue, v, key);
       }
       built.set(name, byValue);
@@ -268,7 +274,7 @@ class CacheIndexer implements Indexer {
       // Fast path (client-go does the same): one unchanged value needs no index work.
       if (before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
       const byValue = this.indices.get(name) as Map<string, Set<string>>;
-      for (const v of before) removeKey(byValue, v, key);
+      for (const v of before) removeKey(byValue, v, key, this.keepsEmptySets);
       for (const v of after) addKey(byValue, v, key);
     }
   }
@@ -294,11 +300,11 @@ function addKey(byValue: Map<string, Set<string>>, value: string, key: string): 
   keys.add(key);
 }
 
-function removeKey(byValue: Map<string, Set<string>>, value: string, key: string): void {
+function removeKey(byValue: Map<string, Set<string>>, value: string, key: string, keepEmpty = false): void {
   const keys = byValue.get(value);
   if (!keys) return;
   keys.delete(key);
-  if (keys.size === 0) byValue.delete(value);
+  if (keys.size === 0 && !keepEmpty) byValue.delete(value);
 }
 
 function addToIndices(indices: Map<string, Map<string, Set<string>>>, key: string, values: Map<string, string[]>): void {

@@ -8,6 +8,7 @@ import { VeryShortWatchError, describeObject, errorFromWatchObject, type CleanEn
 import type { EventSink } from '../format/events';
 import type { ReflectorStore } from './fifo';
 import type { StreamEnd, WatchEvent, Watcher } from './listWatch';
+import { GoMap } from './goMap';
 import type { KubeObject } from './objects';
 import type { Profile } from './profiles';
 import { goDuration, type ReflectorLog } from './reflectorLogs';
@@ -54,25 +55,28 @@ export function objectKey(obj: KubeObject | undefined): string {
 
 /** The watch-list temporary store: a plain Store keyed like DeletionHandlingMetaNamespaceKeyFunc. */
 export class TemporaryStore implements ReflectorStore {
-  private readonly items = new Map<string, KubeObject>();
+  /** A Go map in client-go: its List() order is one Go can produce (goMap.ts). */
+  private items = new GoMap<KubeObject>();
+  /** `transform`: the FIFO's transformer, which v0.34+ give the temporary store (WithTransformer). */
+  constructor(private readonly transform?: (obj: KubeObject) => KubeObject) {}
   add(obj: KubeObject): void {
-    this.items.set(objectKey(obj), obj);
+    this.items.set(objectKey(obj), this.transform ? this.transform(obj) : obj);
   }
   update(obj: KubeObject): void {
-    this.items.set(objectKey(obj), obj);
+    this.add(obj);
   }
   delete(obj: KubeObject): void {
     this.items.delete(objectKey(obj));
   }
   replace(list: KubeObject[]): void {
-    this.items.clear();
+    this.items = new GoMap<KubeObject>(list.length);
     for (const o of list) this.add(o);
   }
   resync(): void {
     /* a plain cache Store's Resync does nothing */
   }
   list(): KubeObject[] {
-    return [...this.items.values()];
+    return this.items.valuesInOrder();
   }
 }
 

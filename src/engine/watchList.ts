@@ -22,7 +22,9 @@ export async function runWatchList(r: ReflectorPhaseContext, signal: AbortSignal
     if (signal.aborted) return { kind: 'stopped' };
     let resourceVersion = '';
     const lastKnownRV = r.rewatchResourceVersion();
-    const temporary = new TemporaryStore();
+    // v0.34+ (Profile.watchListStoreTransforms): the temporary store applies the FIFO's transformer
+    // too, so a watch-list's initial objects are transformed twice (again by the FIFO's Replace).
+    const temporary = new TemporaryStore(r.profile.watchListStoreTransforms ? r.store.transformer?.() : undefined);
     const timeoutSeconds = r.watchTimeoutSeconds();
     const opts: WatchOptions = {
       resourceVersion: lastKnownRV,

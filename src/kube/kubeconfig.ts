@@ -251,6 +251,15 @@ export class KubeConnection {
   }
 
   /**
+   * The selected context's kubeconfig (its cluster, user and context, credentials included), as
+   * KubeConnection.load({ kubeconfigYaml }) takes it: how an engine worker thread connects the same
+   * way. Never for a trace, log or message.
+   */
+  kubeconfigYaml(): string {
+    return this.kc.exportConfig();
+  }
+
+  /**
    * Node https options for one request to `url`: TLS material, proxy agent and the
    * Authorization header, refreshed per call (exec/OIDC tokens rotate).
    */

@@ -50,7 +50,8 @@ export interface ObservedExchange {
 
 export type ProxyNotice =
   | { kind: 'unauthorized'; method: string; path: string }
-  | { kind: 'unreadable'; method: string; path: string; userAgent: string; accept: string }
+  /** A list/watch whose client accepts no JSON: forwarded unchanged, its reflector (reflectorKey) not reconstructed. */
+  | { kind: 'unreadable'; method: string; path: string; userAgent: string; accept: string; reflector: string }
   | { kind: 'upstream-refused'; method: string; path: string }
   | { kind: 'listening-again'; port: number }
   | { kind: 'upstream-error'; method: string; path: string; text: string };

@@ -35,6 +35,7 @@ class RecordedBody {
   private readonly chunks: Buffer[] = [];
   private end: BodyEnd | undefined;
   private sink: PassThrough | undefined;
+  private closeHeldUntil: (() => Promise<void>) | undefined;
 
   constructor(readonly response: ObservedResponse) {
     response.body.on('data', (c: Buffer) => {
@@ -44,9 +45,23 @@ class RecordedBody {
     response.body.on('end', () => {
       void response.done.then((e) => {
         this.end = e;
-        if (this.sink) finishSink(this.sink, e);
+        if (this.sink) this.finish(this.sink, e);
       });
     });
+  }
+
+  /**
+   * A watch the process closes itself ends for the engine only when `until` resolves (the
+   * process's next request): a process that stopped (exited, or stopped its informer) sends
+   * none, and the engine's reflector must not open a watch the process never sent.
+   */
+  holdClientClose(until: () => Promise<void>): void {
+    this.closeHeldUntil = until;
+  }
+
+  private finish(pt: PassThrough, e: BodyEnd): void {
+    if (e === 'client-closed' && this.closeHeldUntil) void this.closeHeldUntil().then(() => finishSink(pt, e));
+    else finishSink(pt, e);
   }
 
   /** The body as a GetResponse for the kube decoders: bytes so far, then live ones, then its end. */
@@ -55,7 +70,7 @@ class RecordedBody {
     for (const c of this.chunks) pt.write(c);
     this.chunks.length = 0;
     this.sink = pt;
-    if (this.end) finishSink(pt, this.end);
+    if (this.end) this.finish(pt, this.end);
     return {
       status: this.response.status,
       headers: this.response.headers,
@@ -192,6 +207,17 @@ export class FollowerListerWatcher implements ListerWatcher {
     }
   }
 
+  /** Resolves once the process has a request the engine has not taken (now, or when one arrives). */
+  private nextRequest(): Promise<void> {
+    if (this.queue.length > 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const off = this.onArrival(() => {
+        off();
+        resolve();
+      });
+    });
+  }
+
   private take(): Entry {
     const e = this.queue.shift() as Entry;
     this.o.onTaken?.(e.x);
@@ -308,6 +334,7 @@ export class FollowerListerWatcher implements ListerWatcher {
       }
       if (out.status === 200) {
         const body = e.body as RecordedBody;
+        body.holdClientClose(() => this.nextRequest());
         void out.done.then(() => (this.lastEndedAt = Date.now()));
         return new StreamWatcher(body.asGetResponse());
       }

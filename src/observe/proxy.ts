@@ -34,7 +34,7 @@ import { TransportError } from '../engine/listWatch';
 import { transportError } from '../kube/http';
 import type { KubeConnection } from '../kube/kubeconfig';
 import type { BodyEnd, ObservedExchange, ObservedFailure, ObservedResponse, ProxyNotice, ProxyStats } from './exchange';
-import { acceptInfo, parseCollectionCall } from './requests';
+import { acceptInfo, parseCollectionCall, reflectorKey } from './requests';
 
 export interface ObservingProxyOptions {
   /** The upstream: a selected kubeconfig context. */
@@ -306,7 +306,7 @@ export class ObservingProxy {
         for (const k of Object.keys(headers)) if (/^accept(-encoding)?$/i.test(k)) delete headers[k];
         headers.Accept = 'application/json';
       } else {
-        this.o.onNotice?.({ kind: 'unreadable', method, path, userAgent, accept: accept + why });
+        this.o.onNotice?.({ kind: 'unreadable', method, path, userAgent, accept: accept + why, reflector: reflectorKey(call, userAgent) });
       }
       let settle!: (o: ObservedResponse | ObservedFailure) => void;
       const outcome = new Promise<ObservedResponse | ObservedFailure>((r) => (settle = r));

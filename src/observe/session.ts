@@ -29,12 +29,46 @@ export interface ObserveSessionOptions {
   rewriteProtobufWatches?: boolean;
 }
 
+/** A reflector of the process the proxy could not read: forwarded unchanged, not reconstructed. */
+export interface NotReconstructed {
+  reflector: string;
+  userAgent: string;
+  /** The client's Accept header. */
+  accept: string;
+  /** Its lists and watches the proxy forwarded unchanged. */
+  requests: number;
+  /** Why it is not on the timeline, in one sentence. */
+  why: string;
+}
+
+/** Why an unreadable reflector is not reconstructed (the CLI, VS Code and the trace index say the same). */
+export function notReconstructedWhy(accept: string): string {
+  return (
+    `the client accepts only ${accept} (no JSON), which the proxy cannot read: its requests are forwarded unchanged and it is not reconstructed; ` +
+    'let it accept JSON as well (client-go: AcceptContentTypes "application/vnd.kubernetes.protobuf,application/json", the default with ContentType protobuf)'
+  );
+}
+
 export class ObserveSession {
+  private readonly unreadable = new Map<string, NotReconstructed>();
+
   private constructor(
     readonly proxy: ObservingProxy,
     readonly reconstructor: Reconstructor,
     readonly profile: Profile,
   ) {}
+
+  /** The reflectors of the process that could not be reconstructed, and why. */
+  notReconstructed(): NotReconstructed[] {
+    return [...this.unreadable.values()].map((u) => ({ ...u }));
+  }
+
+  private noteUnreadable(n: ProxyNotice): void {
+    if (n.kind !== 'unreadable') return;
+    const known = this.unreadable.get(n.reflector);
+    if (known) known.requests++;
+    else this.unreadable.set(n.reflector, { reflector: n.reflector, userAgent: n.userAgent, accept: n.accept, requests: 1, why: notReconstructedWhy(n.accept) });
+  }
 
   static async start(o: ObserveSessionOptions): Promise<ObserveSession> {
     const reconstructor = new Reconstructor({
@@ -45,6 +79,7 @@ export class ObserveSession {
       onFinding: o.onFinding,
       onReflector: o.onReflector,
     });
+    let session: ObserveSession | undefined;
     const proxy = await ObservingProxy.start({
       conn: o.conn,
       host: o.host,
@@ -54,11 +89,15 @@ export class ObserveSession {
         reconstructor.accept(x);
         o.onExchange?.(x);
       },
-      onNotice: o.onNotice,
+      onNotice: (n) => {
+        session?.noteUnreadable(n);
+        o.onNotice?.(n);
+      },
       onForward: o.onForward,
       rewriteProtobufWatches: o.rewriteProtobufWatches ?? o.profile.name !== 'v1.15',
     });
-    return new ObserveSession(proxy, reconstructor, o.profile);
+    session = new ObserveSession(proxy, reconstructor, o.profile);
+    return session;
   }
 
   /** Stops the proxy (open connections are closed), then the reconstructed informers. */
@@ -87,6 +126,7 @@ export class ObserveSession {
         notifications: r.notifications,
         findings: r.findings,
       })),
+      notReconstructed: this.notReconstructed(),
     };
   }
 
@@ -104,6 +144,7 @@ export class ObserveSession {
       profile: summary.profile,
       proxy: summary.proxy,
       reflectors: summary.reflectors.map((r, i) => ({ ...r, trace: basename(files[i].path) })),
+      notReconstructed: summary.notReconstructed,
     };
     return [{ path, text: JSON.stringify(index, null, 2) + '\n' }, ...files];
   }
@@ -113,6 +154,7 @@ export interface ObserveSummary {
   proxy: ProxyStats;
   profile: string;
   reflectors: { reflector: string; userAgent: string; requests: number; notifications: number; findings: ObserveFinding[] }[];
+  notReconstructed: NotReconstructed[];
 }
 
 /**

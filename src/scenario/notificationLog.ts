@@ -23,6 +23,9 @@ export interface RequestLine {
   allowWatchBookmarks?: boolean;
   /** v1: logged, not compared. v2: compared (the random draws are Go's, see docs/notification-log-v2.md). */
   timeoutSeconds?: number;
+  /** The informer's selectors (scenario extension), when set. */
+  labelSelector?: string;
+  fieldSelector?: string;
 }
 
 export interface NotifyLine {
@@ -56,19 +59,26 @@ export interface StoreLine {
   objects: Record<string, string>;
 }
 
-export type LogLine = RequestLine | NotifyLine | { kind: 'synced'; t?: number } | DivergenceLine | StoreLine | { kind: 'end'; t?: number };
+/** v2, only for scenarios with indexers: index name → indexed value → keys (sorted), after the run stopped. */
+export interface IndexLine {
+  kind: 'index';
+  t?: number;
+  indexes: Record<string, Record<string, string[]>>;
+}
+
+export type LogLine = RequestLine | NotifyLine | { kind: 'synced'; t?: number } | DivergenceLine | IndexLine | StoreLine | { kind: 'end'; t?: number };
 
 /** Virtual ms as v2 writes it: rounded to the microsecond. */
 export function virtualMs(ms: number): number {
   return Math.round(ms * 1000) / 1000;
 }
 
-const RANK: Record<LogLine['kind'], number> = { request: 0, notify: 1, synced: 2, divergence: 3, store: 4, end: 5 };
+const RANK: Record<LogLine['kind'], number> = { request: 0, notify: 1, synced: 2, divergence: 3, index: 4, store: 5, end: 6 };
 
 /**
  * The v2 canonical order of one run's lines (the Go oracle writes the same): by `t`; within one
  * instant requests, then notifications handler by handler (handlers in the order they were
- * added: `handlerOrder`, unknown names last), then synced, divergence, store, end; within
+ * added: `handlerOrder`, unknown names last), then synced, divergence, index, store, end; within
  * each group the order in which the lines were logged. Stable; does not modify `lines`.
  */
 export function canonicalOrder(lines: readonly LogLine[], handlerOrder: readonly string[]): LogLine[] {
@@ -106,7 +116,7 @@ export class LogParseError extends Error {
   }
 }
 
-const KINDS = new Set(['request', 'notify', 'synced', 'divergence', 'store', 'end']);
+const KINDS = new Set(['request', 'notify', 'synced', 'divergence', 'index', 'store', 'end']);
 
 /** Reads an NDJSON notification log; blank lines are ignored. `label` names the file in errors. */
 export function parseLog(text: string, label: string): LogLine[] {

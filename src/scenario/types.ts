@@ -103,12 +103,41 @@ export type Step = ListPageStep | ErrorStep | NetworkStep | WatchStreamStep | Ad
 
 export type StepKind = 'list' | 'error' | 'network' | 'stream' | 'advance' | 'addHandler';
 
+/** Extension: a named transform of the fixed catalogue (src/scenario/catalogue.ts), set with SetTransform before start. */
+export type TransformName = 'strip-managed-fields' | 'drop-annotations' | 'count-transforms';
+
+/** Extension: index name → index function of the catalogue: "namespace" or "label:<key>". */
+export type IndexerSpecs = Record<string, string>;
+
+export interface InformerSpec {
+  resyncPeriodMs?: number;
+  handlers: HandlerSpec[];
+  /** Extension: the ListWatch's selectors, on every List and Watch call (logged on each request line). */
+  labelSelector?: string;
+  fieldSelector?: string;
+  transform?: TransformName;
+  /** Extension: indexers given to NewSharedIndexInformer; the log then ends with an `index` line. */
+  indexers?: IndexerSpecs;
+}
+
+/**
+ * Extension: something the test does to the informer at a virtual time (ms since the start),
+ * once that instant has settled: add or remove a handler, add indexers, or stop (end the run).
+ */
+export type Action =
+  | { atMs: number; addHandler: HandlerSpec }
+  | { atMs: number; removeHandler: string }
+  | { atMs: number; addIndexers: IndexerSpecs }
+  | { atMs: number; stop: true };
+
 export interface Scenario {
   format: typeof SCENARIO_FORMAT;
   name: string;
   description?: string;
   resource: ScenarioResource;
-  informer: { resyncPeriodMs?: number; handlers: HandlerSpec[] };
+  informer: InformerSpec;
+  /** Extension: timed actions, in time order. */
+  actions?: Action[];
   gates?: Partial<Record<GateName, boolean>>;
   /** Extension: the profiles this scenario is meant for (default: all). */
   profiles?: string[];

@@ -8,7 +8,8 @@ import Ajv, { type ErrorObject } from 'ajv';
 import schema from './schema/informer-scenario-v1.schema.json';
 import { PROFILES } from '../engine/profiles';
 import type { KubeObject } from '../engine/objects';
-import { stepKind, type Scenario, type Step } from './types';
+import { isIndexFuncSpec } from './catalogue';
+import { stepKind, type Action, type IndexerSpecs, type Scenario, type Step } from './types';
 
 export class ScenarioValidationError extends Error {
   constructor(readonly problems: string[]) {
@@ -123,6 +124,63 @@ function semanticProblems(s: Scenario): string[] {
     problems.push(...stepProblems(step, `steps[${i}]`));
   });
   problems.push(...continueChainProblems(s.steps));
+  problems.push(...indexerProblems(s.informer.indexers, 'informer.indexers'));
+  (s.actions ?? []).forEach((a, i) => {
+    if ('addHandler' in a) checkHandlerName(`actions[${i}].addHandler`, a.addHandler.name);
+  });
+  problems.push(...actionProblems(s, handlerNames));
+  problems.push(...apiProblems(s, s.profiles ?? [...known]));
+  return problems;
+}
+
+const ACTION_KINDS = ['addHandler', 'removeHandler', 'addIndexers', 'stop'] as const;
+
+function indexerProblems(specs: IndexerSpecs | undefined, at: string): string[] {
+  return Object.entries(specs ?? {})
+    .filter(([, spec]) => !isIndexFuncSpec(spec))
+    .map(([name, spec]) => `${at}.${name} "${spec}" is not an index function of the catalogue ("namespace" or "label:<key>")`);
+}
+
+/** One kind per action, in time order, a removeHandler naming a handler, at most one stop. */
+function actionProblems(s: Scenario, handlerNames: Set<string>): string[] {
+  const problems: string[] = [];
+  const actions = s.actions ?? [];
+  const indexNames = new Set(Object.keys(s.informer.indexers ?? {}));
+  actions.forEach((a, i) => {
+    const at = `actions[${i}]`;
+    const kinds = ACTION_KINDS.filter((k) => k in a);
+    if (kinds.length !== 1) problems.push(`${at} needs exactly one of ${ACTION_KINDS.join(', ')} (has ${kinds.length ? kinds.join(', ') : 'none'})`);
+    if (i > 0 && a.atMs < actions[i - 1].atMs) problems.push(`${at}.atMs ${a.atMs} is before the previous action's ${actions[i - 1].atMs}: list actions in time order`);
+    if ('removeHandler' in a && !handlerNames.has(a.removeHandler)) problems.push(`${at}.removeHandler "${a.removeHandler}" names no handler of the scenario`);
+    if ('stop' in a && actions.some((b: Action, j) => j < i && 'stop' in b)) problems.push(`${at}: only one stop per scenario (the run ends there)`);
+    if ('addIndexers' in a) {
+      problems.push(...indexerProblems(a.addIndexers, `${at}.addIndexers`));
+      for (const name of Object.keys(a.addIndexers)) {
+        if (indexNames.has(name)) problems.push(`${at}.addIndexers.${name}: an index of that name exists already (client-go: indexer conflict)`);
+        indexNames.add(name);
+      }
+    }
+  });
+  return problems;
+}
+
+/**
+ * Informer calls the profile's client-go does not have (Profile.hasRemoveEventHandler,
+ * hasSetTransform): the scenario could not run there. AddIndexers after start is allowed on every
+ * profile: 1.15 refuses it at run time ("informer has already started"), which is behaviour to judge.
+ */
+function apiProblems(s: Scenario, profileNames: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const profile of PROFILES.filter((p) => profileNames.includes(p.name))) {
+    if (s.informer.transform && !profile.hasSetTransform) {
+      problems.push(`informer.transform: client-go ${profile.clientGo} (profile ${profile.name}) has no SetTransform; limit "profiles"`);
+    }
+    (s.actions ?? []).forEach((a, i) => {
+      if ('removeHandler' in a && !profile.hasRemoveEventHandler) {
+        problems.push(`actions[${i}].removeHandler: client-go ${profile.clientGo} (profile ${profile.name}) has no RemoveEventHandler; limit "profiles"`);
+      }
+    });
+  }
   return problems;
 }
 

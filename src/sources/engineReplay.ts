@@ -16,6 +16,8 @@ export const engineInformerFactory: InformerFactory = (o) =>
     resyncPeriodMs: o.resyncPeriodMs,
     typeDescription: o.typeDescription,
     name: o.name,
+    ...(o.transform ? { transform: o.transform } : {}),
+    ...(o.indexers ? { indexers: o.indexers } : {}),
   });
 
 export function replayScenario(scenario: Scenario, options: ReplayOptions): Promise<ReplayResult> {

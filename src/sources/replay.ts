@@ -18,6 +18,7 @@ import { objectDigest } from '../scenario/objectDigest';
 import { ScriptedServer } from './scriptedServer';
 import { seededRand } from './seededRand';
 import type { HandlerSpec, Scenario } from '../scenario/types';
+import { indexersFor, runActions, type ActionTarget } from './replayActions';
 
 /** The jitter source a replay runs on (options.seed); also what tests seed live runs with. */
 export { seededRand };
@@ -36,8 +37,11 @@ export interface ReplayInformer {
   hasSynced(): boolean;
   /** Nothing queued in the FIFO, nothing pending or running in any listener. */
   isIdle(): boolean;
-  /** The informer's store (for the v2 log's final `store` line). */
-  getIndexer?(): { list(): StoreObject[] };
+  /** The informer's store (for the v2 log's final `store` line) and its indexes (the `index` line). */
+  getIndexer?(): { list(): StoreObject[]; listIndexFuncValues?(name: string): string[]; indexKeys?(name: string, value: string): string[] };
+  /** Scenario actions (extension); absent on informers that cannot do them. */
+  removeEventHandler?(reg: never): void;
+  addIndexers?(indexers: Record<string, (obj: StoreObject) => string[]>): void;
 }
 
 export interface ReplayInformerOptions {
@@ -49,6 +53,10 @@ export interface ReplayInformerOptions {
   resyncPeriodMs: number;
   typeDescription: string;
   name: string;
+  /** The scenario's transform (catalogue.ts), set before start. */
+  transform?: (obj: KubeObject) => KubeObject;
+  /** The scenario's indexers (catalogue.ts), given at construction; absent: the informer's default. */
+  indexers?: Record<string, (obj: StoreObject) => string[]>;
 }
 
 export type InformerFactory = (o: ReplayInformerOptions) => ReplayInformer;
@@ -136,10 +144,15 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
   const waitIdle = async () => {
     for (let i = 0; informer && !informer.isIdle() && i < IDLE_POLL_LIMIT; i++) await settle(1);
   };
+  const registrations = new Map<string, unknown>();
   const addHandler = (h: HandlerSpec) => {
     if (!handlerOrder.includes(h.name)) handlerOrder.push(h.name);
-    return informer?.addEventHandler(h.name, slowedBy(loggingHandler(h.name, profile, notify, v2), h.delayMs ?? 0, clock), h.resyncPeriodMs);
+    const reg = informer?.addEventHandler(h.name, slowedBy(loggingHandler(h.name, profile, notify, v2), h.delayMs ?? 0, clock), h.resyncPeriodMs);
+    registrations.set(h.name, reg);
+    return reg;
   };
+  const indexNames = new Set(Object.keys(scenario.informer.indexers ?? {}));
+  let endRun: () => void = () => undefined;
 
   const server = new ScriptedServer(scenario, clock, {
     onRequest(line) {
@@ -158,10 +171,11 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
       void (async () => {
         await waitIdle();
         checkSynced();
-        // store and end carry the instant the informer was found idle and stopped.
+        // index, store and end carry the instant the informer was found idle and stopped.
         const stoppedAt = clock.now();
         stop.abort();
         await running;
+        if (v2 && indexNames.size) log.push(indexLine(), stoppedAt);
         if (v2) log.push(storeLine(), stoppedAt);
         log.push({ kind: 'end' }, stoppedAt);
         ended = true;
@@ -178,11 +192,21 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
     resyncPeriodMs: scenario.informer.resyncPeriodMs ?? 0,
     typeDescription: '*unstructured.Unstructured',
     name: `scenario/${scenario.name}`,
+    ...indexersFor(scenario),
   });
   for (const h of scenario.informer.handlers) addHandler(h);
   const running = informer.run(stop.signal).catch((e: unknown) => {
     runError = e;
   });
+  endRun = () => server.endNow();
+  const target: ActionTarget = {
+    informer,
+    addHandler,
+    registration: (name) => registrations.get(name),
+    indexAdded: (name) => indexNames.add(name),
+    stop: () => endRun(),
+  };
+  void runActions(scenario.actions ?? [], clock, stop.signal, target);
 
   let outcome = await driveClock(clock, () => ended || runError !== undefined, options.maxVirtualMs ?? 24 * 3600_000, () => log.length + events.length);
   if (runError !== undefined) outcome = 'error';
@@ -192,6 +216,16 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
     await Promise.race([running, settle(20)]);
     if (v2) log.push(storeLine());
     log.push({ kind: 'end' });
+  }
+  function indexLine(): LogLine {
+    const idx = informer?.getIndexer?.();
+    const indexes: Record<string, Record<string, string[]>> = {};
+    for (const name of [...indexNames].sort()) {
+      const values: Record<string, string[]> = {};
+      for (const v of [...(idx?.listIndexFuncValues?.(name) ?? [])].sort()) values[v] = [...(idx?.indexKeys?.(name, v) ?? [])].sort();
+      indexes[name] = values;
+    }
+    return { kind: 'index', indexes };
   }
   function storeLine(): LogLine {
     const objects: Record<string, string> = {};

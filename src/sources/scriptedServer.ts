@@ -81,6 +81,11 @@ export class ScriptedServer implements ListerWatcher {
     return this.over;
   }
 
+  /** A `stop` action: the run ends now, whatever steps are left; pending and later calls stay unanswered. */
+  endNow(): void {
+    if (!this.over) this.finish();
+  }
+
   async list(options: ListOptions, signal: AbortSignal): Promise<ObjectList> {
     const step = await this.take('list', options, signal);
     switch (stepKind(step)) {
@@ -171,7 +176,9 @@ export class ScriptedServer implements ListerWatcher {
    */
   private async take(verb: Verb, options: ListOptions | WatchOptions, signal: AbortSignal): Promise<Step> {
     if (signal.aborted) throw abortError();
-    this.hooks.onRequest(requestLine(verb, options));
+    // The selectors are the ListWatch's (client-go's tweakListOptions sets them on every call).
+    const { labelSelector, fieldSelector } = this.scenario.informer;
+    this.hooks.onRequest({ ...requestLine(verb, options), ...(labelSelector ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}) });
     // A call is a round trip: the reflector blocks on it, so whatever else the informer has to do
     // at this instant (a woken Pop) runs before the answer arrives, as with the oracle's server goroutine.
     await this.clock.sleep(0, signal);

@@ -5,20 +5,27 @@
  * Invariants:
  * - every stored event has a seq; seqs are 0,1,2,... in emission order and never reused, so a
  *   consumer that remembers the last seq it saw can ask for exactly what is new (since());
- * - at most `cap` events are held; when full, the oldest ~10% are dropped at once and the drop
- *   is itself recorded as a 'trace.dropped' event and counted in header().dropped, so a reader
- *   always sees that something is missing;
+ * - at most `cap` events are held in memory; when full, the oldest ~10% leave at once: to the
+ *   spill segment when the recorder has one and it has room (segments.ts; allEvents() reads them
+ *   back), else they are dropped and the drop is itself recorded as a 'trace.dropped' event and
+ *   counted in header().dropped, so a reader always sees that something is missing;
  * - unless the header says redacted:false, every event is redacted (redact.ts) before it is
  *   stored, so secrets never sit in memory, in a view or in an export.
  */
 import type { EventSink, RecordedEvent, TraceEvent } from '../format/events';
 import type { TraceHeader } from '../format/trace';
 import { redactEvent, type RedactionContext } from './redact';
+import { readSegment, type SegmentFile, type SpillState } from './segments';
 
 export const TRACE_FORMAT = 'informer-trace/v1';
 export const DEFAULT_TRACE_CAP = 200_000;
 /** Below this the recorder could not hold an event and the drop marker that precedes it. */
 export const MIN_TRACE_CAP = 2;
+
+/** How many of the oldest events leave the memory window at once when it is full (a tenth, at least 2). */
+export function evictionCount(cap: number, held: number): number {
+  return Math.min(held, Math.max(2, Math.ceil(cap / 10)));
+}
 
 type BatchListener = (batch: RecordedEvent[]) => void;
 
@@ -29,12 +36,15 @@ export class TraceRecorder implements EventSink {
   private readonly listeners = new Set<BatchListener>();
   private nextSeq = 0;
   private droppedCount = 0;
+  private readonly spill: SegmentFile | undefined;
 
   /**
    * @param cap default 200 000 events (the header's own `cap` is overwritten with the effective
    * value). Values below MIN_TRACE_CAP are raised to it.
+   * @param spill where the oldest events go when memory is full (default: nowhere, they are dropped).
    */
-  constructor(header: Omit<TraceHeader, 'dropped'>, cap?: number) {
+  constructor(header: Omit<TraceHeader, 'dropped'>, cap?: number, spill?: SegmentFile) {
+    this.spill = spill;
     const effectiveCap = Math.max(MIN_TRACE_CAP, Math.floor(cap ?? header.cap ?? DEFAULT_TRACE_CAP));
     this.head = { ...header, cap: effectiveCap };
     this.redaction = header.redacted === false ? undefined : { resource: header.resource };
@@ -45,7 +55,7 @@ export class TraceRecorder implements EventSink {
   }
 
   emit(e: TraceEvent): void {
-    const marker = this.buffer.length >= this.head.cap ? this.dropOldest(e.t) : undefined;
+    const marker = this.buffer.length >= this.head.cap ? this.evictOldest(e.t) : undefined;
     const clean = this.redaction ? redactEvent(e, this.redaction) : e;
     // One copy per event at most: a redacted copy is already ours and takes the seq in place;
     // an untouched event is the engine's object, so it is copied once (the engine's stays as it was).
@@ -75,6 +85,18 @@ export class TraceRecorder implements EventSink {
     return this.buffer;
   }
 
+  /** The spill segment's state; undefined when the recorder has none. */
+  spillState(): SpillState | undefined {
+    return this.spill?.state();
+  }
+
+  /** Every event still recorded, the spilled ones (read back from the segment) and those in memory, in seq order. */
+  async *allEvents(): AsyncGenerator<RecordedEvent> {
+    const held = [...this.buffer];
+    if (this.spill) yield* readSegment(this.spill.path, held.length > 0 ? held[0].seq : this.nextSeq);
+    yield* held;
+  }
+
   /** Events with seq > the given one, in order. Seqs of held events are contiguous. */
   since(seq: number): RecordedEvent[] {
     if (this.buffer.length === 0) return [];
@@ -94,9 +116,16 @@ export class TraceRecorder implements EventSink {
     };
   }
 
-  /** Drops the oldest tenth (at least 2, so the marker and the new event fit) and records it. */
-  private dropOldest(t: number): RecordedEvent {
-    const count = Math.min(this.buffer.length, Math.max(2, Math.ceil(this.head.cap / 10)));
+  /**
+   * Makes room for the oldest tenth (at least 2, so a marker and the new event fit): spilled when
+   * the segment takes them (no marker), else dropped and recorded (the marker is returned).
+   */
+  private evictOldest(t: number): RecordedEvent | undefined {
+    const count = evictionCount(this.head.cap, this.buffer.length);
+    if (this.spill?.tryAppend(this.buffer.slice(0, count))) {
+      this.buffer.splice(0, count);
+      return undefined;
+    }
     this.buffer.splice(0, count);
     this.droppedCount += count;
     const marker = { type: 'trace.dropped', t, count, seq: this.nextSeq++ } as RecordedEvent;

@@ -53,7 +53,7 @@ function canonical(v: unknown): unknown {
   return v;
 }
 
-function canonicalHeader(h: TraceHeader): Record<string, unknown> {
+export function canonicalHeader(h: TraceHeader): Record<string, unknown> {
   return ordered(h as unknown as Record<string, unknown>, HEADER_KEY_ORDER, (k, v) =>
     NESTED_KEY_ORDER[k] && v !== null && typeof v === 'object' && !Array.isArray(v)
       ? ordered(v as Record<string, unknown>, NESTED_KEY_ORDER[k], (_k, x) => canonical(x))
@@ -61,7 +61,7 @@ function canonicalHeader(h: TraceHeader): Record<string, unknown> {
   );
 }
 
-function canonicalEvent(e: RecordedEvent): Record<string, unknown> {
+export function canonicalEvent(e: RecordedEvent): Record<string, unknown> {
   return ordered(e as unknown as Record<string, unknown>, EVENT_KEY_ORDER, (_k, v) => canonical(v));
 }
 

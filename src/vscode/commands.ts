@@ -75,8 +75,8 @@ export async function addHandlerCommand(registry: SessionRegistry): Promise<void
 /** Injects a catalogue fault into a running informer, asking for its value first when it has one. */
 export async function injectFault(registry: SessionRegistry, fault: FaultDef): Promise<void> {
   const s = await chooseSession(registry, true, 'Inject the fault into which informer?');
-  const faults = s?.faults;
-  if (!s || !faults) return;
+  const controls = s?.controls;
+  if (!controls) return;
   let valueMs: number | undefined;
   if (fault.param) {
     const p = fault.param;
@@ -84,7 +84,7 @@ export async function injectFault(registry: SessionRegistry, fault: FaultDef): P
     if (value === undefined) return;
     valueMs = p.unit === 's' ? value * 1000 : value;
   }
-  fault.apply({ faults, addSlowHandler: (ms) => s.controls?.addSlowHandler(ms) }, valueMs);
+  controls.injectFault(fault.id, valueMs);
 }
 
 export async function checkCacheCommand(registry: SessionRegistry): Promise<void> {

@@ -14,7 +14,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { profileFromGoMod, startObservation, type Observation } from '../app/observation';
+import { notReconstructedWhy, profileFromGoMod, startObservation, type Observation, type ProxyNotice } from '../app/observation';
 import { DEFAULT_PROFILE, profileNamed } from '../app/profiles';
 import type { SessionRegistry } from '../app/registry';
 import { connect } from '../app/resources';
@@ -34,6 +34,7 @@ export class ObserveDebug implements vscode.DebugConfigurationProvider, vscode.D
   private readonly observations = new Map<string, Observation>();
   private readonly byDebugSession = new Map<string, string>();
   private counter = 0;
+  private readonly unreadableShown = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -75,7 +76,7 @@ export class ObserveDebug implements vscode.DebugConfigurationProvider, vscode.D
             this.show(s);
           }
         },
-        onNotice: (n) => this.log.info(`observe: ${n.kind}${'path' in n ? ` ${n.method} ${n.path}` : ''}`),
+        onNotice: (n) => this.notice(String(config.name ?? 'debug session'), n),
         onFinding: (f) => this.log.warn(`observe finding [${f.reflector}]: ${f.title}. ${f.detail}`),
       });
       this.observations.set(id, obs);
@@ -85,6 +86,18 @@ export class ObserveDebug implements vscode.DebugConfigurationProvider, vscode.D
       void vscode.window.showErrorMessage(`Informer Inspector: cannot observe "${config.name}": ${(e as Error).message.split('\n')[0]}`);
       return config;
     }
+  }
+
+  /** Logs a notice of the proxy; a reflector it cannot reconstruct is also shown, once per reflector. */
+  private notice(label: string, n: ProxyNotice): void {
+    if (n.kind !== 'unreadable') {
+      this.log.info(`observe: ${n.kind}${'path' in n ? ` ${n.method} ${n.path}` : ''}`);
+      return;
+    }
+    this.log.warn(`observe: cannot reconstruct ${n.reflector} (${n.method} ${n.path}): ${notReconstructedWhy(n.accept)}`);
+    if (this.unreadableShown.has(n.reflector)) return;
+    this.unreadableShown.add(n.reflector);
+    void vscode.window.showWarningMessage(`Informer Inspector: "${label}": cannot reconstruct ${n.reflector}: ${notReconstructedWhy(n.accept)}`);
   }
 
   /** "Observe a process": an observation for a process started by hand. */
@@ -102,6 +115,7 @@ export class ObserveDebug implements vscode.DebugConfigurationProvider, vscode.D
         this.registry.add(s);
         this.show(s);
       },
+      onNotice: (n) => this.notice('process', n),
       onFinding: (f) => this.log.warn(`observe finding [${f.reflector}]: ${f.title}. ${f.detail}`),
     });
     this.observations.set(id, obs);

@@ -28,7 +28,7 @@ export class InformerStatusBar extends Disposable {
       this.item.hide();
       return;
     }
-    const { text, tooltip, relists } = statusText(running);
+    const { text, tooltip, relists } = statusText(running, this.registry.shown?.id);
     this.item.text = text;
     this.item.tooltip = tooltip;
     this.item.backgroundColor = relists > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;

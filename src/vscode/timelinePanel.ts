@@ -74,7 +74,8 @@ export class TimelinePanel extends Disposable {
     panel.webview.html = timelineHtml(panel.webview, extensionUri, panel.title);
     this.track(toDisposable(() => TimelinePanel.panels.delete(this.key)));
     this.track(panel);
-    this.binding = this.track(new TimelineWebviewBinding(panel.webview, registry, session, false, RESTORED_EMPTY_MESSAGE));
+    // The tab names the session the panel shows, also after the session picker switched it.
+    this.binding = this.track(new TimelineWebviewBinding(panel.webview, registry, session, false, RESTORED_EMPTY_MESSAGE, (s) => (panel.title = panelTitle(s))));
     this.track(panel.onDidDispose(() => this.dispose()));
     this.track(panel.onDidChangeViewState((e) => this.binding.setVisible(e.webviewPanel.visible)));
   }

@@ -24,6 +24,8 @@ export class TimelineWebviewBinding extends Disposable {
     initial: InformerSession | undefined,
     private readonly followActive: boolean,
     emptyMessage = NO_SESSION_MESSAGE,
+    /** Called with each session the view switches to (a panel names it in its title). */
+    private readonly onShown?: (s: InformerSession) => void,
   ) {
     super();
     this.stream = new TimelineStream(
@@ -56,6 +58,7 @@ export class TimelineWebviewBinding extends Disposable {
   show(session: InformerSession | undefined): void {
     this.stream.show(session);
     this.markShown();
+    if (session) this.onShown?.(session);
   }
 
   /** A visible view tells the registry which session is on screen (commands offer it first). */

@@ -29,7 +29,10 @@ export async function exportSessionTrace(session: InformerSession, target?: vsco
     }));
   if (!uri) return { ok: false, message: 'Export cancelled.' };
   try {
-    await vscode.workspace.fs.writeFile(uri, Buffer.from(exportTrace(session.traceData()), 'utf8'));
+    // A file on disk is written as it is read (spilled events first, then memory); other file
+    // systems take the text of what is in memory.
+    if (uri.scheme === 'file') await session.exportTo(uri.fsPath);
+    else await vscode.workspace.fs.writeFile(uri, Buffer.from(exportTrace(session.traceData()), 'utf8'));
     return { ok: true, message: `Trace saved to ${uri.fsPath || uri.toString()}` };
   } catch (e) {
     return { ok: false, message: `Could not save the trace: ${(e as Error).message}` };

@@ -11,7 +11,8 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions 
   return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'media')] };
 }
 
-export function timelineHtml(webview: vscode.Webview, extensionUri: vscode.Uri, title: string): string {
+/** The page of a timeline webview; `view` 'compare' makes it the compare view of several sessions (webview/main.ts picks the app). */
+export function timelineHtml(webview: vscode.Webview, extensionUri: vscode.Uri, title: string, view: 'timeline' | 'compare' = 'timeline'): string {
   const nonce = randomBytes(16).toString('base64');
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'webview', 'main.js'));
   const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'timeline.css'));
@@ -32,7 +33,7 @@ export function timelineHtml(webview: vscode.Webview, extensionUri: vscode.Uri, 
 <title>${escapeHtml(title)}</title>
 </head>
 <body>
-<main id="app" aria-label="${escapeHtml(title)}"></main>
+<main id="app" data-view="${view}" aria-label="${escapeHtml(title)}"></main>
 <script nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;

@@ -153,6 +153,59 @@ export function buildScenario(name: string, g: { plan: Raw; steps: Raw[] }): Raw
   };
 }
 
+/**
+ * The scenario extensions (selectors, a transform, indexers, timed actions) laid over a built
+ * scenario. Drawn from their own small generator seeded by (seed, index), not from fast-check, so
+ * the base scenarios of a seed stay what they were. A profile without SetTransform or
+ * RemoveEventHandler (v1.15) runs the scenario without them (forProfile).
+ */
+export function withExtensions(raw: Raw, seed: number, index: number): Raw {
+  let state = (Math.imul(seed ^ 0x5bd1e995, 31) + Math.imul(index + 1, 0x9e3779b1)) >>> 0;
+  const rnd = () => {
+    // mulberry32
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = structuredClone(raw) as Raw & { informer: Raw; steps: Raw[] };
+  if (rnd() < 0.2) out.informer.labelSelector = 'app=web';
+  if (rnd() < 0.25) {
+    out.informer.indexers = { byColor: 'label:color' };
+    // Objects carry their color as a label too, so the index has something to index.
+    const label = (o: { metadata?: Raw; data?: { color?: string } }) => {
+      if (o.metadata?.name && o.data?.color) o.metadata.labels = { color: o.data.color };
+    };
+    for (const st of out.steps) {
+      for (const it of (st.items as Raw[] | undefined) ?? []) label(it);
+      for (const ev of (st.events as { object: Raw }[] | undefined) ?? []) label(ev.object);
+    }
+  }
+  if (rnd() < 0.2) {
+    out.informer.transform = 'count-transforms';
+  }
+  if (rnd() < 0.25) {
+    const at = Math.floor(rnd() * 4000);
+    const actions: Raw[] = [{ atMs: at, addHandler: { name: 'timed' } }];
+    if (rnd() < 0.5) {
+      actions.push({ atMs: at + 1 + Math.floor(rnd() * 2000), removeHandler: 'timed' });
+    }
+    out.actions = actions;
+  }
+  return out;
+}
+
+/** The scenario as a profile can run it: without the calls its client-go lacks. */
+export function forProfile(raw: Raw, profileName: string): Raw {
+  const p = findProfile(profileName)!;
+  const out = structuredClone(raw) as Raw & { informer: Raw; actions?: Raw[] };
+  out.profiles = [profileName];
+  if (!p.hasSetTransform) delete out.informer.transform;
+  if (!p.hasRemoveEventHandler && out.actions) out.actions = out.actions.filter((a) => !('removeHandler' in a));
+  return out;
+}
+
 // ---- running both sides -------------------------------------------------------------------------
 
 interface OracleOut {
@@ -268,24 +321,27 @@ async function main(): Promise<number> {
     const plans = fc.sample(planArb, { seed, numRuns: count });
     const raws: Raw[] = [];
     for (const [i, g] of plans.entries()) {
-      const raw = buildScenario(`gen-s${seed}-${i}`, g as { plan: Raw; steps: Raw[] });
-      const v = validateScenario(raw, String(raw.name));
-      if (!v.scenario) throw new Error(`the generator built an invalid scenario ${String(raw.name)}: ${v.problems.slice(0, 3).join('; ')}`);
+      const raw = withExtensions(buildScenario(`gen-s${seed}-${i}`, g as { plan: Raw; steps: Raw[] }), seed, i);
       raws.push(raw);
-      writeFileSync(join(dir, `${String(raw.name)}.json`), JSON.stringify(raw));
     }
     for (const profile of profiles) {
+      const pdir = join(dir, profile);
+      mkdirSync(pdir, { recursive: true });
       // client-go reads feature gates once per process: one batch per gate setting.
       const byGates = new Map<string, Raw[]>();
-      for (const r of raws) {
+      for (const base of raws) {
+        const r = forProfile(base, profile);
+        const v = validateScenario(r, String(r.name));
+        if (!v.scenario) throw new Error(`the generator built an invalid scenario ${String(r.name)} for ${profile}: ${v.problems.slice(0, 3).join('; ')}`);
+        writeFileSync(join(pdir, `${String(r.name)}.json`), JSON.stringify(r));
         const k = JSON.stringify(r.gates);
         byGates.set(k, [...(byGates.get(k) ?? []), r]);
       }
       for (const group of byGates.values()) {
-        const files = group.map((r) => join(dir, `${String(r.name)}.json`));
+        const files = group.map((r) => join(pdir, `${String(r.name)}.json`));
         const results = oracleBatch(profile, files, values.runs ?? '10');
         for (const r of group) {
-          const file = join(dir, `${String(r.name)}.json`);
+          const file = join(pdir, `${String(r.name)}.json`);
           const o = results.get(file)!;
           if (o.rc === 3) {
             skipped++;

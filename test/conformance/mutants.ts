@@ -95,7 +95,7 @@ export const MUTANTS: Mutant[] = [
   m('v115-initial-population-distinct-keys', 'deltaFifo.ts', '1.15 counts distinct keys as the initial population', ['(this.o.initialPopulationCountsListItems ? list.length : newKeys.size)', '(newKeys.size)']),
   m('realfifo-replace-no-known-tombstones', 'realFifo.ts', 'RealFIFO Replace queues no tombstones for known keys', ['      if (newKeys.has(key) || lastQueued.has(key)) continue;', '      continue;']),
   m('atomic-replace-drops-tombstones', 'sharedInformer.ts', 'atomic ReplacedAll notifies no deletes', ['    for (const t of tombstones) this.onDelete(t);\n', '']),
-  m('atomic-fifo-off', 'realFifo.ts', 'AtomicFIFO Replace enqueues per object', ["    if (this.o.atomic) {\n      this.appendEntry({ key: '', delta: { type: 'ReplacedAll'", "    if (false) {\n      this.appendEntry({ key: '', delta: { type: 'ReplacedAll'"]),
+  m('atomic-fifo-off', 'realFifo.ts', 'AtomicFIFO Replace enqueues per object', ["    if (this.o.atomic) {\n      const objects = list.map((o) => this.transformed('Replaced', o) as KubeObject);", "    if (false) {\n      const objects = list.map((o) => this.transformed('Replaced', o) as KubeObject);"]),
   m('realfifo-resync-no-busy-skip', 'realFifo.ts', 'RealFIFO resync does not skip keys with queued entries', ['      if (keysInLog.has(key)) {', '      if (false) {']),
   m('resync-due-one-ms-late', 'processorListener.ts', 'a listener is due 1 ms after its resync time', ['return this.resyncPeriodMs !== 0 && now >= this.nextResyncMs;', 'return this.resyncPeriodMs !== 0 && now >= this.nextResyncMs + 1;']),
   m('min-resync-500ms', 'sharedInformer.ts', 'minimum resync period 500 ms', ['export const MINIMUM_RESYNC_PERIOD_MS = 1000;', 'export const MINIMUM_RESYNC_PERIOD_MS = 500;']),
@@ -105,7 +105,18 @@ export const MUTANTS: Mutant[] = [
   m('rest-list-reset-not-retried', 'restRetries.ts', 'a reset LIST fails at once', ["    if (end.network !== 'connection-reset') return none;", '    return none;']),
   m('rest-v115-retries-10', 'restRetries.ts', '1.15 REST client retries 10 times like v0.32+', ['const maxRetries = modern ? 10 : 9;', 'const maxRetries = 10;']),
   m('rest-watch-open-retry-2s', 'restRetries.ts', 'watch-open retries 2 s apart', ["  return { retries: maxRetries, waitMs: 1000, outcome: 'empty-watcher' };", "  return { retries: maxRetries, waitMs: 2000, outcome: 'empty-watcher' };"]),
+  m('go-map-appends-readded-key', 'goMap.ts', "the store's map order ignores Go's slot reuse (a re-added key goes last)", ['    if (this.slots) this.slots[this.slots.indexOf(key)] = undefined;', '    if (this.slots) {\n      this.slots.splice(this.slots.indexOf(key), 1);\n      this.slots.push(undefined);\n    }']),
   m('rv-equal-sync-rule-off', 'sharedInformer.ts', 'relisted updates with equal RVs are not syncs', [': resourceVersionOf(oldObj) === resourceVersionOf(newObj);', ': false;']),
+  // ---- transforms, indexers, handler removal (scenario extensions) ----
+  m('transform-off', 'fifoSupport.ts', 'SetTransform ignored', ['    if (!t || type === \'Sync\' || isTombstone(obj)) return obj;', '    return obj;']),
+  m('transform-on-sync', 'fifoSupport.ts', 'a resync Sync is transformed again', ["    if (!t || type === 'Sync' || isTombstone(obj)) return obj;", '    if (!t || isTombstone(obj)) return obj;']),
+  m('transform-at-pop', 'sharedInformer.ts', 'the transform runs when a delta is popped (also on Syncs), not when it is queued', ['      transform: this.o.transform,\n', ''], ['          const obj = d.object as KubeObject;', '          const obj = this.o.transform ? this.o.transform(d.object as KubeObject) : (d.object as KubeObject);']),
+  m('watchlist-store-no-transform', 'profiles.ts', "v0.34+'s watch-list temporary store without the transformer", ['  watchListStoreTransforms: true,', '  watchListStoreTransforms: false,']),
+  m('index-not-updated-on-delete', 'store.ts', 'a delete leaves its key in the indexes', ['    this.applyIndexChange(key, this.valuesOf(key, old), new Map());\n', '']),
+  m('v115-drops-empty-index-sets', 'profiles.ts', '1.15 drops an emptied index value', ['    keepsEmptyIndexSets: true,', '    keepsEmptyIndexSets: false,']),
+  m('v115-add-indexers-after-start', 'profiles.ts', '1.15 accepts AddIndexers after start', ['    addIndexersAfterStart: false,', '    addIndexersAfterStart: true,']),
+  m('removed-handler-still-notified', 'sharedProcessor.ts', 'RemoveEventHandler leaves the listener in place', ['    if (!this.listeners.delete(l)) return;\n    l.stop();', '    return;']),
+  m('removed-handler-keeps-buffer', 'processorListener.ts', "a removed listener still delivers what it had buffered", ['    while (this.buffer.shift() !== undefined);\n    this.wake?.();', '    this.wake?.();'], ['      if (this.stopped) return;\n      const n = this.buffer.shift();', '      if (this.stopped && this.buffer.length === 0) return;\n      const n = this.buffer.shift();']),
 ];
 
 /**
@@ -122,7 +133,7 @@ export const EQUIVALENT_REASONS: Record<string, string> = {
 export const EQUIVALENT = new Set(Object.keys(EQUIVALENT_REASONS));
 
 /** The fixed sample `npm test` runs (each is killed within seconds). */
-export const SAMPLE = ['backoff-factor-1', 'jitter-none', 'v036-uses-quiet-reset', 'very-short-threshold-500ms', 'v115-very-short-timer-before-request', 'bookmark-no-rv-advance', 'row6-refused-open-relists', 'relist-rv-always-0', 'pager-limit-250', 'deltafifo-dedup-keeps-older-tombstone', 'is-in-initial-list-false', 'rest-retry-after-ignored'];
+export const SAMPLE = ['backoff-factor-1', 'jitter-none', 'v036-uses-quiet-reset', 'very-short-threshold-500ms', 'v115-very-short-timer-before-request', 'bookmark-no-rv-advance', 'row6-refused-open-relists', 'relist-rv-always-0', 'pager-limit-250', 'deltafifo-dedup-keeps-older-tombstone', 'is-in-initial-list-false', 'go-map-appends-readded-key', 'transform-on-sync', 'index-not-updated-on-delete', 'removed-handler-still-notified', 'rest-retry-after-ignored'];
 
 const ROOT = resolve(__dirname, '..', '..');
 

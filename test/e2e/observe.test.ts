@@ -304,6 +304,11 @@ describe('e2e: observe a real Go controller through the observing proxy', functi
       }
       assert.ok(seenNotices.filter((n) => n.kind === 'unreadable').length >= 2, JSON.stringify(seenNotices.map((n) => n.kind)));
       assert.equal(s.reconstructor.reflectors().length, 0);
+      const missing = s.notReconstructed();
+      assert.deepEqual(missing.map((m) => m.reflector.split(' ')[0]).sort(), ['configmaps.v1', 'secrets.v1'], JSON.stringify(missing));
+      assert.ok(missing.every((m) => m.requests >= 1 && /accepts only application\/vnd\.kubernetes\.protobuf.*not reconstructed/.test(m.why)), JSON.stringify(missing));
+      const index = JSON.parse(s.traceFiles(path.join(dir, 'protobuf.json'))[0].text) as { notReconstructed: unknown[] };
+      assert.equal(index.notReconstructed.length, 2, 'the trace index names the reflectors it could not reconstruct');
       assert.equal(s.proxy.stats.observed, 0);
       assert.ok(s.proxy.stats.forwarded > 0);
     } finally {

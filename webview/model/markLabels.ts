@@ -31,32 +31,44 @@ export function labelExtent(px: number, text: string, p: LabelPlacement): [numbe
 }
 
 /**
- * Places one row of labels, given in left-to-right order. A label is shown when its box (with
- * room for a " +N" as long as the row could ever need) starts at least MIN_LABEL_GAP_PX after the
- * previous shown box and inside the row; a label that is not shown is counted on the shown label
- * before it (or, at the left edge, the first one after it), which then reads "RELIST Expired +3".
+ * Places one row of labels, given in left-to-right order. Marks close together form a cluster: a
+ * mark joins the cluster before it while it would sit under that cluster's label or within
+ * MIN_LABEL_GAP_PX of it. A cluster shows one label, "RELIST Expired +3", to the right of its LAST
+ * mark, so the text never covers a mark of the row; where it would leave the row on the right it
+ * goes left of the cluster's FIRST mark instead. A label that cannot be shown without overlapping
+ * the label or a mark before it is counted (with its cluster) on the shown label before it, or, at
+ * the left edge, on the first shown label after it. Each box keeps room for a " +N" as long as the
+ * row could ever need.
  */
 export function placeLabels(items: readonly { px: number; text: string }[], width: number): LabelPlacement[] {
   const reserve = (2 + String(items.length).length) * LABEL_CHAR_PX;
-  let lastTextEnd = Number.NEGATIVE_INFINITY;
+  const out: LabelPlacement[] = items.map(() => ({ showText: false, leftOfMark: false, more: 0 }));
+  const boxWidth = (i: number) => LABEL_PAD_PX + items[i].text.length * LABEL_CHAR_PX + reserve;
+  /** Where the row is taken up to: the end of the last shown label, or the last mark. */
+  let taken = Number.NEGATIVE_INFINITY;
   let lastShown = -1;
   let orphans = 0;
-  const out: LabelPlacement[] = items.map(({ px, text }) => {
-    const textWidth = text.length * LABEL_CHAR_PX + reserve;
-    const leftOfMark = px + LABEL_PAD_PX + textWidth > width;
-    const start = leftOfMark ? px - LABEL_PAD_PX - textWidth : px;
-    const showText = start - lastTextEnd >= MIN_LABEL_GAP_PX && start >= 0;
-    if (showText) lastTextEnd = leftOfMark ? px : px + LABEL_PAD_PX + textWidth;
-    return { showText, leftOfMark, more: 0 };
-  });
-  out.forEach((p, i) => {
-    if (p.showText) {
-      lastShown = i;
-      p.more += orphans;
+  let i = 0;
+  while (i < items.length) {
+    // Grow the cluster from i while the next mark would lie under (or too near) a label right of the cluster's last mark.
+    let last = i;
+    while (last + 1 < items.length && items[last + 1].px < items[last].px + boxWidth(last) + MIN_LABEL_GAP_PX) last++;
+    const size = last - i + 1;
+    const fitsRight = items[last].px + boxWidth(last) <= width;
+    const leftStart = items[i].px - boxWidth(i);
+    const shown = fitsRight ? last : leftStart >= 0 && leftStart - taken >= MIN_LABEL_GAP_PX ? i : -1;
+    if (shown >= 0) {
+      out[shown] = { showText: true, leftOfMark: !fitsRight, more: size - 1 + orphans };
       orphans = 0;
-    } else if (lastShown >= 0) out[lastShown].more++;
-    else orphans++;
-  });
+      lastShown = shown;
+      taken = out[shown].leftOfMark ? items[last].px : items[shown].px + boxWidth(shown);
+    } else {
+      if (lastShown >= 0) out[lastShown].more += size;
+      else orphans += size;
+      taken = Math.max(taken, items[last].px);
+    }
+    i = last + 1;
+  }
   return out;
 }
 

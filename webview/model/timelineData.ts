@@ -11,6 +11,7 @@
 import type { RecordedEvent } from '../../src/format/events';
 import type { StaleWindow } from '../../src/format/trace';
 import { DELTA_TYPES, MarkKind, NotifyKind, REFLECTOR_STATES, RELIST_REASONS, codeOf } from './codes';
+import { handlerShown, passes, type TimelineFilter } from './filter';
 import { PackedLane, lowerBound } from './packed';
 
 const markSpec = { t: Float64Array, kind: Uint8Array, seq: Float64Array, duration: Float64Array, reason: Uint8Array };
@@ -48,6 +49,9 @@ export class TimelineData {
   /** The session's engine time as last heard from the host (0: not heard). */
   private now = 0;
   private liveSession = false;
+  private filterBy: TimelineFilter = {};
+  /** Every handler of the trace in order of appearance, whatever the filter hides. */
+  private readonly handlerSet = new Set<string>();
 
   get eventCount(): number {
     return this.events.length;
@@ -110,16 +114,56 @@ export class TimelineData {
     return this.seqs[i] === seq ? i : -1;
   }
 
+  /**
+   * Applies a host delta batch (timeline protocol) if it follows on from what this data holds and
+   * the recorder dropped nothing; returns false otherwise (the view must ask for a snapshot: it
+   * missed a batch, the host restarted its stream, or this view would hold more than the cap).
+   */
+  applyDelta(p: { afterSeq: number; events: readonly RecordedEvent[]; live: boolean; nowT?: number; summary?: { staleWindows: readonly StaleWindow[] } }): boolean {
+    if (p.afterSeq !== this.lastSeq || p.events.some((e) => e.type === 'trace.dropped')) return false;
+    this.append(p.events);
+    this.setLive(p.live);
+    if (p.nowT !== undefined) this.advanceNow(p.nowT);
+    if (p.summary) this.staleWindows = p.summary.staleWindows;
+    return true;
+  }
+
+  /** Every handler of the trace, in the order each first appears (the handler filter's choices). */
+  get handlerNames(): readonly string[] {
+    return [...this.handlerSet];
+  }
+
+  /** The filter the per-object lanes are built with (model/filter.ts); a reset keeps it. */
+  get filter(): TimelineFilter {
+    return this.filterBy;
+  }
+
+  /** Rebuilds every lane from the events under a new filter (the events themselves are kept). */
+  setFilter(f: TimelineFilter): void {
+    this.filterBy = { ...f };
+    this.clearLanes();
+    let lastT = 0;
+    for (const e of this.events) {
+      lastT = Math.max(e.t, lastT);
+      this.ingest(e, lastT);
+    }
+  }
+
   reset(): void {
-    for (const lane of [this.states, this.marks, this.depth, this.deltas, this.identical, this.tombstones]) lane.clear();
-    this.handlers.clear();
+    this.clearLanes();
     this.staleWindows = [];
     this.events.length = 0;
     this.seqs.length = 0;
-    this.openWatch = -1;
+    this.handlerSet.clear();
     this.lastT = 0;
     this.now = 0;
     this.liveSession = false;
+  }
+
+  private clearLanes(): void {
+    for (const lane of [this.states, this.marks, this.depth, this.deltas, this.identical, this.tombstones]) lane.clear();
+    this.handlers.clear();
+    this.openWatch = -1;
   }
 
   append(batch: readonly RecordedEvent[]): void {
@@ -130,6 +174,7 @@ export class TimelineData {
       // Times are monotonic per engine clock; clamp so a lane's times never decrease.
       const t = Math.max(e.t, this.lastT);
       this.lastT = t;
+      if (e.type === 'notify' || e.type === 'handler.added') this.handlerSet.add(e.handler);
       this.ingest(e, t);
     }
   }
@@ -174,6 +219,7 @@ export class TimelineData {
         break;
       case 'fifo.enqueue':
         this.depth.push({ t, keys: e.depthKeys, deltas: e.depthDeltas });
+        if (!passes(this.filterBy, e)) break;
         if (e.delta !== 'Bookmark') this.deltas.push({ t, code: codeOf(DELTA_TYPES, e.delta), seq });
         if (e.tombstone) this.tombstones.push({ t, code: 0, seq });
         break;
@@ -181,14 +227,18 @@ export class TimelineData {
         this.depth.push({ t, keys: e.depthKeys, deltas: e.depthDeltas });
         break;
       case 'distribute':
-        if (e.op === 'update' && e.change === 'identical') this.identical.push({ t, code: 0, seq });
+        if (e.op === 'update' && e.change === 'identical' && passes(this.filterBy, e)) this.identical.push({ t, code: 0, seq });
         break;
       case 'notify':
-        this.handlerLane(e.handler).push({ t, code: notifyKind(e), seq });
-        if (e.tombstone) this.tombstones.push({ t, code: 1, seq });
+        if (!handlerShown(this.filterBy, e.handler)) break;
+        // The lane exists even when the filter hides all its rows (it is still that handler's lane).
+        if (passes(this.filterBy, e)) {
+          this.handlerLane(e.handler).push({ t, code: notifyKind(e), seq });
+          if (e.tombstone) this.tombstones.push({ t, code: 1, seq });
+        } else this.handlerLane(e.handler);
         break;
       case 'handler.added':
-        this.handlerLane(e.handler);
+        if (handlerShown(this.filterBy, e.handler)) this.handlerLane(e.handler);
         break;
       default:
         break;

@@ -3,7 +3,7 @@
  * be loud, readable and reachable by assistive technology, so each is an element with a label),
  * the cache check labels and the selection marker. Text goes through `.text()` only; cluster data is never markup.
  */
-import { axisBottom, select, type Selection } from 'd3';
+import { axisBottom, select, type ScaleLinear, type Selection } from 'd3';
 import { MarkKind, RELIST_REASONS } from '../model/codes';
 import { describeEvent, formatTime } from '../model/details';
 import { faultLabel, LABEL_PAD_PX, moreSuffix, placeLabels, relistLabel } from '../model/markLabels';
@@ -16,15 +16,21 @@ type G = Selection<SVGGElement, unknown, null, undefined>;
 
 const MAX_LABELS = 200;
 
-export function drawAxis(g: G, x: TimeScale & { ticks(n: number): number[] }, width: number): void {
+/**
+ * The time axis. On a compare view's shared axis `offset` is where this view's time 0 lies: the
+ * axis is drawn in shared time, so every view has the same round ticks at the same x.
+ */
+export function drawAxis(g: G, x: ScaleLinear<number, number>, width: number, offset = 0): void {
+  const [d0, d1] = x.domain();
+  const shown = offset === 0 ? x : x.copy().domain([d0 + offset, d1 + offset]);
   // Trace times count from the session's start, so d3's round tick values are round times.
-  const axis = axisBottom(x as never)
+  const axis = axisBottom(shown)
     .ticks(Math.max(2, Math.floor(width / 90)))
     .tickFormat((v) => formatTime(Number(v)));
   g.call(axis as never);
   // Tick labels near the edges are anchored inwards, so none is clipped by the plot.
   g.selectAll<SVGGElement, number>('.tick').each(function (v) {
-    const px = x(Number(v));
+    const px = shown(Number(v));
     select(this)
       .select('text')
       .attr('text-anchor', px > width - 36 ? 'end' : px < 36 ? 'start' : 'middle');

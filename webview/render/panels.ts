@@ -105,10 +105,10 @@ export class Toolbar {
       this.sessionSelect,
       this.liveBadge,
       this.followBox,
-      button('−', 'Zoom out', () => cb.onZoom(0.5)),
-      button('+', 'Zoom in', () => cb.onZoom(2)),
+      Object.assign(button('−', 'Zoom out', () => cb.onZoom(0.5)), { className: 'zoom-button' }),
+      Object.assign(button('+', 'Zoom in', () => cb.onZoom(2)), { className: 'zoom-button' }),
       button('Reset', 'Show the whole trace and follow live', cb.onReset),
-      button('Export trace…', 'Save this trace as .informer-trace.json', cb.onExport, false),
+      Object.assign(button('Export trace…', 'Save this trace as .informer-trace.json', cb.onExport, false), { className: 'export-button' }),
     );
   }
 

@@ -29,6 +29,19 @@ export interface TimelineCallbacks {
   onFollowChange(follow: boolean): void;
 }
 
+/**
+ * A compare view's shared time axis: several views (one per informer) show one window of shared
+ * time. Shared time is a view's own time (ms from its session's start) plus its `offset`.
+ */
+export interface SharedAxis {
+  /** The whole shared axis [t0, t1], in shared time. */
+  domain(): [number, number];
+  /** Where this view's time 0 lies on the shared axis. */
+  readonly offset: number;
+  /** The user moved this view's window (wheel, drag, brush, keys): the other views follow. */
+  onTransform(t: ZoomTransform): void;
+}
+
 export class TimelineView {
   private readonly root: HTMLDivElement;
   private readonly labels: HTMLDivElement;
@@ -47,6 +60,8 @@ export class TimelineView {
   private applyingTransform = false;
   /** Set while render() moves the window itself (follow live, keep window): no new frame, no follow change. */
   private quietTransform = false;
+  /** Set while another view of a shared axis moves this one (not passed on again). */
+  private syncing = false;
   private readonly plot: HTMLDivElement;
   private readonly brush: BrushBehavior<unknown>;
   private brushWidth = -1;
@@ -58,6 +73,7 @@ export class TimelineView {
     host: HTMLElement,
     private readonly data: TimelineData,
     private readonly callbacks: TimelineCallbacks,
+    private readonly shared?: SharedAxis,
   ) {
     this.root = host.appendChild(document.createElement('div'));
     this.root.className = 'timeline';
@@ -96,7 +112,8 @@ export class TimelineView {
       .on('zoom', (ev: { transform: ZoomTransform; sourceEvent: unknown }) => {
         this.transform = ev.transform;
         if (this.quietTransform) return;
-        if (!this.applyingTransform && ev.sourceEvent) this.setFollow(false);
+        if (!this.applyingTransform && ev.sourceEvent && !this.syncing) this.setFollow(false);
+        if (!this.syncing) this.shared?.onTransform(ev.transform);
         this.requestRender();
       });
     select(plot as HTMLDivElement).call(this.zoomBehavior);
@@ -184,8 +201,26 @@ export class TimelineView {
     });
   }
 
-  /** The whole trace: first event to the end (now, for a live session, which is then the right edge; a finished trace gets a little room). */
+  /** Shows the window another view of the shared axis moved to (same transform: same shared window). */
+  syncTransform(t: ZoomTransform): void {
+    if (!this.shared) return;
+    this.syncing = true;
+    try {
+      select(this.plot).call(this.zoomBehavior.transform, t);
+    } finally {
+      this.syncing = false;
+    }
+    this.transform = t;
+    this.transformBase = this.currentBase();
+    this.requestRender();
+  }
+
+  /** The whole trace: first event to the end (now, for a live session, which is then the right edge; a finished trace gets a little room). On a shared axis: the shared domain in this view's time. */
   private baseScale() {
+    if (this.shared) {
+      const [a, b] = this.shared.domain();
+      return scaleLinear().domain([a - this.shared.offset, b - this.shared.offset]).range([0, this.width]);
+    }
     const t0 = this.data.firstT;
     const t1 = Math.max(this.data.endT, t0 + 1000);
     const pad = this.data.live ? 0 : (t1 - t0) * 0.02;
@@ -269,7 +304,7 @@ export class TimelineView {
     drawLanes({ ctx, data: this.data, x, width: this.width, palette: this.palette }, this.bands);
     this.renderLabels();
     const svg = select(this.svg);
-    drawAxis(svg.select<SVGGElement>('g.axis').attr('transform', `translate(0,${lanesBottom + 2})`), x, this.width);
+    drawAxis(svg.select<SVGGElement>('g.axis').attr('transform', `translate(0,${lanesBottom + 2})`), x, this.width, this.shared?.offset ?? 0);
     const marksBand = this.bands.find((b) => b.id === 'marks');
     if (marksBand) {
       drawMarkLabels(svg.select<SVGGElement>('g.relists'), this.data, x, marksBand, this.width, this.palette.marks[MarkKind.Fault]);

@@ -20,9 +20,24 @@ import (
 	"k8s.io/klog"
 )
 
-func addHandler(inf cache.SharedIndexInformer, h *logHandler, resync time.Duration) error {
+func addHandler(inf cache.SharedIndexInformer, h *logHandler, resync time.Duration) (interface{}, error) {
 	inf.AddEventHandlerWithResyncPeriod(h, resync)
-	return nil
+	return nil, nil
+}
+
+// client-go 1.15 has no SetTransform and no RemoveEventHandler (scenario validation refuses
+// them for this profile); its AddIndexers fails once the informer has started.
+const (
+	hasSetTransform       = false
+	hasRemoveEventHandler = false
+)
+
+func setTransform(inf cache.SharedIndexInformer, fn func(interface{}) (interface{}, error)) error {
+	return fmt.Errorf("client-go 1.15 has no SetTransform")
+}
+
+func removeHandler(inf cache.SharedIndexInformer, reg interface{}) error {
+	return fmt.Errorf("client-go 1.15 has no RemoveEventHandler")
 }
 
 func (h *logHandler) OnAdd(obj interface{}) { h.add(obj, nil) }

@@ -91,6 +91,7 @@ const (
 	rankNotify
 	rankSynced
 	rankDivergence
+	rankIndex
 	rankStore
 	rankEnd
 )
@@ -144,9 +145,8 @@ func (l *Log) Flush(w io.Writer) error {
 	return bw.Flush()
 }
 
-// Request logs one List/Watch call of the reflector (field rules in
-// docs/scenario-format.md).
-// RequestQuery logs a request from the query of the HTTP request the REST client sent.
+// RequestQuery logs one List/Watch call of the reflector from the query of the HTTP request
+// the REST client sent (field rules in docs/scenario-format.md).
 func (l *Log) RequestQuery(verb string, q url.Values) {
 	fs := []field{{"kind", "request"}, {"verb", verb}, {"rv", q.Get("resourceVersion")}}
 	if n, err := strconv.ParseInt(q.Get("limit"), 10, 64); err == nil && n > 0 {
@@ -166,6 +166,12 @@ func (l *Log) RequestQuery(verb string, q url.Values) {
 	}
 	if n, err := strconv.ParseInt(q.Get("timeoutSeconds"), 10, 64); err == nil && verb == "watch" {
 		fs = append(fs, field{"timeoutSeconds", n})
+	}
+	if v := q.Get("labelSelector"); v != "" {
+		fs = append(fs, field{"labelSelector", v})
+	}
+	if v := q.Get("fieldSelector"); v != "" {
+		fs = append(fs, field{"fieldSelector", v})
 	}
 	l.line(rankRequest, 0, fs...)
 }
@@ -227,6 +233,12 @@ func (l *Log) Divergence(expected, verb, rv string) {
 // End logs the end of the run at the instant the informer was found idle and stopped
 // (what its goroutines do while they exit is not part of the run).
 func (l *Log) End(stoppedAt time.Time) { l.lineAt(stoppedAt, rankEnd, 0, field{"kind", "end"}) }
+
+// Index logs the informer's indexes after the run (scenarios with indexers only):
+// index name → indexed value → keys, stamped like End.
+func (l *Log) Index(stoppedAt time.Time, indexes map[string]map[string][]string) {
+	l.lineAt(stoppedAt, rankIndex, 0, field{"kind", "index"}, field{"indexes", indexes})
+}
 
 // Store logs the informer's final store: key → digest of the object (keys sorted),
 // stamped like End.

@@ -99,6 +99,7 @@ type runner struct {
 	busy  busyHandlers
 	idx   int
 	limit time.Duration
+	ext   *extensions // actions.go
 }
 
 // waitIdle returns once every goroutine of the informer is blocked and no handler call is in
@@ -136,11 +137,14 @@ func Run(sc *Scenario, log *Log) Result {
 
 	prepareBubble()
 	t := &tap{srv: r.srv, next: r.newTransport()}
-	inf, err := newInformer(t, sc.gvr(), ms(sc.Informer.ResyncPeriodMs), cache.Indexers{}, t.beginCall)
+	inf, err := newInformer(t, sc.gvr(), ms(sc.Informer.ResyncPeriodMs), indexersOf(sc.Informer.Indexers), r.tweakOptions(t.beginCall))
 	if err != nil {
 		return Result{Err: err}
 	}
 	r.inf = inf
+	if err := r.initExtensions(); err != nil {
+		return Result{Err: err}
+	}
 	for i := range sc.Informer.Handlers {
 		if err := r.addHandler(&sc.Informer.Handlers[i]); err != nil {
 			return Result{Err: err}
@@ -151,6 +155,11 @@ func Run(sc *Scenario, log *Log) Result {
 	go func() {
 		defer close(runDone)
 		r.inf.Run(stop)
+	}()
+	actionsDone := make(chan struct{})
+	go func() {
+		defer close(actionsDone)
+		r.runActions(log.start, stop)
 	}()
 	// synced: after each kick, once everything at that instant has settled (a 1 ns timer
 	// fires only when every goroutine of the bubble is blocked), look at HasSynced. The line
@@ -184,8 +193,12 @@ func Run(sc *Scenario, log *Log) Result {
 	close(stop)
 	<-runDone
 	<-pollDone
+	<-actionsDone
 	t.next.(interface{ CloseIdleConnections() }).CloseIdleConnections()
 	synctest.Wait()
+	if ix := r.indexDump(); ix != nil {
+		log.Index(stoppedAt, ix)
+	}
 	final := map[string]string{}
 	for _, obj := range r.inf.GetStore().List() {
 		key, err := cache.MetaNamespaceKeyFunc(obj)
@@ -209,6 +222,9 @@ func (r *runner) serve(runDone <-chan struct{}) Result {
 		case <-runDone:
 			t.Stop()
 			return Result{Err: errors.New("informer stopped by itself")}
+		case <-r.ext.stopNow:
+			t.Stop()
+			return Result{} // a stop action: the run ends now
 		case <-t.C:
 			if os.Getenv("ORACLE_VERBOSITY") != "" {
 				buf := make([]byte, 1<<20)
@@ -219,7 +235,9 @@ func (r *runner) serve(runDone <-chan struct{}) Result {
 		for r.idx < len(r.sc.Steps) {
 			st := &r.sc.Steps[r.idx]
 			if st.kind == "advance" {
-				time.Sleep(ms(*st.AdvanceMs))
+				if !r.sleep(ms(*st.AdvanceMs)) {
+					return Result{}
+				}
 			} else if st.kind == "addHandler" {
 				r.waitIdle()
 				if err := r.addHandler(st.AddHandler); err != nil {
@@ -253,7 +271,9 @@ func (r *runner) addHandler(h *HandlerSpec) error {
 		delay = ms(*h.DelayMs)
 	}
 	r.log.Handler(h.Name)
-	return addHandler(r.inf, &logHandler{name: h.Name, log: r.log, delay: delay, busy: &r.busy}, resync)
+	reg, err := addHandler(r.inf, &logHandler{name: h.Name, log: r.log, delay: delay, busy: &r.busy}, resync)
+	r.ext.remember(h.Name, reg)
+	return err
 }
 
 // ---- answers ----

@@ -36,6 +36,22 @@ type HandlerSpec struct {
 type InformerSpec struct {
 	ResyncPeriodMs int64         `json:"resyncPeriodMs"`
 	Handlers       []HandlerSpec `json:"handlers"`
+	// extensions (docs/scenario-format.md): the ListWatch's selectors, a transform and
+	// indexers of the catalogue (catalogue.go)
+	LabelSelector string            `json:"labelSelector"`
+	FieldSelector string            `json:"fieldSelector"`
+	Transform     string            `json:"transform"`
+	Indexers      map[string]string `json:"indexers"`
+}
+
+// Action (extension): something done to the informer at a virtual time, once that
+// instant has settled (actions.go).
+type Action struct {
+	AtMs          *int64            `json:"atMs"`
+	AddHandler    *HandlerSpec      `json:"addHandler"`
+	RemoveHandler string            `json:"removeHandler"`
+	AddIndexers   map[string]string `json:"addIndexers"`
+	Stop          bool              `json:"stop"`
 }
 
 type StatusCause struct {
@@ -94,6 +110,7 @@ type Scenario struct {
 	Gates       map[string]bool `json:"gates"`
 	Profiles    []string        `json:"profiles"`
 	Steps       []Step          `json:"steps"`
+	Actions     []Action        `json:"actions"`
 }
 
 var knownCloses = map[string]bool{"eof": true, "unexpected-eof": true, "reset": true, "timeout": true, "error": true, "decode-error": true}
@@ -254,7 +271,96 @@ func ParseScenario(data []byte, path string) (*Scenario, error) {
 			}
 		}
 	}
+	if err := checkExtensions(&sc, path, checkHandler); err != nil {
+		return nil, err
+	}
 	return &sc, nil
+}
+
+// checkExtensions validates the transform, indexers and actions (the same rules as
+// src/scenario/validate.ts; calls this client-go line lacks are bad input in a scenario meant
+// for this profile).
+func checkExtensions(sc *Scenario, path string, checkHandler func(string, *HandlerSpec) error) error {
+	if sc.Informer.Transform != "" {
+		if transformFunc(sc.Informer.Transform) == nil {
+			return bad("%s: informer.transform: unknown transform %q", path, sc.Informer.Transform)
+		}
+		if !hasSetTransform && sc.MeantFor(Profile) {
+			return bad("%s: informer.transform: this client-go has no SetTransform", path)
+		}
+	}
+	indexNames := map[string]bool{}
+	checkIndexers := func(where string, ix map[string]string) error {
+		for name, spec := range ix {
+			if indexFunc(spec) == nil {
+				return bad("%s: %s.%s: %q is not an index function of the catalogue", path, where, name, spec)
+			}
+			if indexNames[name] {
+				return bad("%s: %s.%s: an index of that name exists already", path, where, name)
+			}
+			indexNames[name] = true
+		}
+		return nil
+	}
+	if err := checkIndexers("informer.indexers", sc.Informer.Indexers); err != nil {
+		return err
+	}
+	handlers := map[string]bool{}
+	for _, h := range sc.Informer.Handlers {
+		handlers[h.Name] = true
+	}
+	for _, st := range sc.Steps {
+		if st.AddHandler != nil {
+			handlers[st.AddHandler.Name] = true
+		}
+	}
+	var last int64
+	stops := 0
+	for i := range sc.Actions {
+		a := &sc.Actions[i]
+		where := fmt.Sprintf("actions[%d]", i)
+		if a.AtMs == nil || *a.AtMs < 0 {
+			return bad("%s: %s: atMs (>= 0) is required", path, where)
+		}
+		if *a.AtMs < last {
+			return bad("%s: %s: actions must be in time order", path, where)
+		}
+		last = *a.AtMs
+		kinds := 0
+		if a.AddHandler != nil {
+			kinds++
+			if err := checkHandler(where+".addHandler", a.AddHandler); err != nil {
+				return err
+			}
+			handlers[a.AddHandler.Name] = true
+		}
+		if a.RemoveHandler != "" {
+			kinds++
+			if !hasRemoveEventHandler && sc.MeantFor(Profile) {
+				return bad("%s: %s.removeHandler: this client-go has no RemoveEventHandler", path, where)
+			}
+			if !handlers[a.RemoveHandler] {
+				return bad("%s: %s.removeHandler: no handler %q", path, where, a.RemoveHandler)
+			}
+		}
+		if a.AddIndexers != nil {
+			kinds++
+			if err := checkIndexers(where+".addIndexers", a.AddIndexers); err != nil {
+				return err
+			}
+		}
+		if a.Stop {
+			kinds++
+			stops++
+		}
+		if kinds != 1 {
+			return bad("%s: %s: needs exactly one of addHandler, removeHandler, addIndexers, stop", path, where)
+		}
+	}
+	if stops > 1 {
+		return bad("%s: only one stop action per scenario", path)
+	}
+	return nil
 }
 
 func checkObject(o map[string]interface{}) error {

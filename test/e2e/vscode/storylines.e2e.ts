@@ -2,14 +2,16 @@
  * What a user sees of the sandbox storylines at 1400×900 in code-server (real VS Code, Debian
  * chromium): the numbers on screen agree with each other (header chips, the Findings tab, the
  * status bar), the stale-cache row of the etcd-lost-delete story, one-line findings that expand,
- * light / dark / high contrast, and the bottom panel in its compact layout.
+ * light / dark / high contrast, the bottom panel in its compact layout, find and filter, and the
+ * compare view (restart-storm as v1.15 and v1.36 on one time axis).
  * Screenshots go to test-results/screenshots/storyline-*.png. Prints `N passed, M failed`.
  * Run: npx tsx test/e2e/vscode/storylines.e2e.ts
  */
 import { mkdirSync } from 'node:fs';
 import type { FrameLocator, Page } from 'playwright-core';
 import { ensureCodeServer, packageExtension, startCodeServer } from './codeServer';
-import { SHOTS, answer, check, chipValue, results, runCommand, sessionTitle, setTheme, shot, openWorkbench, step, visibleTimeline, waitUntil } from './workbench';
+import { clearFilterByKeyboard, findAndFilter, groupChip, groupTicks, startCompare } from './compareSteps';
+import { SHOTS, answer, check, chipValue, results, runCommand, sessionTitle, setTheme, shot, openWorkbench, step, visibleTimeline, waitForExtension, waitUntil } from './workbench';
 
 async function inspectSandbox(page: Page, storyline: string, profile: string): Promise<void> {
   await runCommand(page, 'Informer Inspector: Inspect informer');
@@ -21,6 +23,19 @@ async function inspectSandbox(page: Page, storyline: string, profile: string): P
   await answer(page, 'Selectors');
   await answer(page, 'behaviour profile', profile);
 }
+
+/** The little of the DOM a check in the page uses (the e2e code compiles without the DOM library). */
+interface DomBox {
+  getBoundingClientRect(): { right: number; bottom: number };
+  ownerDocument: { documentElement: { clientWidth: number } };
+  querySelectorAll(selector: string): Iterable<DomBox & { textContent: string | null }>;
+}
+
+const THEMES = [
+  ['Default Light Modern', 'light'],
+  ['Default Dark Modern', 'dark'],
+  ['Default High Contrast', 'hc'],
+] as const;
 
 const titled = (text: string) => async (f: FrameLocator) => (await sessionTitle(f)).includes(text);
 
@@ -49,15 +64,8 @@ async function main(): Promise<void> {
   const cs = await startCodeServer(launcher, vsix, 'Default Light Modern');
   const { browser, page } = await openWorkbench(cs.url, { width: 1400, height: 900 });
   try {
-    // On a busy machine the extension host takes a while: wait until nothing is "Activating".
-    await waitUntil(page, 120_000, async () => !((await page.locator('.statusbar').textContent()) ?? '').includes('Activating'));
-    // The extension's commands appear once it has activated ("Stop informer" with none running only
-    // says so, and leaves the bottom panel closed: the storylines are shot in the editor area).
-    await waitUntil(page, 120_000, async () => {
-      await runCommand(page, 'Informer Inspector: Stop informer');
-      return true;
-    });
-    await page.keyboard.press('Escape');
+    // The storylines are shot in the editor area: the wait leaves the bottom panel closed.
+    await waitForExtension(page);
 
     let lost: FrameLocator | undefined;
     await step('etcd-lost-delete, v1.36: tombstone counted, the stale-cache window on the object\'s row and in the header', async () => {
@@ -106,6 +114,13 @@ async function main(): Promise<void> {
       check(rows.includes('added') && rows.includes('tombstone'), `the history shows the ADDED and the tombstone: "${rows.slice(0, 400)}"`);
     });
 
+    await step('find and filter: the search box finds the lost object, a key filter shows a chip that clears by keyboard', async () => {
+      const f = lost!;
+      await findAndFilter(page, f, 'doomed', 'team-a/doomed-config-1');
+      await shot(page, 'storyline-filter-light.png');
+      await clearFilterByKeyboard(page, f);
+    });
+
     for (const [theme, name] of [
       ['Default Dark Modern', 'dark'],
       ['Default High Contrast', 'hc'],
@@ -129,6 +144,62 @@ async function main(): Promise<void> {
       await findingsAgree(page, f);
       const bar = (await page.locator('.statusbar-item', { hasText: 'informer' }).first().getAttribute('aria-label').catch(() => '')) ?? '';
       check(bar !== '', 'no status bar item');
+      for (const [theme, name] of THEMES.slice(1)) {
+        await setTheme(page, theme);
+        await shot(page, `storyline-restart-storm-v115-${name}.png`);
+      }
+    });
+
+    for (const [story, profile] of [
+      ['watch-expiry', 'v1.36'],
+      ['calm', 'v1.36'],
+    ] as const) {
+      await step(`${story}, ${profile}: the timeline in light, dark and high contrast`, async () => {
+        await inspectSandbox(page, story, profile);
+        const f = await visibleTimeline(page, { area: 'editor', until: titled(profile) });
+        const synced = await waitUntil(page, 45_000, async () => (await chipValue(f, 'synced')) === 'yes');
+        await page.waitForTimeout(story === 'watch-expiry' ? 12_000 : 4000);
+        check(synced, `${story} did not sync`);
+        await findingsAgree(page, f);
+        for (const [theme, name] of THEMES) {
+          await setTheme(page, theme);
+          await shot(page, `storyline-${story}-${profile.replace('.', '')}-${name}.png`);
+        }
+      });
+    }
+
+    await step('compare: restart-storm as v1.15 and v1.36, started together, on one time axis with one zoom', async () => {
+      const f = await startCompare(page, 'restart-storm');
+      check(await waitUntil(page, 30_000, async () => (await f.locator('.compare-group').count()) === 2), `groups: ${await f.locator('.compare-group').count()}`);
+      const title = (await f.locator('.compare-title').textContent()) ?? '';
+      check(title.includes('2 informers on one time axis · aligned on wall-clock time'), `compare title "${title}"`);
+      const stormy = await waitUntil(page, 45_000, async () => Number((await groupChip(f, 'v1.15', 'relists')).split(' ')[0]) >= 2);
+      await page.waitForTimeout(2000);
+      check(stormy, `v1.15 relists "${await groupChip(f, 'v1.15', 'relists')}"`);
+      // Two sessions on screen, none of them "the" one: the status bar says its count is a sum.
+      const bar = await waitUntil(page, 5000, async () => ((await page.locator('.statusbar-item', { hasText: 'informers' }).first().textContent()) ?? '').includes('in all'));
+      check(bar, `status bar with the compare view on screen: "${await page.locator('.statusbar-item', { hasText: 'informers' }).first().textContent()}"`);
+      const [a, b] = await groupTicks(f);
+      check(a.length > 1 && JSON.stringify(a) === JSON.stringify(b), `the two groups share one axis: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+      for (const [theme, name] of THEMES) {
+        await setTheme(page, theme);
+        await shot(page, `compare-restart-storm-${name}.png`);
+      }
+      await setTheme(page, 'Default Light Modern');
+      // Zoom in on the first group with the wheel: the second group shows the same window.
+      await f.locator('.compare-group').first().locator('.plot').hover();
+      await page.mouse.wheel(0, -400);
+      await page.waitForTimeout(800);
+      const [za, zb] = await groupTicks(f);
+      check(JSON.stringify(za) !== JSON.stringify(a), `the wheel zoomed: ${JSON.stringify(za)}`);
+      check(JSON.stringify(za) === JSON.stringify(zb), `zoom is shared: ${JSON.stringify(za)} vs ${JSON.stringify(zb)}`);
+      await shot(page, 'compare-restart-storm-zoomed-light.png');
+      // The numbers in a group's heading are its session's: the bottom view shows the v1.36 session (started last).
+      await runCommand(page, 'Informer Inspector: Show timeline');
+      const bottom = await visibleTimeline(page, { area: 'bottom', until: titled('v1.36') });
+      const agree = await waitUntil(page, 10_000, async () => (await chipValue(bottom, 'relists')) === (await groupChip(f, 'v1.36', 'relists')) && (await chipValue(bottom, 'lists')) === (await groupChip(f, 'v1.36', 'lists')));
+      await shot(page, 'compare-and-bottom-panel-light.png');
+      check(agree, `v1.36 relists: bottom view "${await chipValue(bottom, 'relists')}", compare "${await groupChip(f, 'v1.36', 'relists')}"`);
     });
 
     await step('the bottom panel at its default height uses the compact layout', async () => {
@@ -138,12 +209,24 @@ async function main(): Promise<void> {
       const compact = await f.locator('main#app.compact').count();
       await shot(page, 'storyline-bottom-panel-light.png');
       check(compact === 1, 'the bottom panel is not in the compact layout');
+      // Every chip lies wholly inside the header (a one-line row that scrolled sideways clipped the last chips).
+      const clipped = await f.locator('header.summary').evaluate((h: DomBox) => {
+        const box = h.getBoundingClientRect();
+        const right = Math.min(box.right, h.ownerDocument.documentElement.clientWidth);
+        return [...h.querySelectorAll('.chip')].filter((c) => {
+          const r = c.getBoundingClientRect();
+          return r.right > right + 0.5 || r.bottom > box.bottom + 0.5;
+        }).map((c) => c.textContent ?? '');
+      });
+      check(clipped.length === 0, `chips cut off on the right in the bottom panel: ${JSON.stringify(clipped)}`);
       const tabs = await f.locator('#tab-findings').boundingBox();
       check(!!tabs && tabs.y < 900 - 60, `the findings tab is in view in the bottom panel (top ${tabs?.y} of 900)`);
       const lanes = (await f.locator('.lane-labels').textContent()) ?? '';
       check(lanes.includes('Handler main'), `the handler lane is there in the bottom panel: "${lanes}"`);
       await setTheme(page, 'Default Dark Modern');
       await shot(page, 'storyline-bottom-panel-dark.png');
+      await setTheme(page, 'Default High Contrast');
+      await shot(page, 'storyline-bottom-panel-hc.png');
     });
   } finally {
     await browser.close();

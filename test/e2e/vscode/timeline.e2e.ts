@@ -38,6 +38,7 @@ import {
   usePage,
   visibleTimeline,
   waitUntil,
+  waitForExtension,
 } from './workbench';
 
 const SANDBOX_ITEM = 'Built-in sandbox cluster';
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
   const cs = await startCodeServer(launcher, vsix, 'Default Light Modern', cluster?.kubeconfigPath);
   const { browser, page } = await openWorkbench(cs.url, { width: 1500, height: 1000 });
   try {
+    await waitForExtension(page);
 
     await step('Inspect informer against the REAL kube-apiserver: list, watch, synced', async () => {
       check(cluster !== undefined, 'the e2e cluster (scripts/cluster.sh) did not start');

@@ -110,7 +110,7 @@ export async function answer(page: Page, hint: string, text?: string): Promise<v
  */
 export async function visibleTimeline(
   page: Page,
-  where: { area?: 'editor' | 'bottom'; until?: (f: FrameLocator) => Promise<boolean> } = {},
+  where: { area?: 'editor' | 'bottom'; until?: (f: FrameLocator) => Promise<boolean>; /** An element only that webview has (default: the timeline's header). */ marker?: string } = {},
   timeoutMs = 30_000,
 ): Promise<FrameLocator> {
   const deadline = Date.now() + timeoutMs;
@@ -124,7 +124,7 @@ export async function visibleTimeline(
       if (where.area === 'bottom' && box.y < 450) continue;
       if (where.area === 'editor' && box.y >= 450) continue;
       const f = outer.nth(i).contentFrame().frameLocator('#active-frame');
-      if (!(await f.locator('header.summary').count().catch(() => 0))) continue;
+      if (!(await f.locator(where.marker ?? 'header.summary').count().catch(() => 0))) continue;
       if (where.until && !(await where.until(f).catch(() => false))) continue;
       return f;
     }
@@ -150,6 +150,20 @@ export async function waitUntil(page: Page, ms: number, cond: () => Promise<bool
     await page.waitForTimeout(500);
   }
   return cond().catch(() => false);
+}
+
+/**
+ * Waits until the extension is there: on a busy machine code-server scans extensions and starts
+ * the extension host late, and a palette command run before that is not found. "Stop informer"
+ * with none running only says so (and opens nothing); Escape closes what it showed.
+ */
+export async function waitForExtension(page: Page): Promise<void> {
+  await waitUntil(page, 120_000, async () => !((await page.locator('.statusbar').textContent()) ?? '').includes('Activating'));
+  await waitUntil(page, 120_000, async () => {
+    await runCommand(page, 'Informer Inspector: Stop informer');
+    return true;
+  });
+  await page.keyboard.press('Escape');
 }
 
 export async function setTheme(page: Page, theme: string): Promise<void> {

@@ -48,7 +48,7 @@ describe('observe: the extension observation', function () {
       assert.equal(await get(`${obs.proxyUrl}/api/v1/namespaces/a/configmaps?limit=500&resourceVersion=0`, ca, token), 200);
       assert.equal(await get(`${obs.proxyUrl}/api/v1/namespaces/b/configmaps?limit=500&resourceVersion=0`, ca, token), 200);
       assert.equal(sessions.length, 2);
-      assert.match(sessions[0].title, /observed test: configmaps\.v1 ns=a/);
+      assert.match(sessions[0].title, /^configmaps\.v1 ns=a .*\(v1\.\d+\), observed in test$/);
       assert.ok(sessions.every((s) => s.live));
       await sessions[1].stop();
       assert.ok(sessions.every((s) => !s.live), 'every session ended');

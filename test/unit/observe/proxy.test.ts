@@ -10,7 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { findProfile } from '../../../src/engine/profiles';
 import { KubeConnection } from '../../../src/kube/kubeconfig';
 import type { ObservedExchange, ProxyNotice } from '../../../src/observe/exchange';
-import { ObservingProxy } from '../../../src/observe/proxy';
+import { ObservingProxy, ProxyError } from '../../../src/observe/proxy';
 import { ObserveSession } from '../../../src/observe/session';
 import { closedPort, loopbackKubeconfig, startLoopback, type Loopback } from '../kube/loopback';
 
@@ -117,6 +117,18 @@ describe('observe: the observing proxy', function () {
     assert.deepEqual(notices.map((n) => n.kind), ['unauthorized', 'unauthorized']);
     assert.equal(p.stats.unauthorized, 2);
     assert.ok(!JSON.stringify(notices).includes(p.token));
+  });
+
+  it('listens on loopback addresses only: any other host is refused before anything listens', async () => {
+    for (const host of ['0.0.0.0', '::', 'example.com']) {
+      await assert.rejects(
+        ObservingProxy.start({ host, conn: KubeConnection.load({ kubeconfigYaml: loopbackKubeconfig(upstream!.port) }) }),
+        (e: Error) => e instanceof ProxyError && /loopback addresses only/.test(e.message) && e.message.includes(host),
+        host,
+      );
+    }
+    const p = await startProxy();
+    assert.match(p.url, /^https:\/\/127\.0\.0\.1:\d+$/);
   });
 
   it('forwards a write unchanged with the upstream credentials; status, Retry-After and the Status body pass as they are', async () => {
@@ -262,6 +274,83 @@ describe('observe: reconstruction from observed traffic', function () {
     assert.deepEqual(r().findings, []);
     assert.equal(r().lines.filter((l) => l.kind === 'request').length, 2);
     assert.ok(r().lines.every((l) => l.reflector === 'configmaps.v1 ns=ns ua=-'));
+  });
+
+  it('a watch the process closes itself: the engine opens no watch the process did not send, and follows the next one when it comes', async () => {
+    const s = await start((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(events[0]);
+    });
+    await streamGet(s.proxy, '/api/v1/namespaces/ns/configmaps?limit=500&resourceVersion=0');
+    const watchPath = '/api/v1/namespaces/ns/configmaps?allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds=400&watch=true';
+    const closeAfterFirstEvent = () =>
+      new Promise<void>((resolve) => {
+        const req = https.request(`${s.proxy.url}${watchPath}`, { ca: s.proxy.certificate, headers: { authorization: `Bearer ${s.proxy.token}` }, agent: false }, (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.on('error', () => undefined);
+        req.end();
+      });
+    await closeAfterFirstEvent();
+    const r = () => s.reconstructor.reflectors()[0];
+    const starts = () => r().recorder.events().filter((e) => e.type === 'watch.start').length;
+    await until('the first notifications', () => !!r() && r().notifications === 2);
+    await new Promise((res) => setTimeout(res, 500));
+    assert.equal(starts(), 1, 'the engine opened a watch the process never sent');
+    await closeAfterFirstEvent();
+    await until('the second watch followed', () => starts() === 2);
+    assert.equal(r().lines.filter((l) => l.kind === 'request').length, 3);
+  });
+
+  it('a protobuf-only reflector keeps working and is listed as not reconstructed, with why, in the summary and the trace index; a JSON one beside it is reconstructed', async () => {
+    const s = await start((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end();
+    });
+    const auth = { authorization: `Bearer ${s.proxy.token}` };
+    const pb = { ...auth, accept: 'application/vnd.kubernetes.protobuf', 'user-agent': 'pb-only/1' };
+    const got = await request(s.proxy, 'GET', '/api/v1/namespaces/ns/configmaps?limit=500&resourceVersion=0', pb);
+    await request(s.proxy, 'GET', '/api/v1/namespaces/ns/configmaps?resourceVersion=10&watch=true', pb);
+    await request(s.proxy, 'GET', '/api/v1/namespaces/ns/configmaps?limit=500&resourceVersion=0', { ...auth, accept: 'application/json', 'user-agent': 'json/1' });
+    assert.equal(got.status, 200, 'the protobuf-only client still gets its answer');
+    assert.equal(got.body, list);
+    const missing = s.notReconstructed();
+    assert.equal(missing.length, 1, JSON.stringify(missing));
+    assert.equal(missing[0].reflector, 'configmaps.v1 ns=ns ua=pb-only/1');
+    assert.equal(missing[0].requests, 2);
+    assert.match(missing[0].why, /accepts only application\/vnd\.kubernetes\.protobuf \(no JSON\).*not reconstructed/);
+    await until('the JSON reflector', () => s.reconstructor.reflectors().length === 1);
+    assert.equal(s.reconstructor.reflectors()[0].name, 'configmaps.v1 ns=ns ua=json/1');
+    const index = JSON.parse(s.traceFiles('/tmp/x/trace.json')[0].text) as { notReconstructed: { reflector: string; why: string }[]; reflectors: unknown[] };
+    assert.deepEqual(index.notReconstructed.map((r) => r.reflector), ['configmaps.v1 ns=ns ua=pb-only/1']);
+    assert.equal(index.reflectors.length, 1);
+  });
+
+  it('Secret payloads, the upstream token and the proxy token reach no trace, log line or notice', async () => {
+    const payload = 'unit-secret-payload-5d1c';
+    const b64 = Buffer.from(payload).toString('base64');
+    const secretList = JSON.stringify({ kind: 'SecretList', apiVersion: 'v1', metadata: { resourceVersion: '10' }, items: [{ metadata: { name: 's', namespace: 'ns', resourceVersion: '5' }, data: { password: b64 } }] });
+    const modified = JSON.stringify({ type: 'MODIFIED', object: { kind: 'Secret', apiVersion: 'v1', metadata: { name: 's', namespace: 'ns', resourceVersion: '11' }, data: { password: b64, other: b64 }, stringData: { token: payload } } }) + '\n';
+    const seenNotices: ProxyNotice[] = [];
+    upstream = await startLoopback((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.url?.includes('watch=true')) res.end(modified);
+      else res.end(secretList);
+    });
+    session = await ObserveSession.start({ conn: KubeConnection.load({ kubeconfigYaml: loopbackKubeconfig(upstream.port) }), profile: findProfile('v1.32')!, onNotice: (n) => seenNotices.push(n) });
+    const s = session;
+    await streamGet(s.proxy, '/api/v1/namespaces/ns/secrets?limit=500&resourceVersion=0');
+    await streamGet(s.proxy, '/api/v1/namespaces/ns/secrets?allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds=400&watch=true');
+    await request(s.proxy, 'GET', '/api/v1/namespaces/ns/secrets', { authorization: 'Bearer not-the-token' });
+    const r = () => s.reconstructor.reflectors()[0];
+    await until('the update', () => !!r() && r().notifications === 2);
+    const outputs = [s.logText(), ...s.traceFiles('/tmp/x/trace.json').map((f) => f.text), JSON.stringify(seenNotices)].join('\n');
+    // The update's field diff names the changed Secret fields (their values must not be there).
+    assert.ok(outputs.includes('data.other') && outputs.includes('stringData'), 'the trace has the diff of the Secret');
+    for (const secret of [payload, b64, 'loopback-token', s.proxy.token, 'not-the-token']) assert.ok(!outputs.includes(secret), `${secret.slice(0, 12)}… reached an output`);
   });
 
   it('a process that relists where v1.32 would re-watch gets a finding naming the likely causes', async () => {

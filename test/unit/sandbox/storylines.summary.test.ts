@@ -98,7 +98,7 @@ describe('the summary model agrees with the trace, for every profile and storyli
         for (const f of r.findings) assert.ok(evidenceCount(f) >= f.evidence.length);
 
         // The status bar and the CLI write the same relist text as the header chip.
-        const bar = statusText([{ title: 'x', summary: () => s }]);
+        const bar = statusText([{ id: 'x', title: 'x', summary: () => s }]);
         assert.equal(bar.relists, c.relists);
         assert.equal(bar.tooltip, `x: relists ${relistsText(s)}`);
         assert.ok(summaryLines(s).includes(`  relists: ${relistsText(s)}`));

@@ -4,7 +4,7 @@
  * (the header chips and the lanes' data).
  */
 import { strict as assert } from 'node:assert';
-import { GlobalRegistrator } from '@happy-dom/global-registrator';
+import { registerDom, unregisterDom } from './dom';
 import {
   ClockNotification,
   DeltaNotification,
@@ -63,16 +63,12 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
 
   before(function () {
     this.timeout(20_000);
-    GlobalRegistrator.register();
-    // happy-dom has no ElementInternals; the toolkit's form controls only need these calls to exist.
-    (globalThis as unknown as { HTMLElement: { prototype: Record<string, unknown> } }).HTMLElement.prototype.attachInternals = function () {
-      return new Proxy({ states: new Set(), form: null, labels: [] } as Record<string | symbol, unknown>, { get: (t, k) => (k in t ? t[k] : () => true) });
-    };
+    registerDom();
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     mod = require('../../../webview/app') as AppModule;
   });
   after(async () => {
-    await GlobalRegistrator.unregister();
+    await unregisterDom();
   });
 
   function fresh(state?: unknown) {
@@ -264,6 +260,37 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
     assert.equal(rows.length, b.length);
     rows[rows.length - 1].click();
     assert.equal(q('.details-title')?.textContent?.includes('default/b'), true, q('.details-title')?.textContent ?? '');
+  });
+
+  it('find and filter: a typed key opens its history; a filter shows a chip that clears it; a new session starts unfiltered', () => {
+    const { app, root } = fresh();
+    app.handle(snapshot(S1, events));
+    type Node = { textContent: string | null; hidden: boolean; value: string; click(): void; dispatchEvent(e: unknown): boolean };
+    const q = (sel: string) => (root as unknown as { querySelector(s: string): Node | null }).querySelector(sel);
+    const win = globalThis as unknown as { KeyboardEvent: new (t: string, o: object) => unknown; Event: new (t: string) => unknown };
+    const search = q('input.key-search')!;
+    search.value = 'default/b';
+    search.dispatchEvent(new win.KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    assert.match(q('.history h4')?.textContent ?? '', /^History of default\/b/);
+    assert.equal(q('.filter-chip')?.hidden, true, 'no filter yet');
+    search.value = 'nothing-like-it';
+    search.dispatchEvent(new win.KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    assert.match(q('.filter-message')?.textContent ?? '', /No object "nothing-like-it"/);
+    const op = q('select[aria-label="Operation"]')!;
+    op.value = 'delete';
+    op.dispatchEvent(new win.Event('change'));
+    assert.equal(q('.filter-chip')?.hidden, false);
+    assert.equal(q('.filter-chip-text')?.textContent, 'Filtered: op delete');
+    assert.deepEqual(app.data.filter, { op: 'delete' });
+    assert.equal(app.data.handlers.get('main')?.length, 1, 'only the delete notification is drawn');
+    q('.filter-chip button')!.click();
+    assert.equal(q('.filter-chip')?.hidden, true);
+    assert.equal(app.data.handlers.get('main')?.length, events.filter((e) => e.type === 'notify').length);
+    op.value = 'add';
+    op.dispatchEvent(new win.Event('change'));
+    app.handle(snapshot(S2, events));
+    assert.deepEqual(app.data.filter, {}, 'another session starts unfiltered');
+    assert.equal(q('.filter-chip')?.hidden, true);
   });
 
   it('malformed messages are ignored', () => {

@@ -44,9 +44,20 @@ describe('webview model: fault and relist labels', () => {
       ],
       600,
     );
-    assert.deepEqual(placed.map((p) => p.showText), [true, false, true, true]);
+    assert.deepEqual(placed.map((p) => p.showText), [false, true, true, true], 'the cluster of the first two is labelled after its last mark');
     assert.deepEqual(placed.map((p) => p.leftOfMark), [false, false, false, true]);
-    assert.deepEqual(placed.map((p) => p.more), [1, 0, 0, 0], 'the hidden label is counted on the one before it');
+    assert.deepEqual(placed.map((p) => p.more), [0, 1, 0, 0], 'the hidden label is counted on its cluster\'s label');
+  });
+
+  it('a "RELIST … +N" label never covers the relist marks that follow it (a storm of close relists)', () => {
+    const text = 'RELIST ConnectionRefused';
+    const items = [0, 1, 2, 3, 4, 5].map((k) => ({ px: 100 + k * 30, text }));
+    const placed = placeLabels(items, 1200);
+    const shown = placed.map((p, i) => ({ p, i })).filter((x) => x.p.showText);
+    assert.equal(shown.length, 1);
+    const [a, b] = labelExtent(items[shown[0].i].px, text, shown[0].p);
+    assert.deepEqual(items.filter((it) => it.px > a && it.px < b), [], `marks under the label ${a}..${b}`);
+    assert.equal(shown[0].p.more, 5);
   });
 
   it('property: shown labels never overlap or leave the row, and every label is shown or counted in one "+N"', () => {
@@ -67,6 +78,8 @@ describe('webview model: fault and relist labels', () => {
         for (const [a, b] of boxes) assert.ok(a >= 0 && b <= width + 1e-9, `inside the row: ${a}..${b} of ${width}`);
         for (let i = 1; i < boxes.length; i++) assert.ok(boxes[i][0] - boxes[i - 1][1] >= MIN_LABEL_GAP_PX, `overlap: ${JSON.stringify(boxes)}`);
         for (const p of placed) if (!p.showText) assert.equal(p.more, 0);
+        // No label covers a mark of the row (its own mark is at the box's edge).
+        for (const [a, b] of boxes) for (const it of items) assert.ok(!(it.px > a + 1e-9 && it.px < b - 1e-9), `mark at ${it.px} under label ${a}..${b}`);
         if (shown.length > 0) assert.equal(shown.length + placed.reduce((n, p) => n + p.more, 0), items.length);
         // A label alone in a row wide enough for it is always shown.
         if (items.length === 1 && items[0].text.length * 7 + 60 < width / 2) assert.equal(shown.length, 1);

@@ -1,0 +1,86 @@
+/**
+ * The messages between the extension host and an engine worker (engineWorker.ts runs in a
+ * worker_threads worker, workerSession.ts is its host side). The host sends one `start`, then
+ * calls and finally `stop`; the worker answers `started` (or `failed`), then `batch`es of
+ * recorded events — at most one per BATCH_INTERVAL_MS, or sooner when BATCH_MAX_EVENTS are
+ * pending — plus `reply`s to calls, and `stopped` last. Everything is plain data (structured
+ * clone); events are redacted in the worker before they cross.
+ */
+import type { Profile } from '../engine/profiles';
+import type { ApiResource } from '../kube';
+import type { Scenario } from '../scenario/types';
+import type { ConsistencyResult } from '../trace/consistency';
+import type { SpillState } from '../trace/segments';
+import type { FaultName, RecordedEvent } from '../format/events';
+import type { Finding, TraceHeader } from '../format/trace';
+import type { TraceSummary } from '../trace/summary';
+
+export const BATCH_INTERVAL_MS = 33;
+export const BATCH_MAX_EVENTS = 4096;
+/** The worker recomputes a live session's findings at most this often. */
+export const FINDINGS_INTERVAL_MS = 1000;
+
+/** What the worker runs: a live informer (the kubeconfig of the one selected context) or a scenario replay. */
+export type WorkerSpec =
+  | {
+      kind: 'live';
+      /** The connection's kubeconfig (its one context, credentials included); it never reaches a trace or log. */
+      kubeconfigYaml: string;
+      resource: ApiResource;
+      profile: Profile;
+      namespace: string;
+      labelSelector?: string;
+      fieldSelector?: string;
+      resyncPeriodMs?: number;
+    }
+  | { kind: 'replay'; scenario: Scenario; profile?: string };
+
+export interface WorkerStart {
+  op: 'start';
+  spec: WorkerSpec;
+  /** Where the recorder spills past its memory window; absent: it drops as it always did. */
+  spill?: { dir: string; maxBytes: number; name: string };
+  /** The recorder's memory window in events (the trace header's cap). */
+  cap?: number;
+  /** Overrides of the batch cadence (tests). */
+  batchIntervalMs?: number;
+  batchMaxEvents?: number;
+}
+
+export type WorkerCall =
+  | { op: 'addHandler'; name: string; resyncPeriodMs: number }
+  | { op: 'addSlowHandler'; ms: number }
+  | { op: 'injectFault'; fault: FaultName; valueMs?: number }
+  | { op: 'checkConsistency' }
+  /** Test only: the worker throws outside any handler, as a bug would. */
+  | { op: 'crash' };
+
+export type HostToWorker = WorkerStart | ({ id: number } & WorkerCall) | { op: 'stop' };
+
+/** The recorder's state beside the events: drops, the spill segment, and what the worker computed from the trace. */
+export interface RecorderStatus {
+  dropped: number;
+  spill?: SpillState;
+  /** The counts of the whole trace after this batch (SummaryModel, kept in the worker). */
+  summary?: TraceSummary;
+  /** The findings, recomputed in the worker at most once per FINDINGS_INTERVAL_MS and at the end; absent when unchanged. */
+  findings?: Finding[];
+}
+
+export type WorkerToHost =
+  | {
+      type: 'started';
+      header: TraceHeader;
+      title: string;
+      /** The engine clock's zero as epoch ms (performance.timeOrigin + origin), so the host can tell engine time. */
+      clockOriginEpochMs?: number;
+      /** The memory window (events) the recorder keeps; the host's mirror keeps the same. */
+      cap: number;
+    }
+  | { type: 'batch'; events: RecordedEvent[]; status: RecorderStatus }
+  | { type: 'reply'; id: number; ok: true; value?: ConsistencyResult }
+  | { type: 'reply'; id: number; ok: false; message: string }
+  /** The engine ended by itself (a replay finished) or on `stop`; nothing follows. */
+  | { type: 'stopped'; status: RecorderStatus }
+  /** Starting failed, or the engine failed: one line for the user. */
+  | { type: 'failed'; message: string };

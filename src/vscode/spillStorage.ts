@@ -1,0 +1,55 @@
+/**
+ * Where recorders spill past their memory window: a folder per extension host under the
+ * extension's global storage (`segments/<pid>`), so windows sharing the storage never touch
+ * each other's segments. Folders of extension hosts that no longer run (a crash left them) are
+ * removed at start. The bound comes from `informerInspector.spillLimitMB` (0: never spill).
+ */
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { configureSessions } from '../app/sessions';
+
+export const SPILL_SETTING = 'spillLimitMB';
+export const DEFAULT_SPILL_LIMIT_MB = 1024;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Deletes the segment folders of extension hosts that are gone; problems are ignored (it is housekeeping). */
+function removeStale(root: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(name);
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !alive(pid)) rmSync(join(root, name), { recursive: true, force: true });
+  }
+}
+
+/** Reads the setting and tells the session factory; again whenever the setting changes (for sessions started after). */
+export function configureSpill(context: vscode.ExtensionContext): vscode.Disposable {
+  const root = join(context.globalStorageUri.fsPath, 'segments');
+  removeStale(root);
+  const dir = join(root, String(process.pid));
+  const apply = () => {
+    const mb = vscode.workspace.getConfiguration('informerInspector').get<number>(SPILL_SETTING, DEFAULT_SPILL_LIMIT_MB);
+    const maxBytes = Number.isFinite(mb) && mb > 0 ? Math.floor(mb * 1024 * 1024) : 0;
+    configureSessions({ spill: maxBytes > 0 ? { dir, maxBytes } : undefined });
+  };
+  apply();
+  return vscode.Disposable.from(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(`informerInspector.${SPILL_SETTING}`)) apply();
+    }),
+    { dispose: () => rmSync(dir, { recursive: true, force: true }) },
+  );
+}

@@ -1,0 +1,91 @@
+/**
+ * The compare view (webview/compareApp.ts) under happy-dom: one group of lanes per session, the
+ * sessions lined up on one axis, messages routed by session id, and one window for all groups.
+ */
+import { strict as assert } from 'node:assert';
+import { registerDom, unregisterDom } from './dom';
+import { DeltaNotification, ReadyCommand, SnapshotNotification, type SessionInfo } from '../../../src/protocol/timeline';
+import type { IpcMessage } from '../../../src/protocol/ipc';
+import type { RecordedEvent } from '../../../src/format/events';
+import type { TraceHeader } from '../../../src/format/trace';
+import { SummaryModel } from '../../../src/trace/summary';
+import { cycleTrace } from './fixture';
+
+type CompareModule = typeof import('../../../webview/compareApp');
+
+const header = (profile: string, startedAt: string): TraceHeader =>
+  ({ format: 'informer-trace/v1', profile, resource: { group: '', version: 'v1', resource: 'configmaps' }, startedAt, source: 'sandbox' }) as unknown as TraceHeader;
+const OLD: SessionInfo = { id: 'old', title: 'configmaps (all namespaces, v1.15) SIMULATED', live: false, simulated: true };
+const NEW: SessionInfo = { id: 'new', title: 'configmaps (all namespaces, v1.36) SIMULATED', live: false, simulated: true };
+
+function snap(s: SessionInfo, h: TraceHeader, events: RecordedEvent[]) {
+  return SnapshotNotification.create({ session: s, header: h, events, findings: [], sessions: [OLD, NEW], summary: SummaryModel.of(events).snapshot() });
+}
+
+describe('webview compare view (happy-dom)', () => {
+  let mod: CompareModule;
+  before(function () {
+    this.timeout(20_000);
+    registerDom();
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    mod = require('../../../webview/compareApp') as CompareModule;
+  });
+  after(async () => {
+    await unregisterDom();
+  });
+
+  function fresh() {
+    const posted: IpcMessage[] = [];
+    const doc = (globalThis as unknown as { document: { createElement(t: string): unknown; body: { append(e: unknown): void } } }).document;
+    const root = doc.createElement('div') as { querySelectorAll(s: string): ArrayLike<{ textContent: string | null }>; querySelector(s: string): { textContent: string | null } | null };
+    doc.body.append(root);
+    const app = new mod.CompareApp({ postMessage: (m) => posted.push(m), getState: () => undefined, setState: () => undefined }, root as never);
+    return { app, posted, root };
+  }
+
+  it('one labelled group per session, lined up by their start times on one axis', () => {
+    const { app, root } = fresh();
+    const events = cycleTrace();
+    app.handle(snap(OLD, header('v1.15', '2026-01-01T00:00:00.000Z'), events));
+    app.handle(snap(NEW, header('v1.36', '2026-01-01T00:00:01.000Z'), events));
+    assert.equal(app.groups.length, 2);
+    assert.deepEqual(app.aligned, { offsets: [0, 1000], mode: 'wall clock' });
+    const heads = Array.from(root.querySelectorAll('.compare-name')).map((h) => h.textContent);
+    assert.deepEqual(heads, [`v1.15 · ${OLD.title}`, `v1.36 · ${NEW.title}`]);
+    assert.match(root.querySelector('.compare-title')?.textContent ?? '', /2 informers on one time axis · aligned on wall-clock time/);
+    const lastT = events[events.length - 1].t;
+    assert.equal(app.sharedDomain()[0], 0);
+    assert.ok(app.sharedDomain()[1] >= lastT + 1000, 'the axis reaches the later session\'s end');
+    assert.equal(Array.from(root.querySelectorAll('.compare-group [data-k="relists"] .chip-value')).length, 2);
+  });
+
+  it('moving one group\'s window moves the other to the same moment', () => {
+    const { app } = fresh();
+    const events = cycleTrace();
+    app.handle(snap(OLD, header('v1.15', '2026-01-01T00:00:00.000Z'), events));
+    app.handle(snap(NEW, header('v1.36', '2026-01-01T00:00:01.000Z'), events));
+    const [a, b] = [app.groups[0].view, app.groups[1].view];
+    a.showWindow(1500, 2500);
+    const [w0, w1] = a.window();
+    const [v0, v1] = b.window();
+    // Same shared window: the later session's own time is 1000 ms behind.
+    assert.ok(Math.abs(v0 + 1000 - w0) < 1e-6 && Math.abs(v1 + 1000 - w1) < 1e-6, `${[w0, w1]} vs ${[v0, v1]}`);
+    assert.ok(Math.abs(w0 - 1500) < 1 && Math.abs(w1 - 2500) < 1, `${[w0, w1]}`);
+  });
+
+  it('deltas go to their session\'s group; one that does not follow on asks for snapshots', () => {
+    const { app, posted } = fresh();
+    const events = cycleTrace();
+    const cut = 20;
+    app.handle(snap(OLD, header('v1.15', '2026-01-01T00:00:00.000Z'), events.slice(0, cut)));
+    app.handle(snap(NEW, header('v1.36', '2026-01-01T00:00:00.000Z'), events));
+    app.handle(DeltaNotification.create({ sessionId: 'old', afterSeq: events[cut - 1].seq, events: events.slice(cut), live: false }));
+    assert.equal(app.groups[0].data.eventCount, events.length);
+    assert.equal(app.groups[1].data.eventCount, events.length);
+    assert.equal(posted.filter((m) => ReadyCommand.is(m)).length, 0);
+    app.handle(DeltaNotification.create({ sessionId: 'new', afterSeq: 3, events: events.slice(cut), live: false }));
+    assert.equal(posted.filter((m) => ReadyCommand.is(m)).length, 1);
+    app.handle({ kind: 'notification', method: 'timeline/delta', params: { sessionId: 'old' } });
+    assert.equal(app.groups[0].data.eventCount, events.length, 'a malformed message changes nothing');
+  });
+});

@@ -1,0 +1,234 @@
+/**
+ * The compare view: several informers on one aligned time axis in one webview. Each compared
+ * session is a labelled group of compact lanes (its own TimelineData and TimelineView); all
+ * groups share one time axis (src/protocol/compare.ts lines the sessions up), one zoom and pan
+ * (moving one group's window moves them all), one brush, one legend and one details pane. The
+ * host runs the timeline protocol once per session into this webview: snapshots, deltas and
+ * clocks are routed by session id; a delta that does not follow on asks for fresh snapshots.
+ */
+import {
+  ClockNotification,
+  DeltaNotification,
+  ReadyCommand,
+  SnapshotNotification,
+  type ClockParams,
+  type DeltaParams,
+  type SessionInfo,
+  type SnapshotParams,
+} from '../src/protocol/timeline';
+import { alignSessions, type Alignment } from '../src/protocol/compare';
+import type { TraceHeader, TraceSummary } from '../src/format/trace';
+import { relistsText } from '../src/protocol/summary';
+import type { VsCodeApi } from './app';
+import { eventDetails } from './model/details';
+import { keyOf, objectHistory } from './model/history';
+import { TimelineData } from './model/timelineData';
+import { renderLegend } from './render/legend';
+import { el, renderDetails, renderHistory, sessionLabel } from './render/panels';
+import { TimelineView } from './render/timelineView';
+import type { ZoomTransform } from 'd3';
+
+/** One compared session: its data, its lanes and its heading. */
+export interface CompareGroup {
+  readonly sessionId: string;
+  session: SessionInfo;
+  header: TraceHeader;
+  summary: TraceSummary | undefined;
+  readonly data: TimelineData;
+  readonly view: TimelineView;
+  readonly head: HTMLElement;
+  /** Its view's shared axis; `offset` is where this session's time 0 lies on it. */
+  readonly axis: { offset: number };
+}
+
+export class CompareApp {
+  readonly groups: CompareGroup[] = [];
+  private alignment: Alignment = { offsets: [], mode: 'starts' };
+  private follow = true;
+  private readonly titleEl: HTMLElement;
+  private readonly groupsEl: HTMLElement;
+  private readonly detailsEl: HTMLElement;
+  private readonly followBox: HTMLInputElement;
+
+  constructor(
+    private readonly vscode: VsCodeApi,
+    root: HTMLElement,
+  ) {
+    root.classList.add('compare');
+    this.titleEl = root.appendChild(el('h2', 'compare-title', 'Compare: waiting for the informers…'));
+    const toolbar = root.appendChild(el('div', 'toolbar'));
+    toolbar.setAttribute('role', 'toolbar');
+    const label = toolbar.appendChild(el('label', 'compare-follow'));
+    this.followBox = label.appendChild(el('input'));
+    this.followBox.type = 'checkbox';
+    this.followBox.checked = true;
+    label.append(' Follow live');
+    this.followBox.addEventListener('change', () => this.setFollow(this.followBox.checked));
+    const button = (text: string, title: string, fn: () => void) => {
+      const b = toolbar.appendChild(el('button', 'filter-button', text));
+      b.type = 'button';
+      b.title = title;
+      b.setAttribute('aria-label', title);
+      b.addEventListener('click', fn);
+    };
+    button('−', 'Zoom out (all informers)', () => this.groups[0]?.view.zoomBy(0.5));
+    button('+', 'Zoom in (all informers)', () => this.groups[0]?.view.zoomBy(2));
+    button('Reset', 'Show the whole time axis and follow live', () => {
+      for (const g of this.groups) g.view.resetZoom();
+    });
+    const legendHost = root.appendChild(el('div', 'compare-legend'));
+    renderLegend(legendHost).open = false;
+    this.groupsEl = root.appendChild(el('div', 'compare-groups'));
+    this.detailsEl = root.appendChild(el('section', 'details compare-details'));
+    this.detailsEl.setAttribute('aria-live', 'polite');
+    this.detailsEl.setAttribute('aria-label', 'Event details');
+    this.detailsEl.append(el('p', 'hint', 'Select an event in any informer to see its details and its object\'s history.'));
+  }
+
+  start(): void {
+    this.vscode.postMessage(ReadyCommand.create({}));
+  }
+
+  handle(msg: unknown): void {
+    if (SnapshotNotification.is(msg)) this.onSnapshot(msg.params);
+    else if (DeltaNotification.is(msg)) this.onDelta(msg.params);
+    else if (ClockNotification.is(msg)) this.onClock(msg.params);
+  }
+
+  /** The alignment in use ("wall clock" or "starts") and each group's offset, in group order. */
+  get aligned(): Alignment {
+    return this.alignment;
+  }
+
+  /** The shared axis [t0, t1]: every group's first event to its end, in shared time. */
+  sharedDomain(): [number, number] {
+    const withData = this.groups.filter((g) => g.data.eventCount > 0);
+    if (withData.length === 0) return [0, 1000];
+    const t0 = Math.min(...withData.map((g) => g.data.firstT + g.axis.offset));
+    const t1 = Math.max(t0 + 1000, ...withData.map((g) => g.data.endT + g.axis.offset));
+    const live = withData.some((g) => g.data.live);
+    return [t0, t1 + (live ? 0 : (t1 - t0) * 0.02)];
+  }
+
+  private group(session: SessionInfo, header: TraceHeader): CompareGroup {
+    const found = this.groups.find((g) => g.sessionId === session.id);
+    if (found) return found;
+    const section = this.groupsEl.appendChild(el('section', 'compare-group'));
+    const head = section.appendChild(el('div', 'compare-head'));
+    const data = new TimelineData();
+    // The shared axis reads this group's offset, which realign() sets on the axis object.
+    const axis = {
+      offset: 0,
+      domain: () => this.sharedDomain(),
+      onTransform: (t: ZoomTransform) => {
+        for (const other of this.groups) if (other.view !== view) other.view.syncTransform(t);
+      },
+    };
+    const view: TimelineView = new TimelineView(
+      section,
+      data,
+      {
+        onSelect: (seq) => this.showDetails(g, seq),
+        onFollowChange: (follow) => this.setFollow(follow),
+      },
+      axis,
+    );
+    const g: CompareGroup = { sessionId: session.id, session, header, summary: undefined, data, view, head, axis };
+    view.setCompact(true);
+    this.groups.push(g);
+    return g;
+  }
+
+  private onSnapshot(p: SnapshotParams): void {
+    const g = this.group(p.session, p.header);
+    g.session = p.session;
+    g.header = p.header;
+    g.summary = p.summary;
+    g.data.reset();
+    g.data.append(p.events);
+    g.data.staleWindows = p.summary?.staleWindows ?? [];
+    g.data.setLive(p.session.live);
+    if (p.nowT !== undefined) g.data.advanceNow(p.nowT);
+    this.realign();
+    this.renderHead(g);
+    this.renderAll();
+  }
+
+  private onDelta(p: DeltaParams): void {
+    const g = this.groups.find((x) => x.sessionId === p.sessionId);
+    if (!g) return;
+    if (!g.data.applyDelta(p)) {
+      this.vscode.postMessage(ReadyCommand.create({}));
+      return;
+    }
+    if (p.summary) g.summary = p.summary;
+    g.session = { ...g.session, live: p.live };
+    this.renderHead(g);
+    this.renderAll();
+  }
+
+  private onClock(p: ClockParams): void {
+    const g = this.groups.find((x) => x.sessionId === p.sessionId);
+    if (!g || !g.session.live) return;
+    g.data.advanceNow(p.nowT);
+    for (const x of this.groups) x.view.requestRender();
+  }
+
+  private realign(): void {
+    this.alignment = alignSessions(this.groups.map((g) => g.header));
+    this.groups.forEach((g, i) => (g.axis.offset = this.alignment.offsets[i] ?? 0));
+    const n = this.groups.length;
+    const how = this.alignment.mode === 'wall clock' ? 'aligned on wall-clock time' : 'starts aligned (virtual time, or recorded far apart)';
+    this.titleEl.textContent = `Compare: ${n} informer${n === 1 ? '' : 's'} on one time axis · ${how}`;
+  }
+
+  private renderAll(): void {
+    // The shared domain may have grown with any group: every view redraws.
+    for (const g of this.groups) g.view.dataChanged();
+  }
+
+  private setFollow(follow: boolean): void {
+    if (this.follow === follow) return;
+    this.follow = follow;
+    this.followBox.checked = follow;
+    for (const g of this.groups) g.view.setFollow(follow);
+  }
+
+  /** The group's heading: which informer (profile first: that is what differs) and its main counts. */
+  private renderHead(g: CompareGroup): void {
+    const s = g.summary;
+    const title = el('span', 'compare-name', `${g.header.profile} · ${sessionLabel(g.session)}`);
+    const chips: HTMLElement[] = [title];
+    if (s) {
+      const chip = (k: string, label: string, value: string, loud = false) => {
+        const c = el('span', loud ? 'chip loud' : 'chip');
+        c.dataset.k = k;
+        c.append(el('span', 'chip-label', label), el('span', 'chip-value', value));
+        return c;
+      };
+      chips.push(
+        chip('relists', 'Relists', relistsText(s), s.relists > 0),
+        chip('lists', 'Lists', String(s.lists)),
+        chip('watches', 'Watches', String(s.watches)),
+        chip('identical', 'Identical updates', String(s.identicalUpdates), s.identicalUpdates > 0),
+        chip('tombstones', 'Tombstones', String(s.tombstones), s.tombstones > 0),
+        chip('state', 'Reflector', s.state + (g.session.live ? '' : ' (ended)')),
+      );
+    }
+    g.head.replaceChildren(...chips);
+    g.head.dataset.profile = g.header.profile;
+  }
+
+  private showDetails(g: CompareGroup, seq: number | undefined): void {
+    const e = seq === undefined ? undefined : g.data.bySeq(seq);
+    renderDetails(this.detailsEl, e ? eventDetails(g.data, e) : undefined);
+    if (e) this.detailsEl.prepend(el('p', 'compare-from', `${g.header.profile} · ${g.session.title}`));
+    const key = e ? keyOf(e) : undefined;
+    if (key === undefined) return;
+    const { rows, total } = objectHistory(g.data.allEvents(), key);
+    renderHistory(this.detailsEl, key, rows, total, (s) => {
+      g.view.selectSeq(s);
+      this.showDetails(g, s);
+    });
+  }
+}
