@@ -30,3 +30,13 @@ export function baselineRecorder(revision: string): typeof TraceRecorder {
     unpacked.remove();
   }
 }
+
+/** exportTrace and importTrace of `revision` (src/trace/traceFile.ts and what it imports, loaded through tsx). */
+export function baselineTraceFile(revision: string): Pick<typeof import('../src/trace/traceFile'), 'exportTrace' | 'importTrace'> {
+  const unpacked = unpackRevision(revision);
+  try {
+    return require(join(unpacked.root, 'src', 'trace', 'traceFile.ts')) as typeof import('../src/trace/traceFile');
+  } finally {
+    unpacked.remove();
+  }
+}

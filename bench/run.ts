@@ -11,7 +11,7 @@
  */
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { baselineRecorder } from './baseline';
+import { baselineRecorder, baselineTraceFile } from './baseline';
 import { engineThroughput } from './engineThroughput';
 import { BENCH_PROFILES } from './engineRig';
 import { initialList } from './initialList';
@@ -77,7 +77,10 @@ async function main(): Promise<void> {
     trace = await recordEngineTrace(large + (plan.sections.has('e') ? render.batches * render.batchSize : 0));
     print(`Recorded a ${trace.events.length.toLocaleString('en-US')}-event engine trace for (c), (d) and (e) in ${Math.round(performance.now() - t0)} ms.`);
   }
-  if (trace && plan.sections.has('c')) print(await traceLayer({ header: trace.header, events: trace.events.slice(0, q ? 20_000 : 200_000) }, q ? 1 : 3));
+  if (trace && plan.sections.has('c')) {
+    const baseline = plan.baseline ? { revision: plan.baseline, traceFile: baselineTraceFile(plan.baseline) } : undefined;
+    print(await traceLayer({ header: trace.header, events: trace.events.slice(0, q ? 20_000 : 200_000) }, q ? 1 : 3, baseline));
+  }
   if (trace && plan.sections.has('d')) print(await webviewModel({ header: trace.header, events: trace.events.slice(0, large) }, q ? 1 : 7));
   if (trace && plan.sections.has('e')) {
     const largest = Math.max(...render.sizes);

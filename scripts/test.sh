@@ -7,7 +7,7 @@
 #   inputs over every parser of untrusted input), e2e against a real kube-apiserver, a short soak
 #   against it (restarts, compactions, resets, 429 bursts),
 #   e2e in real VS Code (code-server + Chromium).
-# Ends with one line "N passed, M failed" over all suites. Set SKIP_SUITES="e2e-vscode e2e-cluster soak"
+# Ends with one line "N passed, M failed" over all suites. Set SKIP_SUITES="e2e-vscode e2e-faults e2e-cluster soak"
 # to leave suites out locally.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -75,6 +75,15 @@ if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/timeline.e2e.ts ]; then
   vsc_log=$(mktemp)
   stage e2e-vscode bash -c "bash scripts/code-server.sh && npx tsx test/e2e/vscode/timeline.e2e.ts 2>&1 | tee '$vsc_log'; exit \${PIPESTATUS[0]}"
   count_line e2e-vscode "$vsc_log"
+fi
+
+# The extension under faults (docs/reliability.md): the cluster unreachable for a minute with the
+# panel open, a webview reload in a 10,000-event burst, the sandbox killed mid-list, an export to
+# a read-only folder, a trace file changed under its editor; real cluster + code-server, ~7 min.
+if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/faults.e2e.ts ]; then
+  faults_log=$(mktemp)
+  stage e2e-faults bash -c "bash scripts/cluster.sh build && bash scripts/code-server.sh >/dev/null && npx tsx test/e2e/vscode/faults.e2e.ts 2>&1 | tee '$faults_log'; exit \${PIPESTATUS[0]}"
+  count_line e2e-faults "$faults_log"
 fi
 
 # Observe your own controller under the debugger (docs/observe.md): a node launch configuration

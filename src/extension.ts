@@ -11,6 +11,7 @@ import { addHandlerCommand, checkCacheCommand, exportPerfettoCommand, exportTrac
 import { inspectInformer, type InspectArgs } from './vscode/inspectCommand';
 import { AUTOSTART_ENV, parseAutostart } from './vscode/autostartRequest';
 import { watchAccess } from './vscode/accessAlert';
+import { watchReachability } from './vscode/reachabilityAlert';
 import { connectKubernetesTools } from './vscode/kubernetesTools';
 import type { KubernetesToolsState } from './vscode/kubernetesToolsState';
 import { attachLog } from './vscode/logChannel';
@@ -18,6 +19,7 @@ import { ObserveDebug } from './vscode/observeDebug';
 import { configureSpill } from './vscode/spillStorage';
 import { InformerStatusBar } from './vscode/statusBar';
 import { TimelinePanel, TimelinePanelSerializer } from './vscode/timelinePanel';
+import { nodeTimers } from './vscode/timelineStream';
 import { TimelineViewProvider } from './vscode/timelineView';
 import { TraceEditorProvider } from './vscode/traceEditor';
 import { pickAndOpenTrace, replayScenarioFile } from './vscode/traceCommands';
@@ -79,6 +81,13 @@ export function activate(context: vscode.ExtensionContext): void {
         showLog: () => log.show(true),
       });
       s.onEnded(unwatch);
+      const unwatchReach = watchReachability(s, {
+        showWarning: (message) => void vscode.window.showWarningMessage(message),
+        showInfo: (message) => void vscode.window.showInformationMessage(message),
+        log: (line) => log.warn(line),
+        ...nodeTimers,
+      });
+      s.onEnded(unwatchReach);
       s.onEnded(() => {
         if (s.failure === undefined) return;
         log.error(`${s.title} failed: ${s.failure}`);

@@ -4,12 +4,14 @@
  * the model, asks for a fresh snapshot when a delta does not follow on (afterSeq mismatch) or
  * reports dropped events, and persists only UI state (window, follow, selection) with setState.
  * A live session's timeline ends at the host's engine time (`nowT` on snapshots and deltas, and
- * the ~1/s `clock` heartbeat), an ended or imported one at its last event.
+ * the ~1/s `clock` heartbeat), an ended or imported one at its last event. A snapshot's events
+ * come as columns without diffs; the details of an update ask the host for its diff.
  */
 import {
   ClockNotification,
   DeltaNotification,
   EmptyNotification,
+  EventDiffRequest,
   ExportTraceRequest,
   OpenLinkCommand,
   ReadyCommand,
@@ -28,7 +30,8 @@ import {
 } from '../src/protocol/timeline';
 import type { IpcMessage } from '../src/protocol/ipc';
 import type { Finding, TraceSummary } from '../src/format/trace';
-import { eventDetails } from './model/details';
+import type { FieldChange } from '../src/format/events';
+import { diffPending, eventDetails } from './model/details';
 import { TimelineData } from './model/timelineData';
 import { renderLegend } from './render/legend';
 import { el, LowerTabs, renderDetails, renderFindings, renderHistory, renderSummary, Toolbar } from './render/panels';
@@ -57,6 +60,10 @@ export class TimelineApp {
   private sessions: SessionInfo[] = [];
   private nextRequestId = 1;
   private readonly pending = new Map<number, (result: ExportResult) => void>();
+  /** Diff requests in flight: request id → the seq asked about. */
+  private readonly diffRequests = new Map<number, number>();
+  /** Diffs the host sent for events of the shown snapshot, by seq. */
+  private readonly fetchedDiffs = new Map<number, FieldChange[] | undefined>();
 
   private readonly headerEl: HTMLElement;
   private readonly toolbarEl: HTMLElement;
@@ -159,6 +166,7 @@ export class TimelineApp {
     else if (SessionsNotification.is(msg)) this.onSessions(msg.params);
     else if (EmptyNotification.is(msg)) this.onEmpty(msg.params);
     else if (ExportTraceRequest.completion.is(msg) && msg.id !== undefined) this.onExportDone(msg.id, msg.params);
+    else if (EventDiffRequest.completion.is(msg) && msg.id !== undefined) this.onDiff(msg.id, msg.params.diff);
   }
 
   /** The counts the header shows. */
@@ -183,15 +191,19 @@ export class TimelineApp {
     this.session = p.session;
     this.sessions = p.sessions;
     this.data.reset();
+    this.fetchedDiffs.clear();
+    this.diffRequests.clear();
     // Another session starts unfiltered; the same one (a fresh snapshot) keeps its filter.
     if (!sameSession) this.filterBar.set({});
     this.summary = p.summary;
+    const readable = p.columns === undefined || this.data.appendColumns(p.columns);
     this.data.append(p.events);
     this.data.staleWindows = p.summary?.staleWindows ?? [];
     this.data.setLive(p.session.live);
     if (p.nowT !== undefined) this.data.advanceNow(p.nowT);
     this.findings = p.findings;
-    this.setEmpty(p.events.length === 0 ? 'Waiting for the first events…' : undefined);
+    if (!readable) this.data.reset();
+    this.setEmpty(!readable ? 'This view could not read the events the extension sent (malformed columns).' : this.data.eventCount === 0 ? 'Waiting for the first events…' : undefined);
     this.toolbar.setSessions(this.sessions, p.session.id);
     this.toolbar.setLive(p.session.live);
     this.view.dataChanged();
@@ -205,6 +217,17 @@ export class TimelineApp {
     this.showFindings();
     this.refreshPanels();
     this.saveUi();
+    this.markDrawn();
+  }
+
+  /**
+   * Once the frame that draws the snapshot has been painted, the root says how many events it
+   * shows (`data-drawn-events`): what tests and benchmarks wait for.
+   */
+  private markDrawn(): void {
+    const count = String(this.data.eventCount);
+    delete this.root.dataset.drawnEvents;
+    requestAnimationFrame(() => requestAnimationFrame(() => (this.root.dataset.drawnEvents = count)));
   }
 
   private onDelta(p: DeltaParams): void {
@@ -248,6 +271,15 @@ export class TimelineApp {
     this.refreshPanels();
   }
 
+  /** A diff from the host: shown if its event is still the selected one. */
+  private onDiff(id: number, diff: FieldChange[] | undefined): void {
+    const seq = this.diffRequests.get(id);
+    if (seq === undefined) return;
+    this.diffRequests.delete(id);
+    this.fetchedDiffs.set(seq, diff);
+    if (this.ui.selectedSeq === seq) this.showDetails(seq);
+  }
+
   private onExportDone(id: number, result: ExportResult): void {
     this.pending.get(id)?.(result);
     this.pending.delete(id);
@@ -262,16 +294,29 @@ export class TimelineApp {
   /** The selected event's details and, when it names an object, that object's whole history. */
   private showDetails(seq: number | undefined): void {
     const e = seq === undefined ? undefined : this.data.bySeq(seq);
-    renderDetails(this.detailsEl, e ? eventDetails(this.data, e) : undefined);
+    const details = e ? eventDetails(this.data, e) : undefined;
+    if (e && details && diffPending(this.data, e)) {
+      if (this.fetchedDiffs.has(e.seq)) details.diff = this.fetchedDiffs.get(e.seq);
+      else this.requestDiff(e.seq);
+    }
+    renderDetails(this.detailsEl, details);
     const key = e ? keyOf(e) : undefined;
     if (key === undefined) return;
-    const { rows, total } = objectHistory(this.data.allEvents(), key);
+    const { rows, total } = objectHistory(this.data, key);
     renderHistory(this.detailsEl, key, rows, total, (s) => {
       this.view.selectSeq(s);
       this.ui.selectedSeq = s;
       this.saveUi();
       this.showDetails(s);
     });
+  }
+
+  /** Asks the host for an event's diff (a snapshot's columns do not carry diffs). */
+  private requestDiff(seq: number): void {
+    if (!this.session || [...this.diffRequests.values()].includes(seq)) return;
+    const id = this.nextRequestId++;
+    this.diffRequests.set(id, seq);
+    this.vscode.postMessage(EventDiffRequest.create({ sessionId: this.session.id, seq }, id));
   }
 
   /** The search box found a key: select its latest event (in view) and show its history. */
@@ -310,6 +355,9 @@ export class TimelineApp {
     this.filterBar.setHandlers(this.data.handlerNames);
     if (this.session && this.summary) renderSummary(this.headerEl, this.summary, this.findings.length, this.session);
     else this.headerEl.replaceChildren();
+    // What this view holds, for the end-to-end checks that compare it with the host's trace.
+    this.headerEl.dataset.events = String(this.data.eventCount);
+    this.headerEl.dataset.lastSeq = String(this.data.lastSeq);
   }
 
   private setEmpty(message: string | undefined): void {

@@ -145,6 +145,8 @@ export class CompareApp {
     g.header = p.header;
     g.summary = p.summary;
     g.data.reset();
+    // A snapshot's events come as columns (src/protocol/eventColumns.ts); a malformed batch leaves the group empty.
+    if (p.columns !== undefined && !g.data.appendColumns(p.columns)) g.data.reset();
     g.data.append(p.events);
     g.data.staleWindows = p.summary?.staleWindows ?? [];
     g.data.setLive(p.session.live);
@@ -225,7 +227,7 @@ export class CompareApp {
     if (e) this.detailsEl.prepend(el('p', 'compare-from', `${g.header.profile} · ${g.session.title}`));
     const key = e ? keyOf(e) : undefined;
     if (key === undefined) return;
-    const { rows, total } = objectHistory(g.data.allEvents(), key);
+    const { rows, total } = objectHistory(g.data, key);
     renderHistory(this.detailsEl, key, rows, total, (s) => {
       g.view.selectSeq(s);
       this.showDetails(g, s);

@@ -7,7 +7,7 @@ import type { TraceHeader } from '../format/trace';
 import { importTrace, TraceFileError } from '../trace/traceFile';
 import { BadInputError } from './errors';
 
-export { exportTrace } from '../trace/traceFile';
+export { exportTrace, exportTraceChunks } from '../trace/traceFile';
 export { computeFindings } from '../trace/findings';
 export { ACCESS_FINDING_IDS } from '../trace/findings/access';
 export { SummaryModel } from '../trace/summary';

@@ -23,7 +23,8 @@ import {
   isString,
 } from './ipc';
 import type { Finding, StaleWindow, TraceHeader, TraceSummary } from '../format/trace';
-import type { RecordedEvent } from '../format/events';
+import type { FieldChange, RecordedEvent } from '../format/events';
+import type { ColumnBatch } from './eventColumns';
 
 /** One informer session the host knows about (running, finished, imported or replayed). */
 export interface SessionInfo {
@@ -38,7 +39,14 @@ export interface SessionInfo {
 export interface SnapshotParams {
   session: SessionInfo;
   header: TraceHeader;
+  /** Events as objects; they follow the events of `columns`. */
   events: RecordedEvent[];
+  /**
+   * The events as columns (src/protocol/eventColumns.ts), typed arrays as ArrayBuffers: how the
+   * host sends a snapshot, so neither side serialises an object per event. Distribute diffs are
+   * not in them: the webview asks for one with EventDiffRequest.
+   */
+  columns?: ColumnBatch;
   findings: Finding[];
   /** Every session, so a view can offer to switch. */
   sessions: SessionInfo[];
@@ -77,6 +85,16 @@ export interface SessionsParams {
 export interface EmptyState {
   /** Why there is nothing to show, e.g. "No informer running". */
   message: string;
+}
+
+export interface EventRef {
+  sessionId: string;
+  seq: number;
+}
+
+export interface EventDiff {
+  /** The changed fields the event (or the distribute it notifies) carries; absent when none. */
+  diff?: FieldChange[];
 }
 
 export interface ExportResult {
@@ -118,9 +136,15 @@ export function isTraceHeader(v: unknown): v is TraceHeader {
   );
 }
 
+/** The shape of a column batch; its content is checked where it is used (eventColumns.batchArrays). */
+function isColumnBatch(v: unknown): v is ColumnBatch {
+  return isRecord(v) && isFiniteNumber(v.count) && isRecord(v.columns) && Array.isArray(v.strings) && Array.isArray(v.extras);
+}
+
 function isSnapshot(v: unknown): v is SnapshotParams {
   return (
     isRecord(v) &&
+    (v.columns === undefined || isColumnBatch(v.columns)) &&
     isSessionInfo(v.session) &&
     isTraceHeader(v.header) &&
     isArrayOf(v.events, isRecordedEvent) &&
@@ -197,6 +221,14 @@ function isUrlParams(v: unknown): v is { url: string } {
   return isRecord(v) && isString(v.url);
 }
 
+function isEventRef(v: unknown): v is EventRef {
+  return isRecord(v) && isString(v.sessionId) && isFiniteNumber(v.seq);
+}
+
+function isEventDiff(v: unknown): v is EventDiff {
+  return isRecord(v) && (v.diff === undefined || isArrayOf(v.diff, (c): c is FieldChange => isRecord(c) && isString(c.path)));
+}
+
 function isExportResult(v: unknown): v is ExportResult {
   return isRecord(v) && isBoolean(v.ok) && isString(v.message);
 }
@@ -211,6 +243,8 @@ export const SelectSessionCommand = new IpcMessageType('command', 'timeline/sele
 export const OpenLinkCommand = new IpcMessageType('command', 'timeline/openLink', isUrlParams);
 /** Save the shown session's trace to a file the user picks. */
 export const ExportTraceRequest = new IpcRequestType('timeline/exportTrace', isSessionRef, isExportResult);
+/** The diff of one event, which a snapshot's columns leave with the host. */
+export const EventDiffRequest = new IpcRequestType('timeline/eventDiff', isEventRef, isEventDiff);
 
 // ---- host → webview
 

@@ -10,10 +10,11 @@
  */
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import schema from './schema/informer-trace-v1.schema.json';
-import { TRACE_FORMAT, type TraceRecorder } from './recorder';
+import { TRACE_FORMAT } from './recorder';
 import type { RecordedEvent } from '../format/events';
 import type { TraceHeader } from '../format/trace';
-import { redactEvent } from './redact';
+
+export { canonicalEvent, canonicalHeader, eventLines, exportTrace, exportTraceChunks, type TraceData } from './traceExport';
 
 export class TraceFileError extends Error {
   constructor(message: string) {
@@ -22,72 +23,63 @@ export class TraceFileError extends Error {
   }
 }
 
-export interface TraceData {
-  header: TraceHeader;
-  events: readonly RecordedEvent[];
-}
+let ajv: Ajv2020 | undefined;
+let fullValidator: ValidateFunction | undefined;
+/** One validator per event type: the base fields and that type's definition (undefined: no such type). */
+const eventValidators = new Map<string, ValidateFunction | undefined>();
+const SCHEMA_ID = schema.$id;
+const EVENT_DEFS = schema.$defs as Record<string, unknown>;
 
-const HEADER_KEY_ORDER = [
-  'format', 'tool', 'profile', 'gates', 'resource', 'namespace', 'labelSelector', 'fieldSelector',
-  'context', 'source', 'startedAt', 'cap', 'dropped', 'redacted',
-];
-const NESTED_KEY_ORDER: Record<string, string[]> = {
-  tool: ['name', 'version'],
-  resource: ['group', 'version', 'resource', 'kind', 'namespaced'],
-};
-const EVENT_KEY_ORDER = ['seq', 't', 'type'];
-
-/** Keys in `first` order, then the others sorted; undefined values are left out (as JSON does). */
-function ordered(obj: Record<string, unknown>, first: readonly string[], nested: (k: string, v: unknown) => unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const rest = Object.keys(obj).filter((k) => !first.includes(k)).sort();
-  for (const k of [...first, ...rest]) {
-    if (obj[k] !== undefined) out[k] = nested(k, obj[k]);
+function full(): ValidateFunction {
+  if (!fullValidator) {
+    ajv = new Ajv2020({ allErrors: false, strict: true });
+    ajv.addSchema(schema);
+    fullValidator = ajv.getSchema(SCHEMA_ID)!;
   }
-  return out;
-}
-
-function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(canonical);
-  if (v !== null && typeof v === 'object') return ordered(v as Record<string, unknown>, [], (_k, x) => canonical(x));
-  return v;
-}
-
-export function canonicalHeader(h: TraceHeader): Record<string, unknown> {
-  return ordered(h as unknown as Record<string, unknown>, HEADER_KEY_ORDER, (k, v) =>
-    NESTED_KEY_ORDER[k] && v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? ordered(v as Record<string, unknown>, NESTED_KEY_ORDER[k], (_k, x) => canonical(x))
-      : canonical(v),
-  );
-}
-
-export function canonicalEvent(e: RecordedEvent): Record<string, unknown> {
-  return ordered(e as unknown as Record<string, unknown>, EVENT_KEY_ORDER, (_k, v) => canonical(v));
-}
-
-function isRecorder(x: TraceRecorder | TraceData): x is TraceRecorder {
-  return typeof (x as TraceRecorder).header === 'function';
+  return fullValidator;
 }
 
 /**
- * JSON text of the trace. With header.redacted !== false every event is redacted again here
- * (idempotent), so a trace built from any source can never leak what the header promises it hides.
+ * The compiled check of one event type: what the schema's event definition requires of every
+ * event (seq, t, type) and the `event.<type>` definition its if/then picks for that type. It
+ * accepts exactly the events of that type the whole schema accepts.
  */
-export function exportTrace(rec: TraceRecorder | TraceData): string {
-  const header = isRecorder(rec) ? rec.header() : rec.header;
-  const events = isRecorder(rec) ? rec.events() : rec.events;
-  const ctx = header.redacted === false ? undefined : { resource: header.resource };
-  const headerText = JSON.stringify(canonicalHeader({ ...header, format: TRACE_FORMAT }), null, 2).replace(/\n/g, '\n  ');
-  const lines = events.map((e) => '    ' + JSON.stringify(canonicalEvent(ctx ? redactEvent(e, ctx) : e)));
-  const eventsText = lines.length === 0 ? '[]' : `[\n${lines.join(',\n')}\n  ]`;
-  return `{\n  "format": ${JSON.stringify(TRACE_FORMAT)},\n  "header": ${headerText},\n  "events": ${eventsText}\n}\n`;
+function eventValidator(type: string): ValidateFunction | undefined {
+  if (eventValidators.has(type)) return eventValidators.get(type);
+  full();
+  const def = `event.${type}`;
+  let v: ValidateFunction | undefined;
+  if (Object.prototype.hasOwnProperty.call(EVENT_DEFS, def)) {
+    const base = schema.$defs.event;
+    v = ajv!.compile({ type: 'object', required: base.required, properties: base.properties, allOf: [{ $ref: `${SCHEMA_ID}#/$defs/${def}` }] });
+  }
+  eventValidators.set(type, v);
+  return v;
 }
 
-let validator: ValidateFunction | undefined;
+/**
+ * One pass over the document: the top level and header with the whole schema (the events array
+ * left empty), then every event with its type's compiled check. True means the whole schema
+ * accepts the document; false that something may be wrong (the caller asks the whole schema).
+ */
+function quickValid(doc: Record<string, unknown>): boolean {
+  const events = doc.events;
+  if (!Array.isArray(events) || !full()({ ...doc, events: [] })) return false;
+  for (let i = 0; i < events.length; i++) {
+    const e: unknown = events[i];
+    if (e === null || typeof e !== 'object' || Array.isArray(e)) return false;
+    const type = (e as { type?: unknown }).type;
+    const check = typeof type === 'string' ? eventValidator(type) : undefined;
+    if (!check || !check(e)) return false;
+  }
+  return true;
+}
 
-function validate(doc: unknown): ErrorObject[] {
-  validator ??= new Ajv2020({ allErrors: false, strict: true }).compile(schema);
-  return validator(doc) ? [] : (validator.errors ?? []);
+/** The schema's errors for the document; none when it is valid. */
+function validate(doc: Record<string, unknown>): ErrorObject[] {
+  if (quickValid(doc)) return [];
+  const v = full();
+  return v(doc) ? [] : (v.errors ?? []);
 }
 
 /**
@@ -123,6 +115,19 @@ function describe(errors: ErrorObject[]): string {
  * stack there. Real objects stay far below this.
  */
 const MAX_NESTING = 1000;
+
+/** Whether some value in v lies `limit` or more levels below it (recursion at most `limit` deep). */
+function nestsDeeper(v: unknown, limit: number): boolean {
+  if (v === null || typeof v !== 'object') return false;
+  if (limit <= 0) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (nestsDeeper(v[i], limit - 1)) return true;
+    return false;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) if (nestsDeeper(o[k], limit - 1)) return true;
+  return false;
+}
 
 /** The JSON pointer of a value nested deeper than `limit`, found without recursion; undefined if none. */
 function pathDeeperThan(doc: unknown, limit: number): string | undefined {
@@ -160,11 +165,11 @@ export function importTrace(text: string): { header: TraceHeader; events: Record
         : `not an informer trace: format is ${shown} (expected "informer-trace/v1")`,
     );
   }
-  const tooDeep = pathDeeperThan(doc, MAX_NESTING);
+  const tooDeep = nestsDeeper(doc, MAX_NESTING) ? pathDeeperThan(doc, MAX_NESTING) : undefined;
   if (tooDeep !== undefined) {
     throw new TraceFileError(`invalid trace file: values nested deeper than ${MAX_NESTING} levels (at ${inLine(tooDeep)})`);
   }
-  const errors = validate(doc);
+  const errors = validate(doc as Record<string, unknown>);
   if (errors.length > 0) throw new TraceFileError(`invalid trace file: ${describe(errors)}`);
   const data = doc as { header: TraceHeader; events: RecordedEvent[] };
   for (let i = 1; i < data.events.length; i++) {

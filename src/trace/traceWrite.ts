@@ -7,20 +7,19 @@ import { open } from 'node:fs/promises';
 import type { RecordedEvent } from '../format/events';
 import type { TraceHeader } from '../format/trace';
 import { TRACE_FORMAT } from './recorder';
-import { redactEvent } from './redact';
-import { canonicalEvent, canonicalHeader } from './traceFile';
+import { canonicalHeader, eventLines } from './traceExport';
 
 /** Written to the file in pieces of about this many characters. */
 const CHUNK_CHARS = 1 << 20;
 
 /** The trace file's text in pieces, in order; joined they equal exportTrace({ header, events }). */
 export async function* traceChunks(header: TraceHeader, events: AsyncIterable<RecordedEvent> | Iterable<RecordedEvent>): AsyncGenerator<string> {
-  const ctx = header.redacted === false ? undefined : { resource: header.resource };
+  const line = eventLines(header);
   const headerText = JSON.stringify(canonicalHeader({ ...header, format: TRACE_FORMAT }), null, 2).replace(/\n/g, '\n  ');
   let chunk = `{\n  "format": ${JSON.stringify(TRACE_FORMAT)},\n  "header": ${headerText},\n  "events": `;
   let count = 0;
   for await (const e of events) {
-    chunk += (count === 0 ? '[\n' : ',\n') + '    ' + JSON.stringify(canonicalEvent(ctx ? redactEvent(e, ctx) : e));
+    chunk += (count === 0 ? '[\n' : ',\n') + '    ' + line(e);
     count++;
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;

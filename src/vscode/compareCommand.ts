@@ -80,8 +80,10 @@ async function askOpen(registry: SessionRegistry): Promise<InformerSession[] | u
     void vscode.window.showInformationMessage('Compare needs two open sessions: start informers, replay scenarios or open traces first.');
     return undefined;
   }
+  // The reflectors of an observed process (the kinds one controller watches) come preselected.
+  const observed = all.filter((s) => s.kind === 'observed' && s.live).slice(0, MAX_COMPARED);
   const picks = await vscode.window.showQuickPick(
-    all.map((s) => ({ label: s.title, description: `${s.header().profile} · ${s.live ? 'running' : 'ended'}`, session: s })),
+    all.map((s) => ({ label: s.title, description: `${s.header().profile} · ${s.live ? 'running' : 'ended'}`, picked: observed.length >= 2 && observed.includes(s), session: s })),
     { placeHolder: `Sessions to show on one time axis (2 to ${MAX_COMPARED})`, canPickMany: true },
   );
   return picks?.map((p) => p.session);

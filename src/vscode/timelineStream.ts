@@ -1,6 +1,6 @@
 /**
  * Feeds one webview (panel or view) from one session, following the timeline protocol: a full
- * snapshot when the webview says `ready`, when it is shown again or when it switches session;
+ * snapshot (its events as columns) when the webview says `ready`, when it is shown again or when it switches session;
  * otherwise delta batches, at most one per `intervalMs` (~30/s), each naming the seq it follows.
  * While the webview is hidden nothing is sent (it gets a snapshot when shown). Free of 'vscode'.
  *
@@ -12,6 +12,7 @@
 import type { IpcMessage } from '../protocol/ipc';
 import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, type SessionInfo } from '../protocol/timeline';
 import type { Finding } from '../format/trace';
+import { encodeBatch } from '../protocol/eventColumns';
 import type { InformerSession } from '../app/session';
 
 export interface StreamTimers {
@@ -155,7 +156,7 @@ export class TimelineStream {
       this.post(EmptyNotification.create({ message: this.emptyMessage }));
       return;
     }
-    const events = [...s.events()];
+    const events = s.events();
     const findings = s.findings(true);
     this.lastSentSeq = events.length > 0 ? events[events.length - 1].seq : -1;
     this.lastFindings = findings;
@@ -166,7 +167,8 @@ export class TimelineStream {
       SnapshotNotification.create({
         session: s.info(),
         header: s.header(),
-        events,
+        events: [],
+        columns: encodeBatch(events),
         findings,
         sessions: this.allSessions(),
         summary: s.summary(),

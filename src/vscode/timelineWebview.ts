@@ -1,11 +1,12 @@
 /**
  * Binds one vscode.Webview (panel, bottom view or trace editor) to a TimelineStream: validates
  * every incoming message with the protocol guards (anything else is ignored), answers the
- * export request, and follows the registry when `followActive` (the bottom view shows whatever
+ * export and event-diff requests, and follows the registry when `followActive` (the bottom view shows whatever
  * was started last; a panel or editor stays on its own session).
  */
 import * as vscode from 'vscode';
-import { ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand } from '../protocol/timeline';
+import { EventDiffRequest, ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand } from '../protocol/timeline';
+import { diffForSeq } from '../protocol/eventColumns';
 import { Disposable, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
@@ -75,6 +76,10 @@ export class TimelineWebviewBinding extends Disposable {
     } else if (OpenLinkCommand.is(msg)) {
       const uri = vscode.Uri.parse(msg.params.url, true);
       if (uri.scheme === 'https') void vscode.env.openExternal(uri);
+    } else if (EventDiffRequest.is(msg) && msg.id !== undefined) {
+      const s = this.registry.get(msg.params.sessionId);
+      const diff = s ? diffForSeq(s.events(), msg.params.seq) : undefined;
+      void this.webview.postMessage(EventDiffRequest.completion.create(diff ? { diff } : {}, msg.id));
     } else if (ExportTraceRequest.is(msg) && msg.id !== undefined) {
       const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);

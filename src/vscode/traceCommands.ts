@@ -35,7 +35,7 @@ export async function exportSessionTrace(session: InformerSession, target?: vsco
     else await vscode.workspace.fs.writeFile(uri, Buffer.from(exportTrace(session.traceData()), 'utf8'));
     return { ok: true, message: `Trace saved to ${uri.fsPath || uri.toString()}` };
   } catch (e) {
-    return { ok: false, message: `Could not save the trace: ${(e as Error).message}` };
+    return { ok: false, message: `Could not save the trace: ${reasonOf(e)}` };
   }
 }
 
@@ -55,8 +55,13 @@ export async function exportSessionPerfetto(session: InformerSession, target?: v
     await vscode.workspace.fs.writeFile(uri, Buffer.from(JSON.stringify(toPerfetto(header, events)), 'utf8'));
     return { ok: true, message: `Perfetto trace saved to ${uri.fsPath || uri.toString()}; open it in https://ui.perfetto.dev` };
   } catch (e) {
-    return { ok: false, message: `Could not save the Perfetto trace: ${(e as Error).message}` };
+    return { ok: false, message: `Could not save the Perfetto trace: ${reasonOf(e)}` };
   }
+}
+
+/** A failed write's reason on one line, without the "Error: " the file system layer puts in front. */
+function reasonOf(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).replace(/^(Error: )+/, '').replace(/\s+/g, ' ').trim();
 }
 
 function defaultFolder(): vscode.Uri {

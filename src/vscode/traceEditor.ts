@@ -1,13 +1,15 @@
 /**
  * *.informer-trace.json files open in the timeline through a custom read-only editor. A file
  * that is not a valid trace shows the importer's one-line reason in the view and as an error
- * message; the extension host never throws on it.
+ * message; the extension host never throws on it. A change of the file on disk is reported
+ * (watchTraceFile) and never replaces what an open editor shows.
  */
 import * as vscode from 'vscode';
 import { EmptyNotification, ReadyCommand } from '../protocol/timeline';
 import { DisposableStore, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
+import { readTrace } from '../app/traces';
 import { TimelineWebviewBinding } from './timelineWebview';
 import { importedSession, readTraceText } from './traceCommands';
 import { timelineHtml, webviewOptions } from './webviewContent';
@@ -67,6 +69,59 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
     store.add(toDisposable(() => this.registry.remove(opened.id)));
     const binding = store.add(new TimelineWebviewBinding(panel.webview, this.registry, opened, false));
     store.add(panel.onDidChangeViewState((e) => binding.setVisible(e.webviewPanel.visible)));
+    store.add(watchTraceFile(doc.uri, opened.events().length, () => reopen(panel, doc.uri)));
     store.add(panel.onDidDispose(() => store.dispose()));
   }
+}
+
+const REOPEN = 'Reopen';
+
+/**
+ * The editor shows the trace as it was read when it opened. When the file changes or goes away
+ * on disk, one message per change says so and what the file holds now (the new event count, or
+ * why it is no longer a trace); "Reopen" shows the new content. The open editor loses nothing.
+ */
+function watchTraceFile(uri: vscode.Uri, shownEvents: number, reopenEditor: () => void): vscode.Disposable {
+  const name = uri.path.split('/').pop() ?? uri.path;
+  const base = vscode.Uri.joinPath(uri, '..');
+  const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(base, name));
+  let pending: ReturnType<typeof setTimeout> | undefined;
+  const kept = `this editor keeps showing the trace as it was opened (${shownEvents} events)`;
+  const report = async (): Promise<void> => {
+    pending = undefined;
+    let text: string;
+    try {
+      text = await readTraceText(uri);
+    } catch {
+      void vscode.window.showWarningMessage(`Informer Inspector: ${name} is gone from disk; ${kept}.`);
+      return;
+    }
+    try {
+      const now = readTrace(text);
+      const choice = await vscode.window.showInformationMessage(`Informer Inspector: ${name} changed on disk (now ${now.events.length} events); ${kept}.`, REOPEN);
+      if (choice === REOPEN) reopenEditor();
+    } catch (e) {
+      void vscode.window.showWarningMessage(`Informer Inspector: ${name} changed on disk and is no longer a trace (${(e as Error).message}); ${kept}.`);
+    }
+  };
+  // A save arrives as several events (truncate, write, rename): report once it has settled.
+  const changed = () => {
+    if (pending) clearTimeout(pending);
+    pending = setTimeout(() => void report(), 300);
+  };
+  const subs = [watcher.onDidChange(changed), watcher.onDidCreate(changed), watcher.onDidDelete(changed)];
+  return {
+    dispose: () => {
+      if (pending) clearTimeout(pending);
+      for (const d of subs) d.dispose();
+      watcher.dispose();
+    },
+  };
+}
+
+/** Closes the editor and opens the file again, so that it is read afresh. */
+function reopen(panel: vscode.WebviewPanel, uri: vscode.Uri): void {
+  const column = panel.viewColumn;
+  panel.dispose();
+  setTimeout(() => void vscode.commands.executeCommand('vscode.openWith', uri, TraceEditorProvider.viewType, column), 100);
 }

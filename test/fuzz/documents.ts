@@ -14,6 +14,7 @@ import { computeFindings } from '../../src/trace/findings';
 import type { RecordedEvent } from '../../src/format/events';
 import type { TraceHeader } from '../../src/format/trace';
 import { TraceFileError, exportTrace, importTrace } from '../../src/trace/traceFile';
+import { encodeBatch } from '../../src/protocol/eventColumns';
 import type { TraceEvent } from '../../src/format/events';
 import { awkwardString, jsonValue, mutate, mutation } from '../unit/robustness/support';
 import { SAMPLE_EVENTS, header } from '../unit/trace/fixtures';
@@ -195,7 +196,9 @@ const VALID_PARAMS: Record<string, fc.Arbitrary<unknown>> = {
   'timeline/openLink': fc.record({ url: awkwardString }),
   'timeline/exportTrace': fc.record({ sessionId: awkwardString }),
   'timeline/exportTrace/completion': fc.record({ ok: fc.boolean(), message: awkwardString }),
-  'timeline/snapshot': fc.record({ session: sessionInfo, header: wireHeader, events: fc.array(wireEvent, { maxLength: 5 }), findings: fc.array(wireFinding, { maxLength: 2 }), sessions: fc.array(sessionInfo, { maxLength: 2 }), nowT: fc.option(fc.nat(), { nil: undefined }) }, { requiredKeys: ['session', 'header', 'events', 'findings', 'sessions'] }),
+  'timeline/eventDiff': fc.record({ sessionId: awkwardString, seq: fc.nat() }),
+  'timeline/eventDiff/completion': fc.record({ diff: fc.option(fc.array(fc.record({ path: awkwardString, old: jsonValue, new: jsonValue }, { requiredKeys: ['path'] }), { maxLength: 3 }), { nil: undefined }) }, { requiredKeys: [] }),
+  'timeline/snapshot': fc.record({ session: sessionInfo, header: wireHeader, events: fc.array(wireEvent, { maxLength: 5 }), columns: fc.option(fc.array(wireEvent, { maxLength: 5 }).map((evs) => encodeBatch(evs as never)), { nil: undefined }), findings: fc.array(wireFinding, { maxLength: 2 }), sessions: fc.array(sessionInfo, { maxLength: 2 }), nowT: fc.option(fc.nat(), { nil: undefined }) }, { requiredKeys: ['session', 'header', 'events', 'findings', 'sessions'] }),
   'timeline/delta': fc.record({ sessionId: awkwardString, afterSeq: fc.nat(), events: fc.array(wireEvent, { maxLength: 5 }), findings: fc.option(fc.array(wireFinding, { maxLength: 2 }), { nil: undefined }), live: fc.boolean(), nowT: fc.option(fc.nat(), { nil: undefined }) }, { requiredKeys: ['sessionId', 'afterSeq', 'events', 'live'] }),
   'timeline/sessions': fc.record({ sessions: fc.array(sessionInfo, { maxLength: 3 }), activeId: fc.option(awkwardString, { nil: undefined }) }, { requiredKeys: ['sessions'] }),
   'timeline/clock': fc.record({ sessionId: awkwardString, nowT: fc.double({ noNaN: true, noDefaultInfinity: true }) }),

@@ -1,6 +1,6 @@
 /**
- * `npm run soak -- [--restarts 100] [--compactions 20] [--resets 1000] [--bursts 20] [--objects 300]
- *                  [--seed S] [--out DIR] [--max-growth 0.10] [--deadline-min M]`
+ * `npm run soak -- [--restarts 100] [--compactions 20] [--resets 1000] [--resets-per-group 10]
+ *                  [--bursts 20] [--objects 300] [--seed S] [--out DIR] [--max-growth 0.10] [--deadline-min M]`
  *
  * Informers under the v1.15, v1.32 and v1.36 profiles, side by side, each assembled as the CLI and
  * the extension assemble them (openLive: HTTP ListerWatcher → engine → TraceRecorder),
@@ -8,10 +8,12 @@
  * updates and deletes ConfigMaps. Faults, in a seeded random order:
  *  - apiserver restarts, alternately a crash (SIGKILL) and a graceful shutdown (SIGTERM with
  *    GRACEFUL_SHUTDOWN_FLAGS: open watches are closed, requests while draining get 429);
- *  - etcd compactions that make watches expire: the engine is cut off, objects change, etcd is
- *    compacted to its current revision, the engine comes back and re-watches at a compacted RV
- *    (the ConfigMap watch cache is off, so watches go to etcd and get its 410);
- *  - connection resets (RST on every live connection), five at a time, 50–300 ms apart;
+ *  - etcd compactions that make watches expire: the engine's connections stall, objects change,
+ *    etcd is compacted to its current revision, the stalled connections are reset and the engine
+ *    re-watches at a compacted RV (the ConfigMap watch cache is off, so watches go to etcd and
+ *    get its 410);
+ *  - connection resets (RST on every live connection), ten at a time (--resets-per-group),
+ *    50–300 ms apart;
  *  - 429 bursts: for 2–4 s every new connection reaches a server answering 429 + Retry-After.
  * After every fault the writer pauses and each store must come to equal a fresh consistent LIST
  * (key → resourceVersion and content); the time that takes is the convergence time.
@@ -61,6 +63,8 @@ const OPTS = {
   restarts: num('restarts', 100),
   compactions: num('compactions', 20),
   resets: num('resets', 1000),
+  /** Connection resets per fault: 1,000 resets are 100 faults. */
+  resetsPerGroup: Math.max(1, Math.floor(num('resets-per-group', 10))),
   bursts: num('bursts', 20),
   objects: num('objects', 300),
   seed: num('seed', 1),
@@ -73,7 +77,7 @@ const OPTS = {
 };
 const PROFILES = ['v1.15', 'v1.32', 'v1.36'];
 const NS = 'soak';
-const RESETS_PER_GROUP = 5;
+const RESETS_PER_GROUP = OPTS.resetsPerGroup;
 
 // ---- bookkeeping
 
@@ -402,12 +406,16 @@ async function main(): Promise<void> {
             }
             break;
           case 'compaction': {
-            await proxy.stopListening();
-            proxy.cutAll('reset');
+            // The engine's connections go silent (a partition: nothing flows, nothing is refused),
+            // objects change that it cannot see, etcd drops that history, and then the silent
+            // connections are reset: the watch had events and lasted, so the reflector re-watches
+            // at once, at a compacted resourceVersion, and gets etcd's 410.
+            proxy.stall();
             await sleep(1000); // the writer keeps changing objects the engine cannot see
             const rev = await compactEtcd(etcdPort);
             note = `compacted at revision ${rev}`;
-            await proxy.listen();
+            proxy.cutAll('reset');
+            proxy.resume();
             break;
           }
           case 'resets':

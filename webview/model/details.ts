@@ -5,6 +5,7 @@
  */
 import { rowText } from './marks';
 import type { FieldChange, RecordedEvent } from '../../src/format/events';
+import { diffOf, diffSourceIndex } from '../../src/protocol/eventColumns';
 import type { TimelineData } from './timelineData';
 
 export interface EventDetails {
@@ -171,15 +172,17 @@ export function findRequest(
   direction: 'backward' | 'forward',
   verb: 'list' | 'watch',
 ): RequestEvent | undefined {
-  const events = data.allEvents();
   const start = data.indexOfSeq(seq);
   if (start < 0) return undefined;
   const step = direction === 'backward' ? -1 : 1;
-  for (let i = start + step; i >= 0 && i < events.length; i += step) {
-    const e = events[i];
-    if (e.type === 'request' && e.verb === verb) return e;
+  for (let i = start + step; i >= 0 && i < data.eventCount; i += step) {
+    const type = data.typeAt(i);
+    if (type === 'request') {
+      const e = data.eventAt(i);
+      if (e.type === 'request' && e.verb === verb) return e;
+    }
     // Do not cross into another cycle: a relist (forward) or a new relist marker (backward) bounds it.
-    if (e.type === 'relist' && i !== start) return undefined;
+    if (type === 'relist' && i !== start) return undefined;
   }
   return undefined;
 }
@@ -199,11 +202,17 @@ export function describeRequest(r: RequestEvent | undefined): string | undefined
 
 /** A notification carries no diff itself; the distribute event just before it does. */
 function findDiff(data: TimelineData, n: Extract<RecordedEvent, { type: 'notify' }>): FieldChange[] | undefined {
-  const events = data.allEvents();
-  for (let i = data.indexOfSeq(n.seq) - 1; i >= 0; i--) {
-    const e = events[i];
-    if (e.type === 'distribute' && e.key === n.key) return e.diff;
-    if (e.type === 'fifo.pop') return undefined;
-  }
-  return undefined;
+  const i = diffSourceIndex(data.eventCount, (j) => data.typeAt(j), (j) => data.keyAt(j), data.indexOfSeq(n.seq), n.key);
+  return i < 0 ? undefined : diffOf(data.eventAt(i));
+}
+
+/**
+ * Whether the diff the details of this event show is still with the host: the event is a
+ * distribute (or the notification of one) whose diff came in a snapshot's columns.
+ */
+export function diffPending(data: TimelineData, e: RecordedEvent): boolean {
+  if (e.type === 'distribute') return data.diffDeferred(e.seq);
+  if (e.type !== 'notify') return false;
+  const i = diffSourceIndex(data.eventCount, (j) => data.typeAt(j), (j) => data.keyAt(j), data.indexOfSeq(e.seq), e.key);
+  return i >= 0 && data.diffDeferred(data.eventAt(i).seq);
 }

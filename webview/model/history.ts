@@ -5,6 +5,7 @@
  */
 import type { RecordedEvent } from '../../src/format/events';
 import { describeEvent, formatTime } from './details';
+import type { TimelineData } from './timelineData';
 
 /** Rows shown at most (the newest are kept: the recent history matters most). */
 export const MAX_HISTORY_ROWS = 300;
@@ -29,8 +30,20 @@ function mentions(e: RecordedEvent, key: string): boolean {
   return false;
 }
 
-export function objectHistory(events: readonly RecordedEvent[], key: string): { rows: HistoryRow[]; total: number } {
-  const all = events.filter((e) => mentions(e, key));
-  const rows = all.slice(-MAX_HISTORY_ROWS).map((e) => ({ seq: e.seq, time: formatTime(e.t), text: describeEvent(e) }));
-  return { rows, total: all.length };
+/**
+ * The events that name the key, newest MAX_HISTORY_ROWS of them. Rows are matched by key
+ * reference in the columns; only events carried whole are looked at as objects.
+ */
+export function objectHistory(data: TimelineData, key: string): { rows: HistoryRow[]; total: number } {
+  const store = data.events;
+  const ref = store.keyRef(key);
+  const hits: number[] = [];
+  for (let i = 0; i < store.length; i++) {
+    if (store.isExtra(i) ? mentions(store.event(i), key) : ref !== 0 && store.keyRefAt(i) === ref) hits.push(i);
+  }
+  const rows = hits.slice(-MAX_HISTORY_ROWS).map((i) => {
+    const e = store.event(i);
+    return { seq: e.seq, time: formatTime(e.t), text: describeEvent(e) };
+  });
+  return { rows, total: hits.length };
 }

@@ -1,8 +1,9 @@
 /**
  * The timeline's data provider: trace events in, one packed lane per track out. It keeps the
- * events themselves (for the details pane) and, per lane, only times, small codes and the seq
- * of the event each row stands for. Events must be appended in seq order; a snapshot replaces
- * everything (reset + append).
+ * events as columns (eventStore.ts: rebuilt one at a time for the details pane, tooltips and
+ * histories) and, per lane, only times, small codes and the seq of the event each row stands
+ * for. Events arrive in seq order, as objects (a live delta) or as a snapshot's columns; a
+ * snapshot replaces everything (reset + appendColumns).
  *
  * The end of the timeline (`endT`): for a live session the session's current engine time
  * (`nowT`, never behind the last event), so the current reflector state and the open watch run
@@ -11,8 +12,27 @@
 import type { RecordedEvent } from '../../src/format/events';
 import type { StaleWindow } from '../../src/format/trace';
 import { DELTA_TYPES, MarkKind, NotifyKind, REFLECTOR_STATES, RELIST_REASONS, codeOf } from './codes';
-import { handlerShown, passes, type TimelineFilter } from './filter';
-import { PackedLane, lowerBound } from './packed';
+import { filterActive, handlerShown, passes, type TimelineFilter } from './filter';
+import { PackedLane } from './packed';
+import { EventStore } from './eventStore';
+import {
+  CHANGE_MASK,
+  CHANGE_SHIFT,
+  CHANGES,
+  EXTRA,
+  HAS_TOMBSTONE,
+  IS_SYNC,
+  OP_MASK,
+  OPS,
+  ROW_TYPES,
+  TOMBSTONE,
+  batchArrays,
+  type ColumnBatch,
+} from '../../src/protocol/eventColumns';
+
+const ROW = Object.fromEntries(ROW_TYPES.map((type, code) => [type, code])) as Record<(typeof ROW_TYPES)[number], number>;
+const IDENTICAL_BITS = (CHANGES.indexOf('identical') + 1) << CHANGE_SHIFT;
+const UPDATE = OPS.indexOf('update');
 
 const markSpec = { t: Float64Array, kind: Uint8Array, seq: Float64Array, duration: Float64Array, reason: Uint8Array };
 const pointSpec = { t: Float64Array, code: Uint8Array, seq: Float64Array };
@@ -41,8 +61,7 @@ export class TimelineData {
   /** The summary's stale-cache windows (the host computes them; set with every summary). */
   staleWindows: readonly StaleWindow[] = [];
 
-  private readonly events: RecordedEvent[] = [];
-  private readonly seqs: number[] = [];
+  private readonly store = new EventStore();
   /** Index in `marks` of the watch.start whose watch has not ended yet. */
   private openWatch = -1;
   private lastT = 0;
@@ -54,15 +73,15 @@ export class TimelineData {
   private readonly handlerSet = new Set<string>();
 
   get eventCount(): number {
-    return this.events.length;
+    return this.store.length;
   }
 
   get lastSeq(): number {
-    return this.seqs.length > 0 ? this.seqs[this.seqs.length - 1] : -1;
+    return this.store.length > 0 ? this.store.seqAt(this.store.length - 1) : -1;
   }
 
   get firstT(): number {
-    return this.events.length > 0 ? this.events[0].t : 0;
+    return this.store.length > 0 ? this.store.tAt(0) : 0;
   }
 
   /** The latest event time seen. */
@@ -99,19 +118,47 @@ export class TimelineData {
     return this.openWatch;
   }
 
+  /** Every event, rebuilt (a new array each call: costly for a large trace; prefer eventAt and typeAt). */
   allEvents(): readonly RecordedEvent[] {
-    return this.events;
+    const out: RecordedEvent[] = new Array(this.store.length);
+    for (let i = 0; i < out.length; i++) out[i] = this.store.event(i);
+    return out;
   }
 
   bySeq(seq: number): RecordedEvent | undefined {
-    const i = lowerBound(this.seqs, this.seqs.length, seq);
-    return this.seqs[i] === seq ? this.events[i] : undefined;
+    const i = this.store.indexOfSeq(seq);
+    return i < 0 ? undefined : this.store.event(i);
   }
 
   /** Position of an event in seq order, or -1. */
   indexOfSeq(seq: number): number {
-    const i = lowerBound(this.seqs, this.seqs.length, seq);
-    return this.seqs[i] === seq ? i : -1;
+    return this.store.indexOfSeq(seq);
+  }
+
+  /** The event at a position in seq order (0 ≤ i < eventCount), rebuilt from its columns. */
+  eventAt(i: number): RecordedEvent {
+    return this.store.event(i);
+  }
+
+  /** The type of the event at a position, without rebuilding it. */
+  typeAt(i: number): string {
+    return this.store.typeAt(i);
+  }
+
+  /** The object key the event at a position names, if any, without rebuilding it. */
+  keyAt(i: number): string | undefined {
+    return this.store.keyAt(i);
+  }
+
+  /** The columns of the events, for scans that compare keys by reference (object histories). */
+  get events(): EventStore {
+    return this.store;
+  }
+
+  /** The event with that seq had a diff that only the host holds (it came in a snapshot's columns). */
+  diffDeferred(seq: number): boolean {
+    const i = this.store.indexOfSeq(seq);
+    return i >= 0 && this.store.diffDeferred(i);
   }
 
   /**
@@ -142,18 +189,16 @@ export class TimelineData {
   setFilter(f: TimelineFilter): void {
     this.filterBy = { ...f };
     this.clearLanes();
-    let lastT = 0;
-    for (const e of this.events) {
-      lastT = Math.max(e.t, lastT);
-      this.ingest(e, lastT);
-    }
+    const lastT = this.lastT;
+    this.lastT = 0;
+    this.ingestRows(0, this.store.length);
+    this.lastT = lastT;
   }
 
   reset(): void {
     this.clearLanes();
     this.staleWindows = [];
-    this.events.length = 0;
-    this.seqs.length = 0;
+    this.store.clear();
     this.handlerSet.clear();
     this.lastT = 0;
     this.now = 0;
@@ -169,13 +214,96 @@ export class TimelineData {
   append(batch: readonly RecordedEvent[]): void {
     for (const e of batch) {
       if (e.seq <= this.lastSeq) continue; // already have it (a snapshot overlapped a delta)
-      this.events.push(e);
-      this.seqs.push(e.seq);
+      this.store.push(e);
       // Times are monotonic per engine clock; clamp so a lane's times never decrease.
       const t = Math.max(e.t, this.lastT);
       this.lastT = t;
       if (e.type === 'notify' || e.type === 'handler.added') this.handlerSet.add(e.handler);
       this.ingest(e, t);
+    }
+  }
+
+  /**
+   * Appends a batch of columns (a snapshot's events). False, and nothing appended, when the
+   * batch is malformed or does not follow on from the events held (seqs must increase).
+   */
+  appendColumns(batch: ColumnBatch): boolean {
+    const cols = batchArrays(batch);
+    if (!cols || (batch.count > 0 && cols.seq[0] <= this.lastSeq)) return false;
+    const from = this.store.length;
+    this.store.pushBatch(batch, cols);
+    this.ingestRows(from, this.store.length);
+    return true;
+  }
+
+  /**
+   * Lanes from stored rows, read straight from the columns (no event objects): the same rows
+   * `ingest` makes from the events; events kept whole, and every row while a filter is active,
+   * go through `ingest`.
+   */
+  private ingestRows(from: number, to: number): void {
+    if (filterActive(this.filterBy)) {
+      for (let i = from; i < to; i++) {
+        const e = this.store.event(i);
+        const t = Math.max(e.t, this.lastT);
+        this.lastT = t;
+        if (e.type === 'notify' || e.type === 'handler.added') this.handlerSet.add(e.handler);
+        this.ingest(e, t);
+      }
+      return;
+    }
+    const c = this.store.columns;
+    const deltaCodes = new Map<number, number>();
+    const handlerLanes = new Map<number, PointLane>();
+    for (let i = from; i < to; i++) {
+      const t = Math.max(c.t[i], this.lastT);
+      this.lastT = t;
+      const seq = c.seq[i];
+      const flags = c.flags[i];
+      switch (c.type[i]) {
+        case ROW['fifo.enqueue']: {
+          this.depth.push({ t, keys: c.n1[i], deltas: c.n2[i] });
+          let code = deltaCodes.get(c.name[i]);
+          if (code === undefined) {
+            const delta = this.store.stringAt(c.name[i]) ?? '';
+            code = delta === 'Bookmark' ? -1 : codeOf(DELTA_TYPES, delta as never);
+            deltaCodes.set(c.name[i], code);
+          }
+          if (code >= 0) this.deltas.push({ t, code, seq });
+          if (flags & HAS_TOMBSTONE) this.tombstones.push({ t, code: 0, seq });
+          break;
+        }
+        case ROW['fifo.pop']:
+          this.depth.push({ t, keys: c.n1[i], deltas: c.n2[i] });
+          break;
+        case ROW.distribute:
+          if ((flags & OP_MASK) === UPDATE && (flags & CHANGE_MASK) === IDENTICAL_BITS) this.identical.push({ t, code: 0, seq });
+          break;
+        case ROW.notify: {
+          let lane = handlerLanes.get(c.name[i]);
+          if (!lane) {
+            const handler = this.store.stringAt(c.name[i]) ?? '';
+            this.handlerSet.add(handler);
+            lane = this.handlerLane(handler);
+            handlerLanes.set(c.name[i], lane);
+          }
+          const tombstone = (flags & HAS_TOMBSTONE) !== 0 && (flags & TOMBSTONE) !== 0;
+          lane.push({ t, code: rowNotifyKind(flags, tombstone), seq });
+          if (tombstone) this.tombstones.push({ t, code: 1, seq });
+          break;
+        }
+        case ROW['watch.event']:
+          if (this.store.stringAt(c.name[i]) === 'BOOKMARK') this.mark(t, MarkKind.Bookmark, seq);
+          break;
+        case EXTRA: {
+          const e = this.store.event(i);
+          if (e.type === 'notify' || e.type === 'handler.added') this.handlerSet.add(e.handler);
+          this.ingest(e, t);
+          break;
+        }
+        default:
+          break;
+      }
     }
   }
 
@@ -257,6 +385,16 @@ export class TimelineData {
     }
     return lane;
   }
+}
+
+/** notifyKind of a notify row. */
+function rowNotifyKind(flags: number, tombstone: boolean): NotifyKind {
+  const op = OPS[flags & OP_MASK];
+  const isSync = (flags & IS_SYNC) !== 0;
+  if (op === 'delete') return tombstone ? NotifyKind.Tombstone : NotifyKind.Delete;
+  if (op === 'add') return isSync ? NotifyKind.Sync : NotifyKind.Add;
+  if ((flags & CHANGE_MASK) === IDENTICAL_BITS) return NotifyKind.Identical;
+  return isSync ? NotifyKind.Sync : NotifyKind.Update;
 }
 
 function notifyKind(e: Extract<RecordedEvent, { type: 'notify' }>): NotifyKind {

@@ -4,6 +4,13 @@ import { ClockNotification, DeltaNotification, EmptyNotification, SnapshotNotifi
 import { TraceRecorder } from '../../../src/trace/recorder';
 import { InformerSession } from '../../../src/app/session';
 import { TimelineStream, type StreamTimers } from '../../../src/vscode/timelineStream';
+import { decodeBatch } from '../../../src/protocol/eventColumns';
+import type { SnapshotParams } from '../../../src/protocol/timeline';
+
+/** A snapshot's events: those of its columns, then those sent as objects. */
+function snapshotEvents(p: SnapshotParams) {
+  return [...(p.columns ? decodeBatch(p.columns)! : []), ...p.events];
+}
 
 /** Timers driven by hand: advance(ms) runs what is due. */
 class ManualTimers implements StreamTimers {
@@ -74,7 +81,8 @@ describe('host: timeline stream', () => {
     stream.onReady();
     assert.equal(sent.length, 1);
     assert.ok(SnapshotNotification.is(sent[0]));
-    assert.deepEqual(sent[0].params.events.map((e) => e.seq), [0]);
+    assert.deepEqual(snapshotEvents(sent[0].params).map((e) => e.seq), [0]);
+    assert.equal(sent[0].params.events.length, 0, 'a snapshot sends its events as columns');
   });
 
   it('batches many emits into one delta per interval, with contiguous afterSeq', () => {
@@ -110,7 +118,7 @@ describe('host: timeline stream', () => {
     stream.setVisible(true);
     assert.equal(sent.length, 2);
     assert.ok(SnapshotNotification.is(sent[1]));
-    assert.equal(sent[1].params.events.length, 1);
+    assert.equal(snapshotEvents(sent[1].params).length, 1);
   });
 
   it('an ended session sends a final delta with live=false', async () => {

@@ -9,6 +9,7 @@ import {
   ClockNotification,
   DeltaNotification,
   EmptyNotification,
+  EventDiffRequest,
   ExportTraceRequest,
   ReadyCommand,
   SnapshotNotification,
@@ -19,6 +20,7 @@ import type { IpcMessage } from '../../../src/protocol/ipc';
 import type { RecordedEvent as WireEvent } from '../../../src/format/events';
 import type { TraceHeader as WireTraceHeader } from '../../../src/format/trace';
 import { SummaryModel } from '../../../src/trace/summary';
+import { encodeBatch } from '../../../src/protocol/eventColumns';
 import { tracksOf } from '../../../webview/model/tracks';
 import { cycleTrace } from './fixture';
 
@@ -48,8 +50,10 @@ const HEADER = { format: 'informer-trace/v1', profile: 'v1.36', resource: { grou
 const S1: SessionInfo = { id: 's1', title: 'one', live: true, simulated: false };
 const S2: SessionInfo = { id: 's2', title: 'two', live: false, simulated: false };
 
-function snapshot(session: SessionInfo, events: WireEvent[], nowT?: number) {
-  return SnapshotNotification.create({ session, header: HEADER, events, findings: [], sessions: [S1, S2], nowT, summary: SummaryModel.of(events).snapshot() });
+/** A snapshot as the host sends it: the events as columns (objects only with `asObjects`). */
+function snapshot(session: SessionInfo, events: WireEvent[], nowT?: number, asObjects = false) {
+  const carried = asObjects ? { events } : { events: [], columns: encodeBatch(events) };
+  return SnapshotNotification.create({ session, header: HEADER, ...carried, findings: [], sessions: [S1, S2], nowT, summary: SummaryModel.of(events).snapshot() });
 }
 
 function chip(root: { querySelector(s: string): { textContent: string | null } | null }, k: string): string {
@@ -260,6 +264,33 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
     assert.equal(rows.length, b.length);
     rows[rows.length - 1].click();
     assert.equal(q('.details-title')?.textContent?.includes('default/b'), true, q('.details-title')?.textContent ?? '');
+  });
+
+  it('a snapshot\'s columns carry no diffs: selecting an update asks the host for its diff and shows the answer', () => {
+    const { app, vscode, root } = fresh();
+    app.handle(snapshot(S1, events));
+    const q = (sel: string) => (root as unknown as { querySelector(s: string): { textContent: string | null } | null }).querySelector(sel);
+    const changed = events.find((e) => e.type === 'distribute' && (e.diff?.length ?? 0) > 0)!;
+    const notify = events.find((e) => e.type === 'notify' && e.seq > changed.seq)!;
+    const msg = snapshot(S1, events);
+    msg.params.findings = [{ id: 'x', severity: 'info', title: 't', detail: 'd', advice: 'a', evidence: [notify.seq] }];
+    app.handle(msg);
+    (root as unknown as { querySelector(s: string): { click(): void } | null }).querySelector('.finding-body .link-button')?.click();
+    const asked = vscode.posted.filter((m) => EventDiffRequest.is(m));
+    assert.equal(asked.length, 1);
+    assert.deepEqual(asked[0].params, { sessionId: 's1', seq: notify.seq });
+    assert.equal(q('table.diff'), null, 'no diff before the host answers');
+    app.handle(EventDiffRequest.completion.create({ diff: [{ path: 'data.x', old: '1', new: '2' }] }, asked[0].id));
+    assert.match(q('table.diff')?.textContent ?? '', /data\.x/);
+  });
+
+  it('a snapshot whose columns are malformed shows one message and keeps no events', () => {
+    const { app, root } = fresh();
+    const msg = snapshot(S1, events);
+    msg.params.columns!.columns.seq = new ArrayBuffer(8);
+    app.handle(msg);
+    assert.equal(app.data.eventCount, 0);
+    assert.match((root as unknown as { querySelector(s: string): { textContent: string | null } | null }).querySelector('.empty')?.textContent ?? '', /could not read/);
   });
 
   it('find and filter: a typed key opens its history; a filter shows a chip that clears it; a new session starts unfiltered', () => {

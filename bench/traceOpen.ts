@@ -1,0 +1,234 @@
+/**
+ * (f) A large trace file in real VS Code (code-server, Debian chromium via playwright-core), as a
+ * user meets it: "Open trace" on a recorded N-event file (default 1,000,000; bench/traceSource.ts,
+ * written to .cache/bench/, never committed), then
+ *   - open → drawn: from the Enter that accepts the path in the file dialog until the timeline
+ *     webview marks the snapshot's frame painted (`data-drawn-events` = N on its root, set two
+ *     animation frames after the snapshot was applied);
+ *   - the webview's JS heap: CDP Runtime.getHeapUsage after HeapProfiler.collectGarbage in the
+ *     webview's frame. The webview shares its renderer with the workbench (same origin in
+ *     code-server), so the same reading is taken with a 100-event trace open: the difference is
+ *     what the large trace costs; ArrayBuffer backing stores are reported beside it;
+ *   - export: "Export trace" on the opened trace, from the Enter that accepts the file name until
+ *     the file is complete; it must be byte-identical to the opened file (export is canonical).
+ * Beside each wall time, the CPU time the code-server and browser processes used meanwhile
+ * (/proc): on a shared machine that is the steadier figure. Rounds alternate a fresh open of
+ * the small and the large trace in one code-server.
+ *
+ * Run: npx tsx bench/traceOpen.ts [--events N] [--rounds R] [--vsix FILE]
+ */
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CDPSession, Frame, Page } from 'playwright-core';
+import { exportTraceChunks } from '../src/trace/traceFile';
+import { REPO, ensureCodeServer, packageExtension, startCodeServer } from '../test/e2e/vscode/codeServer';
+import { findFiles, openWorkbench, runCommand } from '../test/e2e/vscode/workbench';
+import { recordEngineTrace } from './traceSource';
+import { fmt, summarize } from './stats';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
+}
+
+/** The recorded trace file of `count` events, written once in chunks and reused. */
+async function traceFile(count: number): Promise<string> {
+  const dir = join(REPO, '.cache', 'bench');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `trace-${count}.informer-trace.json`);
+  if (existsSync(path)) return path;
+  const trace = await recordEngineTrace(count);
+  const out = createWriteStream(path);
+  for (const chunk of exportTraceChunks(trace)) if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+  await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+  return path;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** pid → parent pid of every process now. */
+function processTable(): Map<number, { ppid: number; cpuMs: number; cmd: string }> {
+  const out = new Map<number, { ppid: number; cpuMs: number; cmd: string }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime (fields 14 and 15 of stat) in clock ticks of 10 ms.
+      out.set(Number(name), { ppid: Number(fields[1]), cpuMs: (Number(fields[11]) + Number(fields[12])) * 10, cmd: readFileSync(`/proc/${name}/cmdline`, 'utf8') });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU time (user + system, ms) used so far by the processes of code-server (found by its
+ * user-data directory) and of the browser, with all their descendants: the load of other
+ * processes on the machine does not count in it, unlike wall time.
+ */
+function cpuOf(userDir: string, browserPid: number | undefined): number {
+  const table = processTable();
+  const roots = [...table].filter(([, p]) => p.cmd.includes(userDir)).map(([pid]) => pid);
+  if (browserPid !== undefined) roots.push(browserPid);
+  const inTree = new Set<number>(roots);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, p] of table) if (!inTree.has(pid) && inTree.has(p.ppid)) grew = inTree.add(pid) !== undefined;
+  }
+  let ms = 0;
+  for (const pid of inTree) ms += table.get(pid)?.cpuMs ?? 0;
+  return ms;
+}
+
+/** The playwright frame of the timeline webview whose root says it drew `count` events, if any. */
+async function drawnFrame(page: Page, count: number): Promise<Frame | undefined> {
+  for (const f of page.frames()) {
+    const n = await f.evaluate('document.querySelector("[data-drawn-events]")?.dataset.drawnEvents ?? ""').catch(() => '');
+    if (n === String(count)) return f;
+  }
+  return undefined;
+}
+
+/** Opens a trace file through "Open trace"; ms from accepting the path to the drawn timeline. */
+async function openTrace(page: Page, path: string, count: number, timeoutMs: number): Promise<{ ms: number; frame: Frame }> {
+  // On a loaded machine the extension's commands may not be in the palette yet: try a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await runCommand(page, 'Informer Inspector: Open trace');
+      break;
+    } catch (e) {
+      if (attempt === 4) throw e;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(5000);
+    }
+  }
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible' });
+  await page.waitForTimeout(1000);
+  await input.fill(path);
+  await page.waitForTimeout(400);
+  const t0 = Date.now();
+  await page.keyboard.press('Enter');
+  const deadline = t0 + timeoutMs;
+  let frame: Frame | undefined;
+  while (!frame) {
+    if (Date.now() > deadline) throw new Error(`the ${count}-event timeline was not drawn in ${timeoutMs / 1000} s`);
+    // The simple dialog may only complete the path: a second Enter accepts it.
+    if (await input.isVisible().catch(() => false)) await page.keyboard.press('Enter');
+    frame = await drawnFrame(page, count);
+    if (!frame) await sleep(25);
+  }
+  return { ms: Date.now() - t0, frame };
+}
+
+interface Heap {
+  usedMB: number;
+  /** ArrayBuffer backing stores, when the browser reports them. */
+  backingMB?: number;
+}
+
+async function heapOf(page: Page, frame: Frame): Promise<Heap> {
+  let cdp: CDPSession;
+  try {
+    cdp = await page.context().newCDPSession(frame);
+  } catch {
+    cdp = await page.context().newCDPSession(page);
+  }
+  await cdp.send('HeapProfiler.enable');
+  await cdp.send('HeapProfiler.collectGarbage');
+  await cdp.send('HeapProfiler.collectGarbage');
+  const u = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number; backingStorageSize?: number };
+  await cdp.detach();
+  return { usedMB: u.usedSize / 1e6, ...(u.backingStorageSize !== undefined ? { backingMB: u.backingStorageSize / 1e6 } : {}) };
+}
+
+async function closeEditors(page: Page): Promise<void> {
+  await runCommand(page, 'View: Close All Editors');
+  await page.waitForTimeout(1500);
+}
+
+/** "Export trace" on the shown trace; ms from accepting the file name until the file is complete. */
+async function exportShown(page: Page, workspace: string, expectedBytes: number): Promise<{ ms: number; path: string }> {
+  // The only session is the trace on screen, so no session is asked for.
+  await runCommand(page, 'Informer Inspector: Export trace');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible' });
+  await page.waitForTimeout(800);
+  const before = new Set(findFiles(workspace, /\.informer-trace\.json$/));
+  const t0 = Date.now();
+  await page.keyboard.press('Enter');
+  const deadline = t0 + 120_000;
+  for (;;) {
+    const fresh = findFiles(workspace, /\.informer-trace\.json$/).filter((p) => !before.has(p));
+    if (fresh.length > 0 && statSync(fresh[0]).size === expectedBytes) return { ms: Date.now() - t0, path: fresh[0] };
+    if (Date.now() > deadline) throw new Error('the export did not complete in 120 s');
+    if (fresh.length === 0 && (await input.isVisible().catch(() => false))) await page.keyboard.press('Enter');
+    await sleep(20);
+  }
+}
+
+async function main(): Promise<void> {
+  const count = Number(arg('events', '1000000'));
+  const rounds = Number(arg('rounds', '3'));
+  const big = await traceFile(count);
+  const small = await traceFile(100);
+  const vsix = arg('vsix', '') || packageExtension();
+  const cs = await startCodeServer(ensureCodeServer(), vsix, 'Default Dark Modern');
+  const { browser, page } = await openWorkbench(cs.url, { width: 1400, height: 900 });
+  const opens: number[] = [];
+  const openCpu: number[] = [];
+  const exports: number[] = [];
+  const exportCpu: number[] = [];
+  const browserPid = (browser as unknown as { process?: () => { pid?: number } | null }).process?.()?.pid;
+  const cpu = () => cpuOf(cs.userDir, browserPid);
+  const heaps: { small: Heap; big: Heap }[] = [];
+  try {
+    const bigInWs = join(cs.workspace, `big-${count}.trace.json`);
+    const smallInWs = join(cs.workspace, 'small-100.trace.json');
+    await copyFile(big, bigInWs);
+    await copyFile(small, smallInWs);
+    const bigBytes = statSync(big).size;
+    for (let r = 0; r < rounds; r++) {
+      const s = await openTrace(page, smallInWs, 100, 60_000);
+      const smallHeap = await heapOf(page, s.frame);
+      await closeEditors(page);
+      await page.waitForTimeout(2000);
+      const c0 = cpu();
+      const b = await openTrace(page, bigInWs, count, 300_000);
+      openCpu.push(cpu() - c0);
+      opens.push(b.ms);
+      await page.waitForTimeout(500);
+      const bigHeap = await heapOf(page, b.frame);
+      heaps.push({ small: smallHeap, big: bigHeap });
+      await page.screenshot({ path: join(REPO, 'bench', 'results', `trace-open-${count}.png`) });
+      const c1 = cpu();
+      const e = await exportShown(page, cs.workspace, bigBytes);
+      exportCpu.push(cpu() - c1);
+      exports.push(e.ms);
+      if (!readFileSync(e.path).equals(readFileSync(big))) throw new Error('the export differs from the opened file');
+      console.log(`round ${r + 1}: open → drawn ${b.ms} ms (CPU ${openCpu[r]} ms), export ${e.ms} ms (CPU ${exportCpu[r]} ms), heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB)`);
+      await closeEditors(page);
+    }
+  } finally {
+    await browser.close();
+    cs.stop();
+  }
+  const mb = (xs: number[]) => fmt(summarize(xs), 1);
+  console.log(
+    [
+      '',
+      `| events | file MB | open → drawn, wall ms | open, CPU ms (code-server + browser) | export, wall ms | export, CPU ms | webview JS heap with the trace, MB | same, with a 100-event trace | difference | ArrayBuffer backing stores, MB |`,
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      `| ${count.toLocaleString('en-US')} | ${(statSync(big).size / 1e6).toFixed(1)} | ${fmt(summarize(opens), 0)} | ${fmt(summarize(openCpu), 0)} | ${fmt(summarize(exports), 0)} | ${fmt(summarize(exportCpu), 0)} | ${mb(heaps.map((h) => h.big.usedMB))} | ${mb(heaps.map((h) => h.small.usedMB))} | ${mb(heaps.map((h) => h.big.usedMB - h.small.usedMB))} | ${heaps[0]?.big.backingMB === undefined ? 'not reported' : mb(heaps.map((h) => h.big.backingMB ?? 0))} |`,
+    ].join('\n'),
+  );
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exitCode = 1;
+});

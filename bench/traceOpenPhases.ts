@@ -1,0 +1,47 @@
+/**
+ * Where the time of opening a trace file goes, phase by phase, in Node (no VS Code): read the
+ * file, importTrace (JSON.parse and the schema checks; JSON.parse alone beside it), the imported
+ * session, its summary and findings, the snapshot's columns (encodeBatch) and the webview model's
+ * ingest of them (TimelineData.appendColumns). CPU ms of this process and wall ms, one run.
+ *
+ * Run: node --import tsx bench/traceOpenPhases.ts FILE
+ */
+import { readFileSync } from 'node:fs';
+import { createSession } from '../src/app/sessions';
+import { encodeBatch } from '../src/protocol/eventColumns';
+import { importTrace } from '../src/trace/traceFile';
+import { TimelineData } from '../webview/model/timelineData';
+
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+const rows: string[] = [];
+async function phase<T>(name: string, f: () => T | Promise<T>): Promise<T> {
+  const c = cpu();
+  const w = performance.now();
+  const r = await f();
+  rows.push(`| ${name} | ${Math.round(cpu() - c)} | ${Math.round(performance.now() - w)} |`);
+  return r;
+}
+
+async function main(): Promise<void> {
+  const path = process.argv[2];
+  if (!path) throw new Error('usage: node --import tsx bench/traceOpenPhases.ts FILE');
+  const text = await phase('read the file (utf8)', () => readFileSync(path, 'utf8'));
+  await phase('JSON.parse alone (for comparison)', () => void JSON.parse(text));
+  const imported = await phase('importTrace (JSON.parse + schema checks)', () => importTrace(text));
+  const session = await phase('imported session (importTrace again inside)', () => createSession('bench', { kind: 'import', name: 'bench', text }));
+  await phase('summary', () => session.summary());
+  await phase('findings', () => session.findings(true));
+  const batch = await phase('encodeBatch (snapshot columns)', () => encodeBatch(session.events()));
+  await phase('webview model: appendColumns', () => new TimelineData().appendColumns(batch));
+  console.log(`${imported.events.length.toLocaleString('en-US')} events, ${(text.length / 1e6).toFixed(1)} MB\n`);
+  console.log(['| phase | CPU ms | wall ms |', '| --- | --- | --- |', ...rows].join('\n'));
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exitCode = 1;
+});

@@ -1,0 +1,153 @@
+/**
+ * The webview's events, kept as columns (src/protocol/eventColumns.ts) rather than objects: a
+ * million events fit in a few tens of MB. Rows arrive one event at a time (a live delta) or as
+ * a whole batch of columns (a snapshot). `event(i)` rebuilds an event when something asks for it
+ * (a tooltip, the details pane, an object's history). A distribute event's diff is kept when it
+ * came as an object; a snapshot's diffs stay with the host (`diffDeferred`).
+ */
+import {
+  COLUMN_NAMES,
+  EXTRA,
+  HAS_DIFF,
+  ROW_TYPES,
+  StringTable,
+  allocateColumns,
+  decodeRow,
+  encodeRow,
+  type ColumnBatch,
+  type EventColumnArrays,
+} from '../../src/protocol/eventColumns';
+import type { FieldChange, RecordedEvent } from '../../src/format/events';
+import { lowerBound } from './packed';
+
+const DISTRIBUTE = ROW_TYPES.indexOf('distribute');
+
+export class EventStore {
+  private cols: EventColumnArrays = allocateColumns(256);
+  private capacity = 256;
+  private n = 0;
+  private strings = new StringTable();
+  private readonly extras = new Map<number, RecordedEvent>();
+  private readonly diffs = new Map<number, FieldChange[]>();
+
+  get length(): number {
+    return this.n;
+  }
+
+  clear(): void {
+    this.n = 0;
+    this.strings = new StringTable();
+    this.extras.clear();
+    this.diffs.clear();
+  }
+
+  /** The live columns, valid up to `length`; do not keep them across a push. */
+  get columns(): Readonly<EventColumnArrays> {
+    return this.cols;
+  }
+
+  /** The string a column cell refers to (key, name). */
+  stringAt(ref: number): string | undefined {
+    return this.strings.at(ref);
+  }
+
+  seqAt(i: number): number {
+    return this.cols.seq[i];
+  }
+
+  tAt(i: number): number {
+    return this.cols.t[i];
+  }
+
+  /** Row of the event with that seq, or -1. */
+  indexOfSeq(seq: number): number {
+    const i = lowerBound(this.cols.seq, this.n, seq);
+    return i < this.n && this.cols.seq[i] === seq ? i : -1;
+  }
+
+  typeAt(i: number): string {
+    const code = this.cols.type[i];
+    return code === EXTRA ? (this.extras.get(i)?.type ?? '') : ROW_TYPES[code];
+  }
+
+  /** The object key the event names, if any. */
+  keyAt(i: number): string | undefined {
+    if (this.cols.type[i] !== EXTRA) return this.strings.at(this.cols.key[i]);
+    const k = (this.extras.get(i) as { key?: unknown } | undefined)?.key;
+    return typeof k === 'string' ? k : undefined;
+  }
+
+  /** The key's reference in the string table (0: no event names it as a row key). */
+  keyRef(key: string): number {
+    return this.strings.find(key);
+  }
+
+  keyRefAt(i: number): number {
+    return this.cols.type[i] === EXTRA ? 0 : this.cols.key[i];
+  }
+
+  isExtra(i: number): boolean {
+    return this.cols.type[i] === EXTRA;
+  }
+
+  event(i: number): RecordedEvent {
+    if (this.cols.type[i] === EXTRA) return this.extras.get(i)!;
+    const e = decodeRow(this.cols, i, this.strings);
+    const diff = this.diffs.get(i);
+    if (diff) (e as { diff?: FieldChange[] }).diff = diff;
+    return e;
+  }
+
+  /** The event had a diff that only the host has (it came in a snapshot's columns). */
+  diffDeferred(i: number): boolean {
+    return this.cols.type[i] === DISTRIBUTE && (this.cols.flags[i] & HAS_DIFF) !== 0 && !this.diffs.has(i);
+  }
+
+  push(e: RecordedEvent): void {
+    this.reserve(this.n + 1);
+    const i = this.n;
+    if (encodeRow(e, this.cols, i, this.strings)) {
+      if (e.type === 'distribute' && Array.isArray(e.diff)) this.diffs.set(i, e.diff);
+    } else {
+      this.cols.seq[i] = e.seq;
+      this.cols.t[i] = e.t;
+      this.cols.type[i] = EXTRA;
+      this.extras.set(i, e);
+    }
+    this.n++;
+  }
+
+  /** Appends a batch's rows (checked by batchArrays); string references are translated to this store's table. */
+  pushBatch(batch: ColumnBatch, cols: EventColumnArrays): void {
+    const from = this.n;
+    const count = batch.count;
+    this.reserve(from + count);
+    for (const name of COLUMN_NAMES) (this.cols[name] as Float64Array).set(cols[name] as unknown as Float64Array, from);
+    if (from === 0 && this.strings.strings.length === 0) {
+      this.strings = new StringTable(batch.strings.slice());
+    } else {
+      const map = batch.strings.map((s) => this.strings.ref(s));
+      const ref = (r: number) => (r > 0 ? (map[r - 1] ?? 0) : 0);
+      const rv = (x: number) => (x < 0 ? -ref(-x) : x);
+      for (let i = from; i < from + count; i++) {
+        this.cols.key[i] = ref(this.cols.key[i]);
+        this.cols.name[i] = ref(this.cols.name[i]);
+        this.cols.rv[i] = rv(this.cols.rv[i]);
+        this.cols.oldRv[i] = rv(this.cols.oldRv[i]);
+      }
+    }
+    let next = 0;
+    for (let i = from; i < from + count; i++) if (this.cols.type[i] === EXTRA) this.extras.set(i, batch.extras[next++]);
+    this.n += count;
+  }
+
+  private reserve(size: number): void {
+    if (size <= this.capacity) return;
+    let cap = this.capacity;
+    while (cap < size) cap *= 2;
+    const next = allocateColumns(cap);
+    for (const name of COLUMN_NAMES) (next[name] as Float64Array).set((this.cols[name] as Float64Array).subarray(0, this.n));
+    this.cols = next;
+    this.capacity = cap;
+  }
+}
