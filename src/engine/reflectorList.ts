@@ -8,6 +8,7 @@ import { classifyListFailure, isExpiredOrGone, isTooLargeResourceVersion, status
 import { DEFAULT_PAGE_SIZE, listPaged, type PagedResult } from './pager';
 import type { ReflectorPhaseContext } from './reflectorContext';
 import { untilAborted } from './watchHandling';
+import type { ListOptions } from './listWatch';
 
 /** The list phase of one reflector; it alone remembers whether lists at RV "0" came back paginated. */
 export class ReflectorLister {
@@ -75,7 +76,12 @@ export class ReflectorLister {
   private async pagedList(rv: string, pageSize: number, signal: AbortSignal): Promise<PagedResult & { pages: number }> {
     const ctx = this.ctx;
     let pages = 0;
-    const result = await listPaged((opts) => ctx.listPage(opts, signal), { resourceVersion: rv }, pageSize, signal, {
+    const legacy = ctx.profile.legacyPager;
+    const page = (opts: ListOptions) => ctx.listPage(opts, signal);
+    // client-go ≤ v12: cache.ListWatch.List pages too (its own pager.New unless DisableChunking), so
+    // each page the reflector's pager asks for is itself a paged list (tools/cache/listwatch.go).
+    const fetch = legacy ? async (opts: ListOptions) => (await listPaged(page, opts, DEFAULT_PAGE_SIZE, signal, { legacy })).list : page;
+    const result = await listPaged(fetch, { resourceVersion: rv }, pageSize, signal, {
       hooks: {
         onPage: (page, l) => {
           pages++;
@@ -84,7 +90,7 @@ export class ReflectorLister {
         },
         onExpiredContinue: () => ctx.emit({ t: ctx.now(), type: 'list.expiredContinue' }),
       },
-      legacy: ctx.profile.legacyPager,
+      legacy,
     });
     return { ...result, pages: Math.max(pages, 1) };
   }

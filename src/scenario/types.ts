@@ -60,17 +60,21 @@ export interface ListPageStep {
   continue?: string;
   /** Extension: the apiVersion/kind of the list itself (default: the resource's apiVersion, `<kind>List`). */
   listTypeMeta?: { apiVersion: string; kind: string };
+  /** Extension: the body is gzip-encoded (the REST client undoes it). */
+  gzip?: boolean;
 }
 
 export interface ErrorStep {
   on: Verb;
   error: ErrorSpec;
+  /** Extension: the body is gzip-encoded (the REST client undoes it). */
+  gzip?: boolean;
 }
 
 export interface NetworkStep {
   on: Verb;
   network: NetworkFailure;
-  /** Watch only: how long the REST client's retries took (default 10000 for reset/timeout). */
+  /** Watch only: how long each attempt's connection stays open before it fails (default 0; the REST client's retries come on top). */
   durationMs?: number;
 }
 
@@ -82,6 +86,8 @@ export interface WatchStreamStep {
   error?: ErrorSpec | DecodeErrorSpec;
   /** Default 1500. */
   durationMs?: number;
+  /** Extension: the stream is gzip-encoded, flushed per burst (the REST client undoes it). */
+  gzip?: boolean;
 }
 
 export interface AdvanceStep {

@@ -1,9 +1,10 @@
 /**
  * The scripted API server: a ListerWatcher that answers each List/Watch call of the reflector
  * with the next step of a scenario, exactly as docs/scenario-format.md says ("One step per
- * reflector-level call"). It stands for what client-go's REST client hands the reflector after
- * its own retries, so failures arrive as StatusError / TransportError values and watch-open
- * retries that run out arrive as an already-closed empty watcher.
+ * reflector-level call"). A step is what the server answers to every HTTP attempt of that call;
+ * the call returns what client-go's REST client hands the reflector once its own retries of those
+ * attempts are spent (src/engine/restRetries.ts, with their virtual time): StatusError /
+ * TransportError values, or an already-closed empty watcher when watch-open retries run out.
  *
  * Invariant: calls are answered strictly in step order; once the steps run out (or a call's verb
  * does not match the next step) the run is over and every later call stays pending until the
@@ -17,18 +18,31 @@ import {
   type ListOptions,
   type ListerWatcher,
   type ObjectList,
+  type Status,
   type Watcher,
   type WatchOptions,
 } from '../engine/listWatch';
 import { watchDecodeErrorStatus } from '../engine/statusErrors';
 import type { Profile } from '../engine/profiles';
+import { restRetries, type AttemptEnd } from '../engine/restRetries';
 import { requestLine, type DivergenceLine, type RequestLine } from '../scenario/notificationLog';
 import { ScriptedWatcher, closedWatcher } from './scriptedWatcher';
 import { statusOf, withResourceType } from './statusObjects';
-import { stepKind, type HandlerSpec, type ListPageStep, type NetworkStep, type Scenario, type Step, type Verb, type WatchStreamStep } from '../scenario/types';
+import { stepKind, type ErrorSpec, type HandlerSpec, type ListPageStep, type NetworkStep, type Scenario, type Step, type Verb, type WatchStreamStep } from '../scenario/types';
 
-/** How long the REST client's retries of a watch open take by default (10 retries of ~1 s). */
-export const DEFAULT_WATCH_RETRY_MS = 10_000;
+/**
+ * client-go 1.15: a LIST whose every attempt is reset ends with the REST client's artificial
+ * "500, Retry-After: 1" response, which Do() turns into this Status (rest/request.go).
+ */
+const ARTIFICIAL_RETRY_AFTER_500: Status = {
+  apiVersion: 'v1',
+  kind: 'Status',
+  status: 'Failure',
+  message: 'an error on the server ("unknown") has prevented the request from succeeding',
+  reason: 'InternalError',
+  code: 500,
+  details: { causes: [{ type: 'UnexpectedServerResponse', reason: 'UnexpectedServerResponse', message: 'unknown' }] },
+};
 /** A scripted watch stream's default lifetime: long enough not to be a "very short watch". */
 export const DEFAULT_WATCH_DURATION_MS = 1_500;
 
@@ -40,6 +54,9 @@ export interface ScriptedServerHooks {
   /** The run is over: no step left, or (with `divergence`) the call's verb did not match. Called once. */
   onEnd(divergence?: DivergenceLine): void;
 }
+
+/** The socket error a timed-out watch body read returns (the oracle's in-memory connection says the same). */
+const STREAM_TIMEOUT_TEXT = 'read tcp 127.0.0.1:51234->127.0.0.1:6443: read: connection timed out';
 
 export class ScriptedServer implements ListerWatcher {
   readonly url: string;
@@ -72,10 +89,14 @@ export class ScriptedServer implements ListerWatcher {
   async list(options: ListOptions, signal: AbortSignal): Promise<ObjectList> {
     const step = await this.take('list', options, signal);
     switch (stepKind(step)) {
-      case 'network':
-        throw this.transportError((step as NetworkStep).network);
+      case 'network': {
+        const net = step as NetworkStep;
+        const r = await this.afterRetries('list', { kind: 'network', network: net.network }, net.durationMs, signal);
+        if (r.outcome === 'internal-error') throw new StatusError(ARTIFICIAL_RETRY_AFTER_500);
+        throw this.transportError(net.network);
+      }
       case 'error':
-        throw new StatusError(statusOf((step as { error: Parameters<typeof statusOf>[0] }).error));
+        throw await this.statusError('list', (step as { error: ErrorSpec }).error, signal);
       default: {
         const page = step as ListPageStep;
         const r = this.scenario.resource;
@@ -94,23 +115,34 @@ export class ScriptedServer implements ListerWatcher {
     switch (stepKind(step)) {
       case 'network': {
         const net = step as NetworkStep;
-        if (net.network === 'connection-refused') throw this.transportError(net.network);
-        if (!this.restClient.restRetriesWatchOpen) {
-          // client-go 1.15: no retries. A timeout comes back as the error; a reset gives the empty
-          // closed watcher at once (or after durationMs, when the scenario says the reset took that long).
-          if (net.network === 'timeout') throw this.transportError(net.network);
-          await this.clock.sleep(net.durationMs ?? 0, signal);
-          return closedWatcher(transportErrorText('connection-reset', this.url));
+        const r = await this.afterRetries('watch', { kind: 'network', network: net.network }, net.durationMs, signal);
+        if (r.outcome === 'empty-watcher') {
+          return closedWatcher(transportErrorText(net.network === 'timeout' ? 'timeout' : 'connection-reset', this.url));
         }
-        // Probable-EOF / timeout on open: the REST client retries, then hands back a closed watcher.
-        await this.clock.sleep(net.durationMs ?? DEFAULT_WATCH_RETRY_MS, signal);
-        return closedWatcher(transportErrorText(net.network === 'timeout' ? 'timeout' : 'connection-reset', this.url));
+        throw this.transportError(net.network);
       }
       case 'error':
-        throw new StatusError(statusOf((step as { error: Parameters<typeof statusOf>[0] }).error));
+        throw await this.statusError('watch', (step as { error: ErrorSpec }).error, signal);
       default:
         return this.openStream(step as WatchStreamStep, signal);
     }
+  }
+
+  /**
+   * Every HTTP attempt of a call ends the same way (the step is the server's state during the
+   * call); the REST client's retries of it take their time (src/engine/restRetries.ts). A network
+   * step's `durationMs` is how long each attempt's connection stays open before it fails.
+   */
+  private async afterRetries(verb: Verb, end: AttemptEnd, attemptMs: number | undefined, signal: AbortSignal) {
+    const r = restRetries(this.restClient, verb, end);
+    const each = end.kind === 'network' && end.network !== 'connection-refused' ? (attemptMs ?? 0) : 0;
+    await this.clock.sleep((r.retries + 1) * each + r.retries * r.waitMs, signal);
+    return r;
+  }
+
+  private async statusError(verb: Verb, e: ErrorSpec, signal: AbortSignal): Promise<StatusError> {
+    await this.afterRetries(verb, { kind: 'status', code: e.code, retryAfterSeconds: e.retryAfterSeconds }, 0, signal);
+    return new StatusError(statusOf(e));
   }
 
   private openStream(step: WatchStreamStep, signal: AbortSignal): Watcher {
@@ -124,6 +156,9 @@ export class ScriptedServer implements ListerWatcher {
     let finalError;
     if (step.close === 'error') finalError = statusOf(step.error as Parameters<typeof statusOf>[0]);
     if (step.close === 'decode-error') finalError = watchDecodeErrorStatus(step.error?.message ?? '');
+    // client-go 1.15's StreamWatcher.receive has no IsTimeout case: a socket timeout is not
+    // probable-EOF, so it reports the read error as an ERROR event (apimachinery watch/streamwatcher.go).
+    if (step.close === 'timeout' && !this.restClient.restRetriesWatchOpen) finalError = watchDecodeErrorStatus(STREAM_TIMEOUT_TEXT);
     const w = new ScriptedWatcher(this.clock, {
       events,
       close: step.close,

@@ -9,34 +9,18 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 )
 
-// selectorLW is what client-go's filtered ListWatch does (tweakListOptions): every List
-// and Watch call carries the informer's selectors. Like the server it wraps, it does not
-// implement IsWatchListSemanticsUnSupported.
-type selectorLW struct {
-	lw           cache.ListerWatcher
-	label, field string
-}
-
-func (s selectorLW) List(o metav1.ListOptions) (runtime.Object, error) {
-	o.LabelSelector, o.FieldSelector = s.label, s.field
-	return s.lw.List(o)
-}
-
-func (s selectorLW) Watch(o metav1.ListOptions) (watch.Interface, error) {
-	o.LabelSelector, o.FieldSelector = s.label, s.field
-	return s.lw.Watch(o)
-}
-
-func (r *runner) listerWatcher() cache.ListerWatcher {
-	if r.sc.Informer.LabelSelector == "" && r.sc.Informer.FieldSelector == "" {
-		return r.srv
+// tweakOptions is the informer factory's tweakListOptions: every List and Watch call of the
+// reflector starts a call on the scripted server and carries the informer's selectors.
+func (r *runner) tweakOptions(beginCall func()) func(*metav1.ListOptions) {
+	return func(o *metav1.ListOptions) {
+		beginCall()
+		if r.sc.Informer.LabelSelector != "" || r.sc.Informer.FieldSelector != "" {
+			o.LabelSelector, o.FieldSelector = r.sc.Informer.LabelSelector, r.sc.Informer.FieldSelector
+		}
 	}
-	return selectorLW{lw: r.srv, label: r.sc.Informer.LabelSelector, field: r.sc.Informer.FieldSelector}
 }
 
 func indexersOf(specs map[string]string) cache.Indexers {

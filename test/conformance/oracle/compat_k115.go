@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog"
@@ -42,10 +41,6 @@ func removeHandler(inf cache.SharedIndexInformer, reg interface{}) error {
 }
 
 func (h *logHandler) OnAdd(obj interface{}) { h.add(obj, nil) }
-
-func sendInitialEvents(o metav1.ListOptions) bool { return false }
-
-func rvMatch(o metav1.ListOptions) string { return "" }
 
 func configureKlog(verbosity int) {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
@@ -89,14 +84,4 @@ func (r *errorBackoff) onError() {
 	d := time.Since(r.last)
 	r.last = time.Now()
 	time.Sleep(r.min - d)
-}
-
-// watchTransportFailure: client-go 1.15's Request.Watch does not retry. A probable-EOF
-// error (connection reset) gives an empty closed watcher at once (no error); any other
-// transport error, including a timeout, is returned to the reflector as is.
-func watchTransportFailure(network string) (emptyWatcher bool, defaultDelayMs int64) {
-	if network == "connection-reset" {
-		return true, 0
-	}
-	return false, 0
 }

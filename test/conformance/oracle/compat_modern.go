@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
@@ -38,12 +37,6 @@ func removeHandler(inf cache.SharedIndexInformer, reg interface{}) error {
 
 func (h *logHandler) OnAdd(obj interface{}, isInInitialList bool) { h.add(obj, &isInInitialList) }
 
-func sendInitialEvents(o metav1.ListOptions) bool {
-	return o.SendInitialEvents != nil && *o.SendInitialEvents
-}
-
-func rvMatch(o metav1.ListOptions) string { return string(o.ResourceVersionMatch) }
-
 // configureKlog silences client-go's logging unless verbosity > 0 is asked for.
 func configureKlog(verbosity int) {
 	if verbosity <= 0 {
@@ -51,12 +44,4 @@ func configureKlog(verbosity int) {
 		return
 	}
 	setKlogFlags(verbosity)
-}
-
-// watchTransportFailure: how the REST client (v0.33+, same in v0.32 for these cases)
-// ends a watch request that fails below HTTP with a probable-EOF or timeout error:
-// it retries ~10 × 1 s, then hands the reflector an empty, already-closed watcher and
-// no error (spec §1.9/§1.10 row 8).
-func watchTransportFailure(network string) (emptyWatcher bool, defaultDelayMs int64) {
-	return true, 10000
 }

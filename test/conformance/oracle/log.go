@@ -11,11 +11,12 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"net/url"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -144,33 +145,33 @@ func (l *Log) Flush(w io.Writer) error {
 	return bw.Flush()
 }
 
-// Request logs one List/Watch call of the reflector (field rules in
-// docs/scenario-format.md).
-func (l *Log) Request(verb string, o metav1.ListOptions) {
-	fs := []field{{"kind", "request"}, {"verb", verb}, {"rv", o.ResourceVersion}}
-	if o.Limit > 0 {
-		fs = append(fs, field{"limit", o.Limit})
+// RequestQuery logs one List/Watch call of the reflector from the query of the HTTP request
+// the REST client sent (field rules in docs/scenario-format.md).
+func (l *Log) RequestQuery(verb string, q url.Values) {
+	fs := []field{{"kind", "request"}, {"verb", verb}, {"rv", q.Get("resourceVersion")}}
+	if n, err := strconv.ParseInt(q.Get("limit"), 10, 64); err == nil && n > 0 {
+		fs = append(fs, field{"limit", n})
 	}
-	if o.Continue != "" {
-		fs = append(fs, field{"continue", o.Continue})
+	if v := q.Get("continue"); v != "" {
+		fs = append(fs, field{"continue", v})
 	}
-	if sendInitialEvents(o) {
+	if q.Get("sendInitialEvents") == "true" {
 		fs = append(fs, field{"sendInitialEvents", true})
 	}
-	if m := rvMatch(o); m != "" {
-		fs = append(fs, field{"resourceVersionMatch", m})
+	if v := q.Get("resourceVersionMatch"); v != "" {
+		fs = append(fs, field{"resourceVersionMatch", v})
 	}
-	if o.AllowWatchBookmarks {
+	if q.Get("allowWatchBookmarks") == "true" {
 		fs = append(fs, field{"allowWatchBookmarks", true})
 	}
-	if verb == "watch" && o.TimeoutSeconds != nil {
-		fs = append(fs, field{"timeoutSeconds", *o.TimeoutSeconds})
+	if n, err := strconv.ParseInt(q.Get("timeoutSeconds"), 10, 64); err == nil && verb == "watch" {
+		fs = append(fs, field{"timeoutSeconds", n})
 	}
-	if o.LabelSelector != "" {
-		fs = append(fs, field{"labelSelector", o.LabelSelector})
+	if v := q.Get("labelSelector"); v != "" {
+		fs = append(fs, field{"labelSelector", v})
 	}
-	if o.FieldSelector != "" {
-		fs = append(fs, field{"fieldSelector", o.FieldSelector})
+	if v := q.Get("fieldSelector"); v != "" {
+		fs = append(fs, field{"fieldSelector", v})
 	}
 	l.line(rankRequest, 0, fs...)
 }

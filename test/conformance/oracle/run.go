@@ -5,26 +5,15 @@ package oracle
 // Semantics: docs/scenario-format.md.
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	goruntime "runtime"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
 	"testing/synctest"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -32,8 +21,6 @@ import (
 var Profile = "dev"
 
 var errStopped = errors.New("oracle: run ended")
-
-const defaultStreamDurationMs = 1500
 
 // prepareBubble fixes client-go globals made at init, outside the bubble, that
 // would break virtual time (see the compat_*.go files).
@@ -46,20 +33,17 @@ func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 
 type call struct {
 	verb  string
-	opts  metav1.ListOptions
+	query url.Values
 	reply chan answer
 }
 
+// answer: the step that answers a call (nil: the run is over, the call never returns).
 type answer struct {
-	obj   runtime.Object
-	w     watch.Interface
-	err   error
-	delay time.Duration
+	step *Step
 }
 
-// server is the scripted ListerWatcher. It deliberately does not implement
-// IsWatchListSemanticsUnSupported, so the reflector uses watch-list when the
-// WatchListClient gate is on (like a real clientset).
+// server holds the step plumbing between the HTTP side (tap, serveConn) and the step
+// loop (runner.serve).
 type server struct {
 	log     *Log
 	calls   chan call
@@ -76,50 +60,28 @@ func (s *server) kicked() {
 	}
 }
 
-func (s *server) List(o metav1.ListOptions) (runtime.Object, error) {
-	a := s.do("list", o)
-	if a.err != nil {
-		return nil, a.err
-	}
-	return a.obj, nil
-}
-
-func (s *server) Watch(o metav1.ListOptions) (watch.Interface, error) {
-	a := s.do("watch", o)
-	if a.err != nil {
-		return nil, a.err
-	}
-	return a.w, nil
-}
-
-func (s *server) do(verb string, o metav1.ListOptions) answer {
+// do logs a reflector-level call (its first HTTP request) and waits for the step loop.
+func (s *server) do(verb string, q url.Values) answer {
 	select {
 	case <-s.stopped:
-		return answer{err: errStopped}
+		return answer{}
 	default:
 	}
-	s.log.Request(verb, o)
-	c := call{verb: verb, opts: o, reply: make(chan answer, 1)}
+	s.log.RequestQuery(verb, q)
+	c := call{verb: verb, query: q, reply: make(chan answer, 1)}
 	select {
 	case s.calls <- c:
 	case <-s.stopped:
-		return answer{err: errStopped}
+		return answer{}
 	}
 	select {
 	case a := <-c.reply:
-		if a.delay > 0 {
-			t := time.NewTimer(a.delay)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-s.stopped:
-				return answer{err: errStopped}
-			}
+		if a.step != nil {
+			s.kicked()
 		}
-		s.kicked()
 		return a
 	case <-s.stopped:
-		return answer{err: errStopped}
+		return answer{}
 	}
 }
 
@@ -174,7 +136,12 @@ func Run(sc *Scenario, log *Log) Result {
 	r.limit = time.Hour + ms(maxDur)
 
 	prepareBubble()
-	r.inf = cache.NewSharedIndexInformer(r.listerWatcher(), &unstructured.Unstructured{}, ms(sc.Informer.ResyncPeriodMs), indexersOf(sc.Informer.Indexers))
+	t := &tap{srv: r.srv, next: r.newTransport()}
+	inf, err := newInformer(t, sc.gvr(), ms(sc.Informer.ResyncPeriodMs), indexersOf(sc.Informer.Indexers), r.tweakOptions(t.beginCall))
+	if err != nil {
+		return Result{Err: err}
+	}
+	r.inf = inf
 	if err := r.initExtensions(); err != nil {
 		return Result{Err: err}
 	}
@@ -227,6 +194,7 @@ func Run(sc *Scenario, log *Log) Result {
 	<-runDone
 	<-pollDone
 	<-actionsDone
+	t.next.(interface{ CloseIdleConnections() }).CloseIdleConnections()
 	synctest.Wait()
 	if ix := r.indexDump(); ix != nil {
 		log.Index(stoppedAt, ix)
@@ -285,11 +253,11 @@ func (r *runner) serve(runDone <-chan struct{}) Result {
 		}
 		st := &r.sc.Steps[r.idx]
 		if st.On != c.verb {
-			r.log.Divergence(st.On, c.verb, c.opts.ResourceVersion)
+			r.log.Divergence(st.On, c.verb, c.query.Get("resourceVersion"))
 			return Result{Diverged: true}
 		}
 		r.idx++
-		c.reply <- r.answer(st, c)
+		c.reply <- answer{step: st}
 	}
 }
 
@@ -310,108 +278,6 @@ func (r *runner) addHandler(h *HandlerSpec) error {
 
 // ---- answers ----
 
-func (r *runner) object(o map[string]interface{}) *unstructured.Unstructured {
-	obj := runtime.DeepCopyJSON(o)
-	if _, ok := obj["apiVersion"]; !ok {
-		obj["apiVersion"] = r.sc.Resource.APIVersion
-	}
-	if _, ok := obj["kind"]; !ok {
-		obj["kind"] = r.sc.Resource.Kind
-	}
-	return &unstructured.Unstructured{Object: obj}
-}
-
-func (r *runner) answer(st *Step, c call) answer {
-	switch st.kind {
-	case "list":
-		l := &unstructured.UnstructuredList{Object: map[string]interface{}{
-			"apiVersion": r.sc.Resource.APIVersion,
-			"kind":       r.sc.Resource.Kind + "List",
-		}}
-		if st.ListTypeMeta != nil {
-			l.SetAPIVersion(st.ListTypeMeta.APIVersion)
-			l.SetKind(st.ListTypeMeta.Kind)
-		}
-		if st.ResourceVersion != nil {
-			l.SetResourceVersion(*st.ResourceVersion)
-		}
-		if st.Continue != "" {
-			l.SetContinue(st.Continue)
-		}
-		l.Items = []unstructured.Unstructured{}
-		for _, it := range st.Items {
-			l.Items = append(l.Items, *r.object(it))
-		}
-		return answer{obj: l}
-	case "listError", "watchError":
-		return answer{err: &apierrors.StatusError{ErrStatus: *statusFor(st.Error)}}
-	case "network":
-		u := r.requestURL(c)
-		switch st.Network {
-		case "connection-refused":
-			return answer{err: &url.Error{Op: "Get", URL: u, Err: &net.OpError{
-				Op: "dial", Net: "tcp", Addr: serverAddr,
-				Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}}
-		default: // connection-reset, timeout
-			if c.verb == "watch" {
-				if empty, d := watchTransportFailure(st.Network); empty {
-					if st.DurationMs != nil {
-						d = *st.DurationMs
-					}
-					return answer{w: closedWatcher(), delay: ms(d)}
-				}
-			}
-			if st.Network == "timeout" {
-				return answer{err: &url.Error{Op: "Get", URL: u, Err: context.DeadlineExceeded}}
-			}
-			return answer{err: &url.Error{Op: "Get", URL: u, Err: &net.OpError{
-				Op: "read", Net: "tcp", Source: clientAddr, Addr: serverAddr,
-				Err: os.NewSyscallError("read", syscall.ECONNRESET)}}}
-		}
-	case "stream":
-		return answer{w: r.newStream(st)}
-	}
-	panic("unreachable step kind " + st.kind)
-}
-
-var (
-	serverAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 6443}
-	clientAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 51234}
-)
-
-func (r *runner) requestURL(c call) string {
-	res := r.sc.Resource
-	path := "/api/" + res.APIVersion
-	if strings.Contains(res.APIVersion, "/") {
-		path = "/apis/" + res.APIVersion
-	}
-	path += "/" + res.Resource
-	q := url.Values{}
-	if c.opts.AllowWatchBookmarks {
-		q.Set("allowWatchBookmarks", "true")
-	}
-	if c.opts.Continue != "" {
-		q.Set("continue", c.opts.Continue)
-	}
-	if c.opts.Limit > 0 {
-		q.Set("limit", strconv.FormatInt(c.opts.Limit, 10))
-	}
-	q.Set("resourceVersion", c.opts.ResourceVersion)
-	if m := rvMatch(c.opts); m != "" {
-		q.Set("resourceVersionMatch", m)
-	}
-	if sendInitialEvents(c.opts) {
-		q.Set("sendInitialEvents", "true")
-	}
-	if c.opts.TimeoutSeconds != nil {
-		q.Set("timeoutSeconds", strconv.FormatInt(*c.opts.TimeoutSeconds, 10))
-	}
-	if c.verb == "watch" {
-		q.Set("watch", "true")
-	}
-	return "https://127.0.0.1:6443" + path + "?" + q.Encode()
-}
-
 func statusFor(e *ErrorSpec) *metav1.Status {
 	st := &metav1.Status{
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
@@ -429,133 +295,6 @@ func statusFor(e *ErrorSpec) *metav1.Status {
 			}
 			st.Details.Causes = append(st.Details.Causes, metav1.StatusCause{Type: metav1.CauseType(t), Message: c.Message, Field: c.Field})
 		}
-	}
-	return st
-}
-
-// decodeErrorStatus is what StreamWatcher sends on an undecodable frame.
-func decodeErrorStatus(msg string) runtime.Object {
-	return apierrors.NewClientErrorReporter(500, "GET", "ClientWatchDecoding").
-		AsObject(fmt.Errorf("unable to decode an event from the watch stream: %s", msg))
-}
-
-type timedEvent struct {
-	at time.Duration
-	ev watch.Event
-}
-
-// scriptedWatcher delivers events, then ends as the step's close says.
-type scriptedWatcher struct {
-	result chan watch.Event
-	stop   chan struct{}
-	once   sync.Once
-}
-
-func (w *scriptedWatcher) Stop()                          { w.once.Do(func() { close(w.stop) }) }
-func (w *scriptedWatcher) ResultChan() <-chan watch.Event { return w.result }
-
-func closedWatcher() watch.Interface {
-	w := &scriptedWatcher{result: make(chan watch.Event), stop: make(chan struct{})}
-	close(w.result)
-	return w
-}
-
-func (r *runner) newStream(st *Step) watch.Interface {
-	var evs []timedEvent
-	var last time.Duration
-	for _, e := range st.Events {
-		var at time.Duration
-		if e.AtMs != nil {
-			at = ms(*e.AtMs)
-		}
-		if at < last {
-			at = last // events are delivered in order
-		}
-		last = at
-		var obj runtime.Object
-		if e.Type == "ERROR" && isStatusJSON(e.Object) {
-			obj = statusFromJSON(e.Object)
-		} else {
-			obj = r.object(e.Object)
-		}
-		evs = append(evs, timedEvent{at: at, ev: watch.Event{Type: watch.EventType(e.Type), Object: obj}})
-	}
-	dur := ms(defaultStreamDurationMs)
-	if st.DurationMs != nil {
-		dur = ms(*st.DurationMs)
-	}
-	if dur < last {
-		dur = last
-	}
-	switch st.Close {
-	case "error":
-		evs = append(evs, timedEvent{at: dur, ev: watch.Event{Type: watch.Error, Object: statusFor(st.Error)}})
-	case "decode-error":
-		msg := "invalid character 'x' looking for beginning of value"
-		if st.Error != nil && st.Error.Message != "" {
-			msg = st.Error.Message
-		}
-		evs = append(evs, timedEvent{at: dur, ev: watch.Event{Type: watch.Error, Object: decodeErrorStatus(msg)}})
-	}
-	w := &scriptedWatcher{result: make(chan watch.Event), stop: make(chan struct{})}
-	open := time.Now()
-	sleepUntil := func(d time.Duration) bool {
-		wait := time.Until(open.Add(d))
-		if wait <= 0 {
-			return true
-		}
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return true
-		case <-w.stop:
-			return false
-		}
-	}
-	go func() {
-		defer close(w.result)
-		for _, e := range evs {
-			if !sleepUntil(e.at) {
-				return
-			}
-			select {
-			case w.result <- e.ev:
-				r.srv.kicked()
-			case <-w.stop:
-				return
-			}
-		}
-		sleepUntil(dur)
-		r.srv.kicked() // the stream ends (deferred close)
-	}()
-	return w
-}
-
-// isStatusJSON: an ERROR event's object is a Status when its kind is "Status", or
-// when it has no kind and no metadata.name. Otherwise it is delivered as an object of
-// the scenario's resource (spec §1.10 row 20, "unexpected object").
-func isStatusJSON(o map[string]interface{}) bool {
-	if k, ok := o["kind"]; ok {
-		return k == "Status"
-	}
-	if md, ok := o["metadata"].(map[string]interface{}); ok {
-		if n, _ := md["name"].(string); n != "" {
-			return false
-		}
-	}
-	return true
-}
-
-func statusFromJSON(o map[string]interface{}) runtime.Object {
-	b, _ := json.Marshal(o)
-	st := &metav1.Status{}
-	if err := json.Unmarshal(b, st); err != nil {
-		return &unstructured.Unstructured{Object: runtime.DeepCopyJSON(o)}
-	}
-	if st.Kind == "" {
-		st.Kind = "Status"
-		st.APIVersion = "v1"
 	}
 	return st
 }

@@ -94,6 +94,8 @@ type Step struct {
 	DurationMs      *int64                   `json:"durationMs"`
 	AdvanceMs       *int64                   `json:"advanceMs"`
 	AddHandler      *HandlerSpec             `json:"addHandler"`
+	Gzip            bool                     `json:"gzip"`      // extension: the response body is gzip-encoded
+	CutAtByte       *int64                   `json:"cutAtByte"` // extension: the connection closes after this many body bytes
 
 	// derived
 	kind string // "advance", "addHandler", "list", "listError", "network", "watchError", "stream"

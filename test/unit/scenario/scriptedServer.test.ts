@@ -47,6 +47,18 @@ async function answered<T>(clock: FakeClock, call: Promise<T>): Promise<T> {
   return r.value;
 }
 
+/** The error a call fails with, letting virtual time run until it does. */
+async function failureOf(clock: FakeClock, call: Promise<unknown>): Promise<unknown> {
+  let failure: unknown;
+  let done = false;
+  call.then(
+    () => (done = true),
+    (e: unknown) => ((failure = e), (done = true)),
+  );
+  await clock.runUntilIdle(() => done);
+  return failure;
+}
+
 /** Reads a watcher to its end, recording the virtual time of each event. */
 async function drain(clock: FakeClock, w: Watcher): Promise<{ at: number; e: WatchEvent }[]> {
   const out: { at: number; e: WatchEvent }[] = [];
@@ -163,7 +175,7 @@ describe('ScriptedServer', () => {
     assert.deepEqual(status.details?.causes?.map((c) => c.type), ['UnexpectedServerResponse', 'ClientWatchDecoding']);
   });
 
-  it('answers a watch reset/timeout with an already-closed watcher after durationMs (default 10 s)', async () => {
+  it('answers a watch reset/timeout with an already-closed watcher once the REST client\'s 10 retries (1 s apart) of attempts lasting durationMs are spent', async () => {
     const h = harness([{ on: 'watch', network: 'connection-reset' }, { on: 'watch', network: 'timeout', durationMs: 300 }]);
     let w: Watcher | undefined;
     void h.server.watch({ resourceVersion: '10' }, h.signal).then((x) => (w = x));
@@ -174,7 +186,7 @@ describe('ScriptedServer', () => {
     w = undefined;
     void h.server.watch({ resourceVersion: '10' }, h.signal).then((x) => (w = x));
     await h.clock.runUntilIdle(() => w !== undefined);
-    assert.equal(h.clock.now(), 10_300);
+    assert.equal(h.clock.now(), 10_000 + 11 * 300 + 10_000);
   });
 
   it('as client-go 1.15 (no REST retries on watch open): a reset gives the empty watcher at once, a timeout is the error', async () => {
@@ -195,9 +207,41 @@ describe('ScriptedServer', () => {
     const second = await opening;
     assert.equal(h.clock.now(), 3000);
     assert.equal(await second.next(), null);
-    const failing = h.server.watch({ resourceVersion: '10' }, h.signal);
-    await assert.rejects(answered(h.clock, failing), (e: unknown) => e instanceof TransportError && e.kind === 'timeout');
-    assert.equal(h.clock.now(), 3000);
+    const failure = await failureOf(h.clock, h.server.watch({ resourceVersion: '10' }, h.signal));
+    assert.ok(failure instanceof TransportError && failure.kind === 'timeout');
+    assert.equal(h.clock.now(), 6000);
+  });
+
+  it('spends the REST client\'s Retry-After retries of a 429/5xx before the StatusError: 10 on v0.32+, 9 on a 1.15 LIST, none on a 1.15 WATCH', async () => {
+    const tooMany = { code: 429, reason: 'TooManyRequests', message: 'slow down', retryAfterSeconds: 2 };
+    const steps = [{ on: 'list' as const, error: tooMany }, { on: 'watch' as const, error: tooMany }, { on: 'list' as const, error: { ...tooMany, code: 410, reason: 'Expired' } }];
+    for (const [modern, listAt, watchAt] of [[true, 20_000, 40_000], [false, 18_000, 18_000]] as const) {
+      const h = harness(steps, { restRetriesWatchOpen: modern });
+      const list = await failureOf(h.clock, h.server.list({ resourceVersion: '0' }, h.signal));
+      assert.ok(list instanceof StatusError && list.status.code === 429);
+      assert.equal(h.clock.now(), listAt, `list, modern=${modern}`);
+      const watch = await failureOf(h.clock, h.server.watch({ resourceVersion: '1' }, h.signal));
+      assert.ok(watch instanceof StatusError && watch.status.code === 429);
+      assert.equal(h.clock.now(), watchAt, `watch, modern=${modern}`);
+      const gone = await failureOf(h.clock, h.server.list({ resourceVersion: '0' }, h.signal));
+      assert.ok(gone instanceof StatusError && gone.status.code === 410);
+      assert.equal(h.clock.now(), watchAt, 'a 4xx other than 429 is not retried');
+    }
+  });
+
+  it('retries a reset LIST 1 s apart: v0.32+ then fails with the transport error, 1.15 with its artificial 500', async () => {
+    const steps = [{ on: 'list' as const, network: 'connection-reset' as const }, { on: 'list' as const, network: 'timeout' as const }];
+    const modern = harness(steps);
+    const m = await failureOf(modern.clock, modern.server.list({ resourceVersion: '0' }, modern.signal));
+    assert.ok(m instanceof TransportError && m.kind === 'connection-reset');
+    assert.equal(modern.clock.now(), 10_000);
+    const t = await failureOf(modern.clock, modern.server.list({ resourceVersion: '0' }, modern.signal));
+    assert.ok(t instanceof TransportError && t.kind === 'timeout');
+    assert.equal(modern.clock.now(), 10_000, 'a timed-out LIST is not retried');
+    const old = harness(steps, { restRetriesWatchOpen: false });
+    const o = await failureOf(old.clock, old.server.list({ resourceVersion: '0' }, old.signal));
+    assert.ok(o instanceof StatusError && o.status.code === 500 && o.status.reason === 'InternalError');
+    assert.equal(old.clock.now(), 9000);
   });
 
   it('stops a stream when the watcher is stopped', async () => {

@@ -70,6 +70,7 @@ const NEVER_DIALLED: Record<string, string> = {
   'pkg.go.dev': 'a documentation link the findings tests compare',
   'kubernetes.default.svc.cluster.local': "kube-apiserver's --service-account-issuer value",
   'webview.example': "the webview CSP test's stand-in cspSource",
+  'scenario.invalid': "the conformance oracle's REST client host; its dialer is an in-memory pipe (test/conformance/oracle/transport.go)",
   x: 'a base for parsing relative request URLs',
   sandbox: 'a base for parsing relative request URLs',
   'svc-': 'a ConfigMap value in the benchmark data',
