@@ -29,6 +29,11 @@ export interface Profile {
   /** Gates locked to their default in this release: client-go refuses to change them. */
   lockedGates: Partial<Gates>;
   /**
+   * Gate settings under which this release's client-go does something the engine does not reproduce
+   * yet, each with what (docs/conformance-findings.md). A replay with such a setting says so.
+   */
+  unemulatedGates: Partial<Record<GateName, { value: boolean; why: string }>>;
+  /**
    * Backoff between ListAndWatch runs (§1.2, §6):
    * - 'fixed-1s': wait.Until with a 1 s period (≤1.17);
    * - 'quiet-reset': ExponentialBackoffManager, resets only after > 2 min without a delay (1.18–v0.35);
@@ -183,6 +188,7 @@ export const PROFILES: readonly Profile[] = [
     gates: { ...noGates },
     knownGates: [],
     lockedGates: {},
+    unemulatedGates: {},
     backoff: 'fixed-1s',
     refusedWatchRelists: true,
     tooManyRequestsRewatches: false,
@@ -215,6 +221,15 @@ export const PROFILES: readonly Profile[] = [
     gates: { ...noGates },
     knownGates: ['WatchListClient'],
     lockedGates: {},
+    unemulatedGates: {
+      WatchListClient: {
+        value: true,
+        why:
+          "client-go v0.32's clients turn a LIST into a watch-list request while WatchListClient is on " +
+          "(PrepareWatchListOptionsFromListOptions, removed in v0.34), the reflector's fallback LIST and relists too; " +
+          'the engine sends a LIST there, so a replay that lists can differ from client-go',
+      },
+    },
     logStyle: 'printf',
     handleErrorSleepMs: 1,
     watchListStoreTransforms: false,
@@ -228,6 +243,7 @@ export const PROFILES: readonly Profile[] = [
     gates: { ...noGates, InOrderInformers: true },
     knownGates: ['WatchListClient', 'InOrderInformers'],
     lockedGates: {},
+    unemulatedGates: {},
     skipsTableWatchObjects: 'initial-watch-list',
   },
   {
@@ -247,6 +263,7 @@ export const PROFILES: readonly Profile[] = [
     knownGates: ['WatchListClient', 'InOrderInformers', 'AtomicFIFO', 'InOrderInformersBatchProcess', 'UnlockWhileProcessingFIFO'],
     // InOrderInformers went GA in v0.36.
     lockedGates: { InOrderInformers: true },
+    unemulatedGates: {},
     backoff: 'delay-with-reset',
     rvOrderingGuard: true,
     bookmarksToStore: true,
@@ -274,4 +291,12 @@ export function withGates(profile: Profile, overrides: Partial<Gates> | undefine
     if (wanted !== undefined && !(name in profile.lockedGates)) gates[name] = wanted;
   }
   return { ...profile, gates };
+}
+
+/** What the engine does not reproduce under the profile's (effective) gates, or undefined. */
+export function unemulatedGateProblem(profile: Profile): string | undefined {
+  for (const [name, u] of Object.entries(profile.unemulatedGates) as [GateName, { value: boolean; why: string }][]) {
+    if (profile.gates[name] === u.value) return `${name}=${u.value} under profile ${profile.name} is only partly emulated: ${u.why}`;
+  }
+  return undefined;
 }

@@ -201,6 +201,13 @@ export function forProfile(raw: Raw, profileName: string): Raw {
   const p = findProfile(profileName)!;
   const out = structuredClone(raw) as Raw & { informer: Raw; actions?: Raw[] };
   out.profiles = [profileName];
+  // A gate setting whose LISTs the engine does not reproduce under this profile yet
+  // (Profile.unemulatedGates: v1.32 with WatchListClient on, docs/conformance-findings.md) runs
+  // with the profile's default instead; the corpus keeps such scenarios that never LIST.
+  const gates = out.gates as Record<string, boolean> | undefined;
+  for (const [name, u] of Object.entries(p.unemulatedGates)) {
+    if (gates && u && gates[name] === u.value) gates[name] = p.gates[name as keyof typeof p.gates];
+  }
   if (!p.hasSetTransform) delete out.informer.transform;
   if (!p.hasRemoveEventHandler && out.actions) out.actions = out.actions.filter((a) => !('removeHandler' in a));
   return out;
