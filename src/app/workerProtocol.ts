@@ -6,8 +6,7 @@
  * pending — plus `reply`s to calls, and `stopped` last. Everything is plain data (structured
  * clone); events are redacted in the worker before they cross.
  */
-import type { Profile } from '../engine/profiles';
-import type { ApiResource } from '../kube';
+import type { LiveTarget } from './liveInformer';
 import type { Scenario } from '../scenario/types';
 import type { ConsistencyResult } from '../trace/consistency';
 import type { SpillState } from '../trace/segments';
@@ -22,17 +21,11 @@ export const FINDINGS_INTERVAL_MS = 1000;
 
 /** What the worker runs: a live informer (the kubeconfig of the one selected context) or a scenario replay. */
 export type WorkerSpec =
-  | {
+  | ({
       kind: 'live';
       /** The connection's kubeconfig (its one context, credentials included); it never reaches a trace or log. */
       kubeconfigYaml: string;
-      resource: ApiResource;
-      profile: Profile;
-      namespace: string;
-      labelSelector?: string;
-      fieldSelector?: string;
-      resyncPeriodMs?: number;
-    }
+    } & Omit<LiveTarget, 'conn'>)
   | { kind: 'replay'; scenario: Scenario; profile?: string };
 
 export interface WorkerStart {

@@ -1,5 +1,6 @@
 /** Shared helpers of the cluster e2e tests: writing objects as the admin, waiting, audit checks. */
 import { strict as assert } from 'node:assert';
+import { existsSync, readFileSync } from 'node:fs';
 import { E2ECluster, GET_AUDIT_VERBS } from './cluster';
 
 export const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps', namespaced: true };
@@ -62,4 +63,19 @@ export function diffMaps(store: Map<string, string>, fresh: Map<string, string>)
   const stale = [...fresh.keys()].filter((k) => store.has(k) && store.get(k) !== fresh.get(k));
   if (!missing.length && !extra.length && !stale.length) return '';
   return `missing ${missing.length} (${missing.slice(0, 3)}), extra ${extra.length} (${extra.slice(0, 3)}), stale ${stale.length} (${stale.slice(0, 3)})`;
+}
+
+/** The complete NDJSON lines of a file another process is still writing (a partial last line is skipped). */
+export function readNdjsonLines<T>(file: string): T[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as T];
+      } catch {
+        return []; // a line being written
+      }
+    });
 }

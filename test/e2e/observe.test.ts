@@ -11,7 +11,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { findProfile } from '../../src/engine/profiles';
@@ -22,7 +22,7 @@ import { Reconstructor } from '../../src/observe/reconstruct';
 import { ObserveSession, profileFromGoMod } from '../../src/observe/session';
 import { useCluster, type E2ECluster } from './cluster';
 import { FaultProxy } from './faultProxy';
-import { cmBody, createNamespace, sleep, waitFor } from './helpers';
+import { cmBody, createNamespace, readNdjsonLines, sleep, waitFor } from './helpers';
 
 const HERE = path.join(__dirname, 'observe');
 const CONTROLLER = path.join(HERE, 'bin', 'v1.36', 'controller');
@@ -51,19 +51,7 @@ function buildController(): Promise<void> {
   );
 }
 
-function readNdjson(file: string): NotifyLine[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as NotifyLine];
-      } catch {
-        return []; // a line being written
-      }
-    });
-}
+const readNdjson = (file: string): NotifyLine[] => readNdjsonLines<NotifyLine>(file);
 
 /** Per key, the notifications in order, in one comparable text each. */
 function perKey(lines: NotifyLine[]): Map<string, string[]> {

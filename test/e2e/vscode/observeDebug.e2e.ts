@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { importTrace } from '../../../src/trace/traceFile';
 import { E2ECluster } from '../cluster';
-import { cmBody, createNamespace } from '../helpers';
+import { cmBody, createNamespace, readNdjsonLines } from '../helpers';
 import { REPO, ensureCodeServer, packageExtension, startCodeServer, type CodeServer } from './codeServer';
 import { SHOTS, answer, check, chipValue, findFiles, results, runCommand, sessionTitle, setTheme, shot, step, openWorkbench, visibleTimeline, waitUntil } from './workbench';
 
@@ -61,19 +61,7 @@ interface LogLine {
   op?: string;
 }
 
-function readNdjson(file: string): LogLine[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as LogLine];
-      } catch {
-        return []; // a line being written
-      }
-    });
-}
+const readNdjson = (file: string): LogLine[] => readNdjsonLines<LogLine>(file);
 
 /** Notifications per key, "op" in order: the shape both the controller's log and a trace give. */
 function perKey(lines: { key?: string; op?: string }[]): Record<string, string[]> {
