@@ -28,7 +28,7 @@ export function tombstonesDelivered(trace: TraceView): Finding[] {
     {
       id: 'tombstones-delivered',
       severity: 'warning',
-      title: `${plural(all.length, 'delete')} delivered as DeletedFinalStateUnknown tombstones`,
+      title: `${plural(all.length, 'delete')} delivered as ${all.length === 1 ? 'a DeletedFinalStateUnknown tombstone' : 'DeletedFinalStateUnknown tombstones'}`,
       detail:
         `Delete handlers got ${plural(all.length, 'tombstone')} (${[...byHandler.entries()].map(([h, s]) => `${h} ×${s.length}`).join(', ')}). ` +
         'The object was deleted while the watch was down, so the informer only noticed at the relist and does not know its final state; ' +
