@@ -31,8 +31,16 @@ for p in "${profiles[@]}"; do
         # The set of logs only grows: a rare log client-go produced in an earlier regen stays
         # (ORACLE_REGEN_FRESH=1 starts from what this run saw).
         if [ -f "$out" ] && [ "${ORACLE_REGEN_FRESH:-0}" != 1 ]; then
-          node "$here/mergeVariants.js" "$out" "$tmp" >"$tmp.merged" && mv "$tmp.merged" "$out"
-          rm -f "$tmp"
+          node "$here/mergeVariants.js" "$out" "$tmp" >"$tmp.merged"
+          mrc=$?
+          if [ $mrc -eq 3 ]; then
+            # None of the checked-in logs came out this time: they are stale (see mergeVariants.js).
+            echo "regen.sh: $p $name: client-go produced none of the checked-in logs" >&2
+            [ -n "${REGEN_STALE_LIST:-}" ] && echo "test/conformance/expected/$p/$name.ndjson" >>"$REGEN_STALE_LIST"
+            mrc=0
+          fi
+          if [ $mrc -eq 0 ]; then mv "$tmp.merged" "$out"; else echo "regen.sh: $p $name: merging the logs failed" >&2; status=1; fi
+          rm -f "$tmp" "$tmp.merged"
         else
           mv "$tmp" "$out"
         fi ;;
