@@ -11,6 +11,7 @@
  * Prints one JSON line (ClientResult).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { benchKubeconfig } from '../benchKubeconfig';
 import { profileNamed } from '../../src/app/profiles';
 import { connect } from '../../src/app/resources';
 import { configureSessions, createSession } from '../../src/app/sessions';
@@ -37,14 +38,7 @@ async function main(): Promise<void> {
   if (!url || (engine !== 'host' && engine !== 'worker')) throw new Error('usage: client.ts <url> <host|worker> <seconds>');
   const seconds = Number(secondsArg ?? '10');
   configureSessions(engine === 'worker' ? { engine, workerFile: engineWorkerBundle() } : { engine });
-  const kubeconfigYaml = [
-    'apiVersion: v1',
-    'kind: Config',
-    `clusters: [{name: bench, cluster: {server: "${url}"}}]`,
-    'users: [{name: bench, user: {}}]',
-    'contexts: [{name: bench, context: {cluster: bench, user: bench}}]',
-    'current-context: bench',
-  ].join('\n');
+  const kubeconfigYaml = benchKubeconfig(url);
   const conn = connect({ kubeconfigYaml });
   const resource = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, name: 'pods', verbs: ['list', 'watch'], shortNames: [] } as never;
   const session = await createSession('bench', { kind: 'cluster', conn, resource, profile: profileNamed('v1.36'), namespace: '' });

@@ -12,6 +12,7 @@
  * time, calls GET /bench/go (the server then streams the watch events) and waits until both
  * handlers have seen EVENTS updates. Prints one JSON line like bench/clientgo's client.
  */
+import { benchKubeconfig } from '../benchKubeconfig';
 import * as http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
@@ -81,23 +82,12 @@ async function watchPhase(url: string, counter: Counter, objects: () => number, 
   return { syncMs, watchCpuS: cpuS() - cpu0, watchWallS: (performance.now() - w0) / 1000, peakRssKiB: process.resourceUsage().maxRSS, objects: objects() };
 }
 
-function kubeconfigYaml(url: string): string {
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    `clusters: [{name: bench, cluster: {server: "${url}"}}]`,
-    'users: [{name: bench, user: {}}]',
-    'contexts: [{name: bench, context: {cluster: bench, user: bench}}]',
-    'current-context: bench',
-  ].join('\n');
-}
-
 async function engine(url: string, events: number, recorder: boolean): Promise<Result> {
   const base = findProfile('v1.36');
   if (!base) throw new Error('no profile v1.36');
   // LIST then WATCH, as every other client here does (the fake apiserver has no streaming list).
   const profile = withGates(base, { WatchListClient: false });
-  const conn = KubeConnection.load({ kubeconfigYaml: kubeconfigYaml(url) });
+  const conn = KubeConnection.load({ kubeconfigYaml: benchKubeconfig(url) });
   const clock = new RealClock();
   const lw = new HttpListerWatcher(conn, { group: '', version: 'v1', resource: 'pods', namespaced: true }, { clock });
   const sink = recorder
@@ -130,7 +120,7 @@ async function engine(url: string, events: number, recorder: boolean): Promise<R
 async function clientNode(url: string, events: number): Promise<Result> {
   const kc = new KubeConfig();
   // client-node refuses plain HTTP unless TLS verification is marked off (there is no TLS here).
-  kc.loadFromString(kubeconfigYaml(url).replace(`server: "${url}"`, `server: "${url}", insecure-skip-tls-verify: true`));
+  kc.loadFromString(benchKubeconfig(url).replace(`server: "${url}"`, `server: "${url}", insecure-skip-tls-verify: true`));
   const api = kc.makeApiClient(CoreV1Api);
   const informer = makeInformer<V1Pod>(kc, '/api/v1/pods', () => api.listPodForAllNamespaces());
   const counter = new Counter(2, events);
