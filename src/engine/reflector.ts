@@ -19,6 +19,7 @@ import type { BackoffPurpose, HandedWatch, ReflectorPhaseContext, WatchEnding, W
 import { ReflectorLog } from './reflectorLogs';
 import { ReflectorLister } from './reflectorList';
 import { watchWithResync } from './reflectorWatch';
+import { handOver } from './sink';
 import { untilAborted } from './watchHandling';
 import { runWatchList } from './watchList';
 
@@ -223,7 +224,7 @@ export class Reflector {
   }
 
   private emit(e: TraceEvent): void {
-    this.sink.emit(e);
+    handOver(this.sink, e);
   }
 
   private now(): number {

@@ -212,5 +212,12 @@ export type RecordedEvent = TraceEvent & { seq: number };
 
 /** Where the engine sends its events. Must not throw; must not call back into the engine. */
 export interface EventSink {
+  /** Takes an event the caller may keep, reuse or hand to others: the sink keeps nothing of it that it changes. */
   emit(event: TraceEvent): void;
+  /**
+   * Optional, the same as emit except that the event is handed over: the caller built it for this
+   * one call and never reads, changes or passes it on again, so the sink may keep that very object
+   * (the recorder stamps its seq on it instead of copying it). The engine's events all qualify.
+   */
+  adopt?(event: TraceEvent): void;
 }

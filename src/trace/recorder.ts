@@ -54,13 +54,24 @@ export class TraceRecorder implements EventSink {
     return this.droppedCount;
   }
 
+  /** Records a copy of e (at most one copy: a redacted one is already ours); e stays as it was. */
   emit(e: TraceEvent): void {
+    this.record(e, false);
+  }
+
+  /**
+   * Records e itself (EventSink.adopt: the caller hands it over and never touches it again): it
+   * gets its seq in place, with no copy, unless redaction had to copy it.
+   */
+  adopt(e: TraceEvent): void {
+    this.record(e, true);
+  }
+
+  private record(e: TraceEvent, owned: boolean): void {
     const marker = this.buffer.length >= this.head.cap ? this.evictOldest(e.t) : undefined;
     const clean = this.redaction ? redactEvent(e, this.redaction) : e;
-    // One copy per event at most: a redacted copy is already ours and takes the seq in place;
-    // an untouched event is the engine's object, so it is copied once (the engine's stays as it was).
     let recorded: RecordedEvent;
-    if (clean === e) recorded = { ...e, seq: this.nextSeq++ };
+    if (clean === e && !owned) recorded = { ...e, seq: this.nextSeq++ };
     else {
       recorded = clean as RecordedEvent;
       recorded.seq = this.nextSeq++;
