@@ -145,9 +145,18 @@ function planFor(listed: string[]): KeyPlan | undefined {
  * again unless the header says redacted: false; one writer, so key orders are computed once.
  */
 export function eventLines(header: TraceHeader): (e: RecordedEvent) => string {
+  const { redacted, line } = eventWriter(header);
+  return (e) => line(redacted(e));
+}
+
+/**
+ * eventLines in two steps: `redacted` gives the event as the file holds it (itself when nothing
+ * in it changes, or with header.redacted: false), `line` its canonical line.
+ */
+export function eventWriter(header: TraceHeader): { redacted: (e: RecordedEvent) => RecordedEvent; line: (e: RecordedEvent) => string } {
   const ctx = header.redacted === false ? undefined : { resource: header.resource };
   const writer = new LineWriter();
-  return (e) => writer.line(ctx ? redactEvent(e, ctx) : e);
+  return { redacted: ctx ? (e) => redactEvent(e, ctx) : (e) => e, line: (e) => writer.line(e) };
 }
 
 function isRecorder(x: TraceRecorder | TraceData): x is TraceRecorder {

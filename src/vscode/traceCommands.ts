@@ -10,6 +10,7 @@ import type { InformerSession } from '../app/session';
 import { parseScenario } from '../app/scenarios';
 import { createSession } from '../app/sessions';
 import { exportTrace, toPerfetto } from '../app/traces';
+import type { ColumnarTrace } from '../app/traceColumns';
 
 export const TRACE_SUFFIX = '.informer-trace.json';
 
@@ -74,8 +75,8 @@ export async function readTraceText(uri: vscode.Uri): Promise<string> {
 }
 
 /** The imported trace as a session (its file checked by the importer: a bad one throws a one-line BadInputError). */
-export async function importedSession(registry: SessionRegistry, uri: vscode.Uri, text: string): Promise<InformerSession> {
-  const session = await createSession(registry.newId(), { kind: 'import', name: uri.path.split('/').pop() ?? 'trace', text });
+export async function importedSession(registry: SessionRegistry, uri: vscode.Uri, content: { text: string } | { columnar: ColumnarTrace }): Promise<InformerSession> {
+  const session = await createSession(registry.newId(), { kind: 'import', name: uri.path.split('/').pop() ?? 'trace', ...content });
   registry.add(session);
   return session;
 }
