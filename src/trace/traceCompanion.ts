@@ -14,8 +14,10 @@
  *   24  float64  the JSON's mtime (ms since the epoch)
  *   32  20 bytes SHA-1 of the JSON's first 64 KiB
  *   52  20 bytes SHA-1 of the JSON's last 64 KiB
- *   72  M bytes  meta JSON (UTF-8): { meta: unknown, sections: [{ name, offset, length }] }
+ *   72  20 bytes SHA-1 of the content: the meta JSON's bytes, then each section's bytes in order
+ *   92  M bytes  meta JSON (UTF-8): { meta: unknown, sections: [{ name, offset, length }] }
  *   then the sections' bytes, each starting at a multiple of 8.
+ * A companion whose content does not hash to what it says (garbled, cut short) is not used.
  * This module reads and writes that container; what the meta and sections mean is up to the
  * caller (src/app/traceColumns.ts).
  */
@@ -26,7 +28,7 @@ import type { FileHandle } from 'node:fs/promises';
 
 export const COMPANION_VERSION = 1;
 const MAGIC = Buffer.from('IITRACE\0', 'latin1');
-const FIXED = 72;
+const FIXED = 92;
 const EDGE = 64 * 1024;
 /** A companion's meta larger than this is taken as corrupt. */
 const MAX_META = 64 * 1024 * 1024;
@@ -75,7 +77,7 @@ export interface CompanionContent {
   sections: { name: string; data: ArrayBufferView }[];
 }
 
-function fixedPart(fp: Fingerprint, metaLength: number): Buffer {
+function fixedPart(fp: Fingerprint, metaLength: number, contentHash: Buffer): Buffer {
   const b = Buffer.alloc(FIXED);
   MAGIC.copy(b, 0);
   b.writeUInt32LE(COMPANION_VERSION, 8);
@@ -84,6 +86,7 @@ function fixedPart(fp: Fingerprint, metaLength: number): Buffer {
   b.writeDoubleLE(fp.mtimeMs, 24);
   fp.head.copy(b, 32);
   fp.tail.copy(b, 52);
+  contentHash.copy(b, 72);
   return b;
 }
 
@@ -115,17 +118,19 @@ export async function writeCompanion(jsonPath: string, content: CompanionContent
   const meta = Buffer.concat([metaText, Buffer.alloc(base - FIXED - metaText.length, 0x20)]);
   const target = companionPath(jsonPath);
   const temp = `${target}.${process.pid}.tmp`;
+  const hash = createHash('sha1').update(meta);
   const fh = await open(temp, 'w');
   try {
-    await fh.write(fixedPart(fp, meta.length), 0, FIXED, 0);
     await fh.write(meta, 0, meta.length, FIXED);
     let at = base;
     for (const s of content.sections) {
       const bytes = new Uint8Array(s.data.buffer, s.data.byteOffset, s.data.byteLength);
+      hash.update(bytes);
       if (bytes.length > 0) await fh.write(bytes, 0, bytes.length, at);
       at = align8(at + bytes.length);
     }
     await fh.truncate(at);
+    await fh.write(fixedPart(fp, meta.length, hash.digest()), 0, FIXED, 0);
   } catch (e) {
     await fh.close();
     await rm(temp, { force: true });
@@ -150,7 +155,7 @@ export async function copyCompanion(fromCompanion: string, toJson: string): Prom
     try {
       const head = Buffer.alloc(FIXED);
       await src.read(head, 0, FIXED, 0);
-      await dst.write(fixedPart(fp, head.readUInt32LE(12)), 0, FIXED, 0);
+      await dst.write(fixedPart(fp, head.readUInt32LE(12), head.subarray(72, 92)), 0, FIXED, 0);
       const buf = Buffer.alloc(1 << 22);
       for (let at = FIXED; ; ) {
         const { bytesRead } = await src.read(buf, 0, buf.length, at);
@@ -208,6 +213,7 @@ export async function readCompanion(jsonPath: string): Promise<{ ok: true; compa
     if (metaLength > MAX_META || FIXED + metaLength > size) return { ok: false, reason: 'its table of contents is cut short' };
     const metaBuf = Buffer.alloc(metaLength);
     await fh.read(metaBuf, 0, metaLength, FIXED);
+    const hash = createHash('sha1').update(metaBuf);
     const parsed = JSON.parse(metaBuf.toString('utf8')) as { meta?: unknown; sections?: unknown };
     if (!Array.isArray(parsed.sections)) return { ok: false, reason: 'its table of contents has no sections' };
     const sections = new Map<string, ArrayBuffer>();
@@ -225,8 +231,10 @@ export async function readCompanion(jsonPath: string): Promise<{ ok: true; compa
         if (bytesRead === 0) return { ok: false, reason: 'the file is cut short' };
         read += bytesRead;
       }
+      hash.update(view);
       sections.set(name as string, buf);
     }
+    if (!hash.digest().equals(head.subarray(72, 92))) return { ok: false, reason: 'its content is damaged (checksum mismatch)' };
     return { ok: true, companion: { path, fingerprint: now, meta: parsed.meta, sections } };
   } catch (e) {
     return { ok: false, reason: `it cannot be read (${(e as Error).message.split('\n')[0]})` };

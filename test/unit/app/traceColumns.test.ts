@@ -71,6 +71,11 @@ describe('app: the binary companion of a trace file', () => {
     assert.equal(s.eventCount(), trace.events.length);
     assert.equal(s.lastSeq(), trace.events[trace.events.length - 1].seq);
     assert.ok(s.columns());
+    assert.deepEqual(s.summary(), summaryOf(trace.events));
+    for (const e of trace.events) {
+      if (e.type !== 'distribute' && e.type !== 'notify') continue;
+      assert.deepEqual(await s.diffFor(e.seq), diffForSeq(trace.events, e.seq), `the session's diff of seq ${e.seq}`);
+    }
     const out = join(dir, 'b.informer-trace.json');
     assert.equal(await s.exportTo(out), trace.events.length);
     assert.equal(readFileSync(out, 'utf8'), readFileSync(path, 'utf8'));
@@ -132,6 +137,10 @@ describe('app: the binary companion of a trace file', () => {
     garbled.fill(0x7b, 80, 120);
     writeFileSync(bin, garbled);
     await refused(/cannot be read|description|malformed|contents/);
+    const flipped = Buffer.from(fresh);
+    flipped[fresh.length - 20] ^= 0x01;
+    writeFileSync(bin, flipped);
+    await refused(/damaged/);
     writeFileSync(bin, Buffer.from('not a companion'));
     await refused(/not a companion file/);
     assert.ok(good.length > 0);
