@@ -10,7 +10,7 @@ import { computeFindings } from '../trace/findings';
 import type { Finding } from '../format/trace';
 import type { FaultName, FieldChange, RecordedEvent } from '../format/events';
 import type { SpillState } from '../trace/segments';
-import { diffForSeq, type ColumnBatch } from '../protocol/eventColumns';
+import { diffForSeq, encodeBatch, type ColumnBatch } from '../protocol/eventColumns';
 import { writeTraceWithCompanion, type ColumnarTrace } from './traceColumns';
 import type { TraceHeader } from '../format/trace';
 import type { SessionInfo } from '../protocol/timeline';
@@ -95,6 +95,7 @@ export class InformerSession {
   private readonly recorder?: TraceSource;
   private readonly imported?: { header: TraceHeader; events: readonly RecordedEvent[] };
   private readonly columnar?: ColumnarTrace;
+  private importedBatch: ColumnBatch | undefined;
   private readonly stopFn?: () => Promise<void>;
   private readonly releaseFn?: () => void;
   private failureText: string | undefined;
@@ -176,9 +177,16 @@ export class InformerSession {
     return events.length > 0 ? events[events.length - 1].seq : -1;
   }
 
-  /** The events as the timeline's columns when the session already holds them so (a trace opened from its companion). */
+  /**
+   * The events as the timeline's columns when they do not change: a trace opened from its
+   * companion holds them so; an imported trace's are encoded once and kept. Undefined for a
+   * recorder's events (they grow).
+   */
   columns(): ColumnBatch | undefined {
-    return this.columnar?.batch;
+    if (this.columnar) return this.columnar.batch;
+    if (!this.imported) return undefined;
+    this.importedBatch ??= encodeBatch(this.imported.events);
+    return this.importedBatch;
   }
 
   /** The diff a details pane shows for the event with that seq (diffForSeq), read from the file when the session has no objects. */
@@ -199,7 +207,11 @@ export class InformerSession {
     // Without a spill segment every event is in memory: a copy of the array is written without awaiting per event.
     const spilled = (this.recorder?.spillState()?.events ?? 0) > 0;
     if (this.recorder && spilled) return writeTraceWithCompanion(path, this.header(), this.recorder.allEvents());
-    return writeTraceWithCompanion(path, this.header(), this.events().slice(), this.recorder ? undefined : this.findings(true));
+    if (this.imported) {
+      const events = this.imported.events;
+      return writeTraceWithCompanion(path, this.header(), events.slice(), undefined, { events, batch: this.columns()!, summary: this.summary(), findings: this.findings(true) });
+    }
+    return writeTraceWithCompanion(path, this.header(), this.events().slice());
   }
 
   /** The trace (its in-memory window) as exportTrace takes it. */

@@ -31,8 +31,24 @@ interface Meta {
 
 const OFFSETS = 'lineOffsets';
 
+/** What a session already computed from exactly these events (an imported trace): reused when the file holds them unchanged. */
+export interface Computed {
+  events: readonly RecordedEvent[];
+  batch: ColumnBatch;
+  summary: TraceSummary;
+  findings: Finding[];
+}
+
+/** Whether the file holds the very events that were computed from (redaction changed none). */
+function sameEvents(a: readonly RecordedEvent[], b: readonly RecordedEvent[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** What the companion of a trace with these events holds; `offsets` from writeTrace({ lineOffsets: true }). */
-export function companionContent(header: TraceHeader, events: readonly RecordedEvent[], offsets: Float64Array, findings?: Finding[]): CompanionContent {
+export function companionContent(header: TraceHeader, events: readonly RecordedEvent[], offsets: Float64Array, findings?: Finding[], computed?: Computed): CompanionContent {
+  if (computed && sameEvents(computed.events, events)) return contentOf(header, computed.batch, computed.summary, computed.findings, offsets);
   const batch = encodeBatch(events);
   const summary = new SummaryModel();
   for (const e of events) summary.add(e);
@@ -44,7 +60,11 @@ export function companionContent(header: TraceHeader, events: readonly RecordedE
       found = [];
     }
   }
-  const meta: Meta = { count: batch.count, header, summary: summary.snapshot(), findings: found, strings: batch.strings, extras: batch.extras };
+  return contentOf(header, batch, summary.snapshot(), found, offsets);
+}
+
+function contentOf(header: TraceHeader, batch: ColumnBatch, summary: TraceSummary, findings: Finding[], offsets: Float64Array): CompanionContent {
+  const meta: Meta = { count: batch.count, header, summary, findings, strings: batch.strings, extras: batch.extras };
   return {
     meta,
     sections: [...COLUMN_NAMES.map((name) => ({ name, data: new Uint8Array(batch.columns[name]) })), { name: OFFSETS, data: offsets }],
@@ -56,11 +76,11 @@ export function companionContent(header: TraceHeader, events: readonly RecordedE
  * an async source (a spill segment) is written without one. An old companion at that place is
  * removed first, so none outlives the file it was made for. Resolves with the number of events.
  */
-export async function writeTraceWithCompanion(path: string, header: TraceHeader, events: EventSource, findings?: Finding[]): Promise<number> {
+export async function writeTraceWithCompanion(path: string, header: TraceHeader, events: EventSource, findings?: Finding[], computed?: Computed): Promise<number> {
   await removeCompanion(path);
   if (!Array.isArray(events)) return writeTraceFile(path, header, events);
   const written = await writeTrace(path, header, events, { lineOffsets: true });
-  await writeCompanion(path, companionContent(header, written.events!, written.offsets!, findings));
+  await writeCompanion(path, companionContent(header, written.events!, written.offsets!, findings, computed));
   return written.count;
 }
 

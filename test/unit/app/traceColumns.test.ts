@@ -87,6 +87,23 @@ describe('app: the binary companion of a trace file', () => {
     assert.deepEqual((await opened(out2)).summary, t.summary());
   });
 
+  it('an imported trace with a credential the header says is redacted: the export and its companion hold it redacted', async () => {
+    const events = numbered([
+      { t: 1, type: 'log', level: 'info', msg: 'GET with Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123456789' },
+      { t: 2, type: 'resync.timer', shouldResync: true },
+    ] as never);
+    const text = JSON.stringify({ format: 'informer-trace/v1', header: header(), events });
+    const s = await createSession('s3', { kind: 'import', name: 'x', text });
+    assert.ok(s.columns(), 'an imported trace keeps its columns');
+    const out = join(dir, 'r.informer-trace.json');
+    await s.exportTo(out);
+    const written = readFileSync(out, 'utf8');
+    assert.ok(!written.includes('abcdefghijklmnopqrstuvwxyz'), 'the export redacts');
+    const c = await opened(out);
+    assert.ok(!JSON.stringify(c.batch.extras).includes('abcdefghijklmnopqrstuvwxyz'), 'the companion holds the redacted events');
+    assert.deepEqual(decodeBatch(c.batch), decodeBatch(encodeBatch(importTrace(written).events)));
+  });
+
   it('line offsets are byte offsets, also past characters of more than one byte', async () => {
     const events = numbered([
       { t: 1, type: 'log', level: 'info', msg: 'grüße → ✓ 𝄞', kv: { k: 'ü' } },
