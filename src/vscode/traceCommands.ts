@@ -69,9 +69,10 @@ function defaultFolder(): vscode.Uri {
   return vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(homedir());
 }
 
-/** A trace file's text. */
+/** A trace file's text (decoded from the bytes read, without copying them first). */
 export async function readTraceText(uri: vscode.Uri): Promise<string> {
-  return Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
+  const bytes = await vscode.workspace.fs.readFile(uri);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 /** The imported trace as a session (its file checked by the importer: a bad one throws a one-line BadInputError). */
