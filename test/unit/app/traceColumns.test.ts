@@ -84,7 +84,10 @@ describe('app: the binary companion of a trace file', () => {
     const out2 = join(dir, 'c.informer-trace.json');
     await t.exportTo(out2);
     assert.equal(readFileSync(out2, 'utf8'), readFileSync(path, 'utf8'));
-    assert.deepEqual((await opened(out2)).summary, t.summary());
+    const fromText = await opened(out2);
+    assert.deepEqual(fromText.summary, t.summary());
+    assert.deepEqual(fromText.findings, t.findings(true));
+    assert.deepEqual(decodeBatch(fromText.batch), decodeBatch(encodeBatch(importTrace(readFileSync(out2, 'utf8')).events)));
   });
 
   it('an imported trace with a credential the header says is redacted: the export and its companion hold it redacted', async () => {
