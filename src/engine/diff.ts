@@ -4,7 +4,23 @@
  * resync actually changed, e.g. a flood of updates that differ in nothing but resourceVersion.
  */
 import type { FieldChange, UpdateChange } from '../format/events';
-import type { KubeObject } from './objects';
+import { lazyStateOf } from './lazyObject';
+import { typeField, type KubeObject } from './objects';
+
+/** Two lazy objects, neither parsed yet, of the same JSON text (and LIST defaults): they parse to deep-equal objects. */
+function sameText(a: KubeObject, b: KubeObject): boolean {
+  const x = lazyStateOf(a);
+  const y = lazyStateOf(b);
+  if (x === undefined || y === undefined || x.raw === undefined || x.raw !== y.raw) return false;
+  const dx = x.defaults;
+  const dy = y.defaults;
+  return dx === dy || (dx !== undefined && dy !== undefined && dx.kind === dy.kind && dx.apiVersion === dy.apiVersion);
+}
+
+function parsedForCompare(o: KubeObject): unknown {
+  const s = lazyStateOf(o);
+  return s ? s.parse() : o;
+}
 
 export const MAX_FIELD_CHANGES = 20;
 export const REDACTED = '«redacted»';
@@ -200,9 +216,11 @@ function walkIterative(oldObj: unknown, newObj: unknown, out: Change[]): void {
  * possibly with RV/managedFields), else 'other'. Secret data/stringData values are never copied.
  */
 export function compareUpdate(oldObj: KubeObject, newObj: KubeObject): UpdateComparison {
+  if (sameText(oldObj, newObj)) return { change: 'identical', diff: [], total: 0 };
   const changes: Change[] = [];
-  walk(oldObj, newObj, changes);
-  const secret = oldObj.kind === 'Secret' || newObj.kind === 'Secret';
+  // Lazy objects are parsed for the walk without keeping the parsed trees in the cache.
+  walk(parsedForCompare(oldObj), parsedForCompare(newObj), changes);
+  const secret = typeField(oldObj, 'kind') === 'Secret' || typeField(newObj, 'kind') === 'Secret';
   const diff = changes.slice(0, MAX_FIELD_CHANGES).map((c): FieldChange => {
     const redact = secret && (c.top[0] === 'data' || c.top[0] === 'stringData');
     const fc: FieldChange = { path: c.path };
