@@ -204,10 +204,13 @@ function goRune(c: string): string {
  */
 export function lazyWatchEvent(text: string, from: number, nl: number): WatchEvent | undefined {
   if (nl - from > MAX_FRAME_LENGTH) return undefined;
-  const e = scanWatchEvent(text, from, nl);
+  // A copy of the line: the object's text and the fields read from it are slices of the line,
+  // which must not keep the whole chunk it came in alive.
+  const line = detached(text.slice(from, nl));
+  const e = scanWatchEvent(line, 0, line.length);
   if (e === undefined || e.type === undefined || e.type === 'ERROR' || !EVENT_TYPES.has(e.type)) return undefined;
   if (e.fields.kind === undefined || e.fields.kind === '') return undefined;
-  return { type: e.type as WatchEvent['type'], object: lazyObject(detached(text.slice(e.objectStart, e.objectEnd)), e.fields) };
+  return { type: e.type as WatchEvent['type'], object: lazyObject(line.slice(e.objectStart, e.objectEnd), e.fields) };
 }
 
 /** Decodes one frame the way client-go's watch Decoder does (into metav1.WatchEvent, then the object as unstructured). */
