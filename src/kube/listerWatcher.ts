@@ -257,9 +257,18 @@ function lazyList(text: string): ObjectList | undefined {
   const metadata = member('metadata') as ObjectList['metadata'] | undefined;
   const itemKind = typeof kind === 'string' ? kind.replace(/List$/, '') : '';
   const defaults = { apiVersion, kind: itemKind };
-  const items = scanned.items.map(({ start, end, fields }): KubeObject => {
-    if (fields === undefined) return { apiVersion, kind: itemKind };
+  const items = scanned.items.map(({ start, end, fields: read }): KubeObject => {
+    if (read === undefined) return { apiVersion, kind: itemKind };
     const raw = detached(text.slice(start, end));
+    // The fields were read from the body: copies, so that they do not keep the body alive.
+    const fields = {
+      hasMetadata: read.hasMetadata,
+      kind: copied(read.kind),
+      apiVersion: copied(read.apiVersion),
+      name: copied(read.name),
+      namespace: copied(read.namespace),
+      resourceVersion: copied(read.resourceVersion),
+    };
     if (fields.kind || fields.apiVersion) return lazyObject(raw, fields);
     // The item gets the list's apiVersion and kind unless it has its own (empty) ones.
     if (fields.apiVersion === undefined && apiVersion !== undefined && typeof apiVersion !== 'string') {
@@ -269,6 +278,10 @@ function lazyList(text: string): ObjectList | undefined {
     return lazyObject(raw, filled, defaults);
   });
   return { apiVersion, kind, metadata: metadata ?? {}, items };
+}
+
+function copied(s: string | undefined): string | undefined {
+  return s === undefined ? undefined : detached(s);
 }
 
 function oneLine(s: string): string {
