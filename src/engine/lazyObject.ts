@@ -29,6 +29,8 @@ export interface LazyFields {
   name?: string;
   namespace?: string;
   resourceVersion?: string;
+  /** Every top-level member in text order, as key, value start, value end (in the text). */
+  members?: (string | number)[];
 }
 
 export class LazyState {

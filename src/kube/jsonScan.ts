@@ -41,6 +41,8 @@ export interface ScannedFields {
   name?: string;
   namespace?: string;
   resourceVersion?: string;
+  /** Every top-level member in text order, as key, value start, value end (from the object's `{`). */
+  members?: (string | number)[];
 }
 
 /** A field read with another type than the engine reads it as. */
@@ -176,29 +178,39 @@ class Scan {
    */
   kubeObject(i: number, depth: number): { end: number; fields: ScannedFields } {
     const f: Record<string, unknown> = { hasMetadata: false };
+    // Every member, in text order: key, then where its value starts and ends (from i).
+    const members: (string | number)[] = [];
     const end = this.object(i, depth + 1, (key, at) => {
-      if (key === 'kind' || key === 'apiVersion') {
-        const m = this.stringMember(at, depth + 1);
-        f[key] = m.value;
-        return m.end;
-      }
-      if (key !== 'metadata') return -1;
-      // A later metadata replaces the earlier one whole.
-      f.name = f.namespace = f.resourceVersion = undefined;
-      if (this.s.charCodeAt(at) !== LBRACE) {
-        f.hasMetadata = NOT_STRING;
-        return -1;
-      }
-      f.hasMetadata = true;
-      return this.object(at, depth + 2, (k, vat) => {
-        if (k !== 'name' && k !== 'namespace' && k !== 'resourceVersion') return -1;
-        const m = this.stringMember(vat, depth + 2);
-        f[k] = m.value;
-        return m.end;
-      });
+      const e = this.kubeMember(f, key, at, depth);
+      members.push(key, at - i, e - i);
+      return e;
     });
     for (const k in f) if (f[k] === NOT_STRING) throw DECLINE;
+    f.members = members;
     return { end, fields: f as unknown as ScannedFields };
+  }
+
+  /** One member of a Kubernetes object: reads it into `f` when the engine needs it; returns where it ends. */
+  private kubeMember(f: Record<string, unknown>, key: string, at: number, depth: number): number {
+    if (key === 'kind' || key === 'apiVersion') {
+      const m = this.stringMember(at, depth + 1);
+      f[key] = m.value;
+      return m.end;
+    }
+    if (key !== 'metadata') return this.value(at, depth + 1);
+    // A later metadata replaces the earlier one whole.
+    f.name = f.namespace = f.resourceVersion = undefined;
+    if (this.s.charCodeAt(at) !== LBRACE) {
+      f.hasMetadata = NOT_STRING;
+      return this.value(at, depth + 1);
+    }
+    f.hasMetadata = true;
+    return this.object(at, depth + 2, (k, vat) => {
+      if (k !== 'name' && k !== 'namespace' && k !== 'resourceVersion') return -1;
+      const m = this.stringMember(vat, depth + 2);
+      f[k] = m.value;
+      return m.end;
+    });
   }
 }
 

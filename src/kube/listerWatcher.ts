@@ -268,6 +268,7 @@ function lazyList(text: string): ObjectList | undefined {
       name: copied(read.name),
       namespace: copied(read.namespace),
       resourceVersion: copied(read.resourceVersion),
+      members: read.members?.map((m) => (typeof m === 'string' ? detached(m) : m)),
     };
     if (fields.kind || fields.apiVersion) return lazyObject(raw, fields);
     // The item gets the list's apiVersion and kind unless it has its own (empty) ones.

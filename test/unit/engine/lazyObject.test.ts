@@ -10,6 +10,8 @@ import { lazyObject, lazyStateOf, plainObject } from '../../../src/engine/lazyOb
 import { metaField, resourceVersionOf, typeField } from '../../../src/engine/objects';
 import { metaNamespaceKeyFunc } from '../../../src/engine/store';
 import { scanObject } from '../../../src/kube/jsonScan';
+import fc from 'fast-check';
+import { check, jsonValue } from '../robustness/support';
 
 function lazy(text: string, defaults?: { apiVersion: unknown; kind: string }) {
   const s = scanObject(text, 0);
@@ -69,5 +71,44 @@ describe('engine: lazy objects', () => {
     const d = lazy('{"metadata":{"name":"a"}}', { apiVersion: 'v1', kind: 'Pod' });
     const e = lazy('{"metadata":{"name":"a"}}', { apiVersion: 'v2', kind: 'Pod' });
     assert.equal(compareUpdate(d, e).change, 'other');
+  });
+
+  it('the update comparison of lazy objects equals the comparison of the parsed objects', async () => {
+    // Two objects built from one pool of members (same texts, other texts, repeats, other orders).
+    const keys = fc.constantFrom('kind', 'apiVersion', 'metadata', 'spec', 'status', 'data', '1', 'a b');
+    const member = fc.tuple(keys, fc.oneof(jsonValue, fc.constantFrom('"Secret"', '"v1"')));
+    const pool = fc.array(member, { minLength: 1, maxLength: 6 });
+    const pick = fc.array(fc.nat(), { maxLength: 7 });
+    const defaults = fc.option(fc.record({ apiVersion: fc.constantFrom('v1', 'v2'), kind: fc.constantFrom('Pod', 'Secret') }), { nil: undefined });
+    let partial = 0;
+    await check(
+      fc.property(pool, pick, pick, defaults, defaults, (members, ia, ib, da, db) => {
+        const text = (idx: number[]) =>
+          `{${idx
+            .map((i) => members[i % members.length])
+            .map(([k, v]) => `${JSON.stringify(k)}:${typeof v === 'string' && v.startsWith('"') && v.endsWith('"') ? v : JSON.stringify(v)}`)
+            .join(',')}}`;
+        const [ta, tb] = [text(ia), text(ib)];
+        const sa = scanObject(ta, 0);
+        const sb = scanObject(tb, 0);
+        if (!sa || !sb) return;
+        // As decodeList: the defaults only for an item with neither kind nor apiVersion.
+        const fill = (t: string, d: typeof da) => {
+          const o = JSON.parse(t) as { kind?: unknown; apiVersion?: unknown };
+          return !o.kind && !o.apiVersion ? d : undefined;
+        };
+        [da, db] = [fill(ta, da), fill(tb, db)];
+        const plain = (t: string, d: typeof da) => (d ? { apiVersion: d.apiVersion, kind: d.kind, ...JSON.parse(t) } : JSON.parse(t));
+        const want = compareUpdate(plain(ta, da), plain(tb, db));
+        const fields = (f: NonNullable<typeof sa>['fields'], d: typeof da) => (d ? { ...f, apiVersion: f.apiVersion ?? d.apiVersion, kind: f.kind ?? d.kind } : f);
+        const a = lazyObject(ta, fields(sa.fields, da), da);
+        const b = lazyObject(tb, fields(sb.fields, db), db);
+        assert.deepEqual(compareUpdate(a, b), want, `${ta} / ${tb}`);
+        assert.equal(lazyStateOf(a)?.parsed, undefined);
+        partial++;
+      }),
+      { numRuns: 3000, timeMs: 6000 },
+    );
+    assert.ok(partial > 100, `${partial} lazy pairs compared`);
   });
 });
