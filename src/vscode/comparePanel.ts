@@ -8,7 +8,8 @@ import * as vscode from 'vscode';
 import { Disposable, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
-import { ReadyCommand } from '../protocol/timeline';
+import { EventDiffRequest, ReadyCommand } from '../protocol/timeline';
+import { eventDiffAnswer } from './timelineWebview';
 import { TimelineStream } from './timelineStream';
 import { timelineHtml, webviewOptions } from './webviewContent';
 
@@ -40,6 +41,7 @@ export class ComparePanel extends Disposable {
     this.track(
       panel.webview.onDidReceiveMessage((msg: unknown) => {
         if (ReadyCommand.is(msg)) for (const s of this.streams) s.onReady();
+        else if (EventDiffRequest.is(msg) && msg.id !== undefined) void panel.webview.postMessage(eventDiffAnswer(registry, msg.params, msg.id));
       }),
     );
     // Several sessions are on screen, none of them "the" one: commands ask, the status bar sums.

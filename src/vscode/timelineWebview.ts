@@ -5,7 +5,8 @@
  * was started last; a panel or editor stays on its own session).
  */
 import * as vscode from 'vscode';
-import { EventDiffRequest, ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand } from '../protocol/timeline';
+import { EventDiffRequest, ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand, type EventRef } from '../protocol/timeline';
+import type { IpcMessage } from '../protocol/ipc';
 import { diffForSeq } from '../protocol/eventColumns';
 import { Disposable, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
@@ -14,6 +15,13 @@ import { TimelineStream } from './timelineStream';
 import { exportSessionTrace } from './traceCommands';
 
 export const NO_SESSION_MESSAGE = 'No informer yet. Run "Informer Inspector: Inspect informer", "Replay scenario" or "Open trace".';
+
+/** The answer to an event-diff request (a timeline or the compare view): the diff of that session's event, or none. */
+export function eventDiffAnswer(registry: SessionRegistry, ref: EventRef, id: number): IpcMessage {
+  const s = registry.get(ref.sessionId);
+  const diff = s ? diffForSeq(s.events(), ref.seq) : undefined;
+  return EventDiffRequest.completion.create(diff ? { diff } : {}, id);
+}
 
 export class TimelineWebviewBinding extends Disposable {
   private readonly stream: TimelineStream;
@@ -77,9 +85,7 @@ export class TimelineWebviewBinding extends Disposable {
       const uri = vscode.Uri.parse(msg.params.url, true);
       if (uri.scheme === 'https') void vscode.env.openExternal(uri);
     } else if (EventDiffRequest.is(msg) && msg.id !== undefined) {
-      const s = this.registry.get(msg.params.sessionId);
-      const diff = s ? diffForSeq(s.events(), msg.params.seq) : undefined;
-      void this.webview.postMessage(EventDiffRequest.completion.create(diff ? { diff } : {}, msg.id));
+      void this.webview.postMessage(eventDiffAnswer(this.registry, msg.params, msg.id));
     } else if (ExportTraceRequest.is(msg) && msg.id !== undefined) {
       const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);

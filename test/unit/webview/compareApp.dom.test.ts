@@ -4,7 +4,8 @@
  */
 import { strict as assert } from 'node:assert';
 import { registerDom, unregisterDom } from './dom';
-import { DeltaNotification, ReadyCommand, SnapshotNotification, type SessionInfo } from '../../../src/protocol/timeline';
+import { encodeBatch } from '../../../src/protocol/eventColumns';
+import { DeltaNotification, EventDiffRequest, ReadyCommand, SnapshotNotification, type SessionInfo } from '../../../src/protocol/timeline';
 import type { IpcMessage } from '../../../src/protocol/ipc';
 import type { RecordedEvent } from '../../../src/format/events';
 import type { TraceHeader } from '../../../src/format/trace';
@@ -87,5 +88,28 @@ describe('webview compare view (happy-dom)', () => {
     assert.equal(posted.filter((m) => ReadyCommand.is(m)).length, 1);
     app.handle({ kind: 'notification', method: 'timeline/delta', params: { sessionId: 'old' } });
     assert.equal(app.groups[0].data.eventCount, events.length, 'a malformed message changes nothing');
+  });
+
+  it('the details of an update from a snapshot\'s columns ask the host for its diff, for that session, and show the answer', () => {
+    const { app, posted, root } = fresh();
+    const events = cycleTrace();
+    const columns = (s: SessionInfo, h: TraceHeader) =>
+      SnapshotNotification.create({ session: s, header: h, events: [], columns: encodeBatch(events), findings: [], sessions: [OLD, NEW], summary: SummaryModel.of(events).snapshot() });
+    app.handle(columns(OLD, header('v1.15', '2026-01-01T00:00:00.000Z')));
+    app.handle(columns(NEW, header('v1.36', '2026-01-01T00:00:00.000Z')));
+    const changed = events.find((e) => e.type === 'distribute' && (e.diff?.length ?? 0) > 0)!;
+    const q = (sel: string) => (root as unknown as { querySelector(s: string): { textContent: string | null } | null }).querySelector(sel);
+    app.select('new', changed.seq);
+    const asked = posted.filter((m) => EventDiffRequest.is(m));
+    assert.equal(asked.length, 1, 'one diff request');
+    assert.deepEqual(asked[0].params, { sessionId: 'new', seq: changed.seq });
+    assert.equal(q('table.diff'), null, 'no diff before the host answers');
+    app.select('new', changed.seq);
+    assert.equal(posted.filter((m) => EventDiffRequest.is(m)).length, 1, 'asked once while in flight');
+    app.handle(EventDiffRequest.completion.create({ diff: [{ path: 'data.x', old: '1', new: '2' }] }, asked[0].id));
+    assert.match(q('table.diff')?.textContent ?? '', /data\.x/);
+    // The other session's same seq is another event: asked for separately.
+    app.select('old', changed.seq);
+    assert.equal(posted.filter((m) => EventDiffRequest.is(m)).length, 2);
   });
 });
