@@ -177,7 +177,9 @@ export class CompareApp {
     if (p.summary) g.summary = p.summary;
     g.session = { ...g.session, live: p.live };
     this.renderHead(g);
-    this.renderAll();
+    // Only this group's lanes changed; the others redraw for the shared domain, which may have grown.
+    g.view.dataChanged();
+    for (const other of this.groups) if (other !== g) other.view.requestRender();
   }
 
   private onClock(p: ClockParams): void {

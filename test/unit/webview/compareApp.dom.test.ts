@@ -86,6 +86,17 @@ describe('webview compare view (happy-dom)', () => {
     assert.equal(posted.filter((m) => ReadyCommand.is(m)).length, 0);
     app.handle(DeltaNotification.create({ sessionId: 'new', afterSeq: 3, events: events.slice(cut), live: false }));
     assert.equal(posted.filter((m) => ReadyCommand.is(m)).length, 1);
+    // A delta rebuilds its own group's lanes only; the other group just redraws (the shared axis may have grown).
+    const rebuilt = [0, 0];
+    app.groups.forEach((g, i) => {
+      const original = g.view.dataChanged.bind(g.view);
+      g.view.dataChanged = () => {
+        rebuilt[i]++;
+        original();
+      };
+    });
+    app.handle(DeltaNotification.create({ sessionId: 'old', afterSeq: events[events.length - 1].seq, events: [], live: true }));
+    assert.deepEqual(rebuilt, [1, 0]);
     app.handle({ kind: 'notification', method: 'timeline/delta', params: { sessionId: 'old' } });
     assert.equal(app.groups[0].data.eventCount, events.length, 'a malformed message changes nothing');
   });
