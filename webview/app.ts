@@ -29,6 +29,7 @@ import {
   type TimelineUiState,
 } from '../src/protocol/timeline';
 import type { IpcMessage } from '../src/protocol/ipc';
+import type { CompareViewState } from '../src/protocol/compare';
 import type { Finding, TraceSummary } from '../src/format/trace';
 import type { FieldChange } from '../src/format/events';
 import { diffPending, eventDetails } from './model/details';
@@ -44,7 +45,7 @@ import { TimelineView } from './render/timelineView';
 export interface VsCodeApi {
   postMessage(msg: IpcMessage): void;
   getState(): unknown;
-  setState(state: TimelineUiState): void;
+  setState(state: TimelineUiState | CompareViewState): void;
 }
 
 /** Views shorter than this (the bottom panel at its default height) use the compact layout. */

@@ -17,7 +17,7 @@ import {
   type SessionInfo,
   type SnapshotParams,
 } from '../src/protocol/timeline';
-import { alignSessions, type Alignment } from '../src/protocol/compare';
+import { alignSessions, CompareListNotification, type Alignment, type CompareListParams } from '../src/protocol/compare';
 import type { TraceHeader, TraceSummary } from '../src/format/trace';
 import type { FieldChange } from '../src/format/events';
 import { relistsText } from '../src/protocol/summary';
@@ -50,6 +50,8 @@ export class CompareApp {
   private follow = true;
   private readonly titleEl: HTMLElement;
   private readonly groupsEl: HTMLElement;
+  /** The compared sessions that are gone (after a window reload), one line each. */
+  private readonly goneEl: HTMLElement;
   private readonly detailsEl: HTMLElement;
   private readonly followBox: HTMLInputElement;
   private nextRequestId = 1;
@@ -88,6 +90,8 @@ export class CompareApp {
     const legendHost = root.appendChild(el('div', 'compare-legend'));
     renderLegend(legendHost).open = false;
     this.groupsEl = root.appendChild(el('div', 'compare-groups'));
+    this.goneEl = root.appendChild(el('ul', 'compare-gone'));
+    this.goneEl.setAttribute('aria-label', 'Compared informers that are gone');
     this.detailsEl = root.appendChild(el('section', 'details compare-details'));
     this.detailsEl.setAttribute('aria-live', 'polite');
     this.detailsEl.setAttribute('aria-label', 'Event details');
@@ -103,6 +107,28 @@ export class CompareApp {
     else if (DeltaNotification.is(msg)) this.onDelta(msg.params);
     else if (ClockNotification.is(msg)) this.onClock(msg.params);
     else if (EventDiffRequest.completion.is(msg) && msg.id !== undefined) this.onDiff(msg.id, msg.params.diff);
+    else if (CompareListNotification.is(msg)) this.onList(msg.params);
+  }
+
+  /**
+   * What the view compares: kept with setState (a window reload restores the view from it), and
+   * those that are gone said plainly, one line each (their groups of lanes cannot come back).
+   */
+  private onList(p: CompareListParams): void {
+    this.vscode.setState({ compared: p.compared });
+    const lines = p.gone.map((i) => {
+      const c = p.compared[i];
+      const why = c.file !== undefined ? 'its trace file could not be read again' : 'its informer ran in the extension host before the window reloaded; start it again and compare anew';
+      const li = el('li', 'compare-gone-item');
+      li.dataset.profile = c.profile;
+      li.append(el('span', 'compare-name', `${c.profile} · ${c.title}`), el('span', 'chip loud', 'gone'), el('span', 'compare-gone-why', why));
+      return li;
+    });
+    this.goneEl.replaceChildren(...lines);
+    if (p.gone.length === p.compared.length) {
+      this.titleEl.textContent =
+        p.compared.length === 0 ? 'Compare: nothing to restore (this view kept no list of its informers)' : `Compare: none of the ${p.compared.length} compared informers is left`;
+    }
   }
 
   /** The alignment in use ("wall clock" or "starts") and each group's offset, in group order. */

@@ -73,9 +73,18 @@ export async function readTraceText(uri: vscode.Uri): Promise<string> {
   return Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
 }
 
+/** The trace file each imported session was read from. */
+const traceFiles = new WeakMap<InformerSession, vscode.Uri>();
+
+/** The trace file an imported session was read from (undefined for every other session). */
+export function traceFileOf(session: InformerSession): vscode.Uri | undefined {
+  return traceFiles.get(session);
+}
+
 /** The imported trace as a session (its file checked by the importer: a bad one throws a one-line BadInputError). */
 export async function importedSession(registry: SessionRegistry, uri: vscode.Uri, text: string): Promise<InformerSession> {
   const session = await createSession(registry.newId(), { kind: 'import', name: uri.path.split('/').pop() ?? 'trace', text });
+  traceFiles.set(session, uri);
   registry.add(session);
   return session;
 }

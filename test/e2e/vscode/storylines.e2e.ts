@@ -3,15 +3,15 @@
  * chromium): the numbers on screen agree with each other (header chips, the Findings tab, the
  * status bar), the stale-cache row of the etcd-lost-delete story, one-line findings that expand,
  * light / dark / high contrast, the bottom panel in its compact layout (no dropdown text cut, also
- * at 800×600), find and filter, and the compare view (restart-storm as v1.15 and v1.36 on one
- * time axis).
+ * at 800×600), find and filter, the compare view (restart-storm as v1.15 and v1.36 on one time
+ * axis) and the compare views after a window reload.
  * Screenshots go to test-results/screenshots/storyline-*.png. Prints `N passed, M failed`.
  * Run: npx tsx test/e2e/vscode/storylines.e2e.ts
  */
 import { mkdirSync } from 'node:fs';
 import type { FrameLocator, Page } from 'playwright-core';
 import { ensureCodeServer, packageExtension, startCodeServer } from './codeServer';
-import { clearFilterByKeyboard, findAndFilter, groupChip, groupTicks, startCompare } from './compareSteps';
+import { clearFilterByKeyboard, compareAcrossReload, findAndFilter, groupChip, groupTicks, startCompare } from './compareSteps';
 import { clippedSelects } from './layoutChecks';
 import { SHOTS, answer, check, chipValue, results, runCommand, sessionTitle, setTheme, shot, openWorkbench, step, visibleTimeline, waitForExtension, waitUntil } from './workbench';
 
@@ -248,6 +248,8 @@ async function main(): Promise<void> {
       await page.setViewportSize({ width: 1400, height: 900 });
       await page.waitForTimeout(1000);
     });
+
+    await step('compare after a window reload: compared traces come back with the same groups; sandbox informers are named as gone', () => compareAcrossReload(page, cs.workspace));
   } finally {
     await browser.close();
     cs.stop();

@@ -5,6 +5,7 @@
 import { strict as assert } from 'node:assert';
 import { registerDom, unregisterDom } from './dom';
 import { encodeBatch } from '../../../src/protocol/eventColumns';
+import { CompareListNotification, comparedSession } from '../../../src/protocol/compare';
 import { DeltaNotification, EventDiffRequest, ReadyCommand, SnapshotNotification, type SessionInfo } from '../../../src/protocol/timeline';
 import type { IpcMessage } from '../../../src/protocol/ipc';
 import type { RecordedEvent } from '../../../src/format/events';
@@ -122,5 +123,25 @@ describe('webview compare view (happy-dom)', () => {
     // The other session's same seq is another event: asked for separately.
     app.select('old', changed.seq);
     assert.equal(posted.filter((m) => EventDiffRequest.is(m)).length, 2);
+  });
+
+  it('keeps what it compares for a reload (setState) and names each compared session that is gone, saying why', () => {
+    const saved: unknown[] = [];
+    const doc = (globalThis as unknown as { document: { createElement(t: string): unknown; body: { append(e: unknown): void } } }).document;
+    const root = doc.createElement('div') as { querySelectorAll(s: string): ArrayLike<{ textContent: string | null; dataset: { profile?: string } }>; querySelector(s: string): { textContent: string | null } | null };
+    doc.body.append(root);
+    const app = new mod.CompareApp({ postMessage: () => undefined, getState: () => undefined, setState: (s) => saved.push(s) }, root as never);
+    const a = comparedSession(header('v1.15', '2026-01-01T00:00:00.000Z'), OLD.title);
+    const b = comparedSession(header('v1.36', '2026-01-01T00:00:00.000Z'), NEW.title, 'file:///w/b.json');
+    app.handle(CompareListNotification.create({ compared: [a, b], gone: [0, 1] }));
+    assert.deepEqual(saved, [{ compared: [a, b] }]);
+    const gone = Array.from(root.querySelectorAll('.compare-gone-item'));
+    assert.deepEqual(gone.map((g) => g.dataset.profile), ['v1.15', 'v1.36']);
+    assert.match(gone[0].textContent ?? '', /gone.*before the window reloaded/);
+    assert.match(gone[1].textContent ?? '', /trace file could not be read again/);
+    assert.match(root.querySelector('.compare-title')?.textContent ?? '', /none of the 2 compared informers is left/);
+    // One came back: only the other is named.
+    app.handle(CompareListNotification.create({ compared: [a, b], gone: [0] }));
+    assert.equal(root.querySelectorAll('.compare-gone-item').length, 1);
   });
 });
