@@ -42,7 +42,8 @@ export class ComparePanel extends Disposable {
     const compared = isCompareViewState(state) ? state.compared : [];
     const sessions: (InformerSession | undefined)[] = [];
     for (const c of compared) sessions.push(await findOrReopen(registry, c));
-    const title = compareTitle(compared);
+    // Without a list (a state that is not the view's) the tab keeps the title VS Code restored.
+    const title = compared.length > 0 ? compareTitle(compared) : panel.title.replace(STOPPED_SUFFIX, '');
     panel.title = sessions.some((s) => s !== undefined) ? title : `${title}${STOPPED_SUFFIX}`;
     return new ComparePanel(panel, extensionUri, registry, compared, sessions);
   }
