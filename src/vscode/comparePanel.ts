@@ -70,7 +70,7 @@ export class ComparePanel extends Disposable {
     this.track(
       panel.webview.onDidReceiveMessage((msg: unknown) => {
         if (ReadyCommand.is(msg)) this.onReady();
-        else if (EventDiffRequest.is(msg) && msg.id !== undefined) void panel.webview.postMessage(eventDiffAnswer(registry, msg.params, msg.id));
+        else if (EventDiffRequest.is(msg) && msg.id !== undefined) void eventDiffAnswer(registry, msg.params, msg.id).then((answer) => panel.webview.postMessage(answer));
       }),
     );
     // A gone session that shows up again (a restored trace editor read its file) joins the view.
@@ -136,7 +136,7 @@ async function findOrReopen(registry: SessionRegistry, c: ComparedSession): Prom
   if (open || c.file === undefined) return open;
   try {
     const uri = vscode.Uri.parse(c.file, true);
-    const session = await importedSession(registry, uri, await readTraceText(uri));
+    const session = await importedSession(registry, uri, { text: await readTraceText(uri) });
     if (isSameSession(c, session.header())) return session;
     // The file now holds another trace: that is not what was compared.
     registry.remove(session.id);

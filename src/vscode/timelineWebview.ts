@@ -7,7 +7,6 @@
 import * as vscode from 'vscode';
 import { EventDiffRequest, ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand, type EventRef } from '../protocol/timeline';
 import type { IpcMessage } from '../protocol/ipc';
-import { diffForSeq } from '../protocol/eventColumns';
 import { Disposable, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
@@ -17,9 +16,9 @@ import { exportSessionTrace } from './traceCommands';
 export const NO_SESSION_MESSAGE = 'No informer yet. Run "Informer Inspector: Inspect informer", "Replay scenario" or "Open trace".';
 
 /** The answer to an event-diff request (a timeline or the compare view): the diff of that session's event, or none. */
-export function eventDiffAnswer(registry: SessionRegistry, ref: EventRef, id: number): IpcMessage {
+export async function eventDiffAnswer(registry: SessionRegistry, ref: EventRef, id: number): Promise<IpcMessage> {
   const s = registry.get(ref.sessionId);
-  const diff = s ? diffForSeq(s.events(), ref.seq) : undefined;
+  const diff = s ? await s.diffFor(ref.seq).catch(() => undefined) : undefined;
   return EventDiffRequest.completion.create(diff ? { diff } : {}, id);
 }
 
@@ -85,7 +84,7 @@ export class TimelineWebviewBinding extends Disposable {
       const uri = vscode.Uri.parse(msg.params.url, true);
       if (uri.scheme === 'https') void vscode.env.openExternal(uri);
     } else if (EventDiffRequest.is(msg) && msg.id !== undefined) {
-      void this.webview.postMessage(eventDiffAnswer(this.registry, msg.params, msg.id));
+      void eventDiffAnswer(this.registry, msg.params, msg.id).then((answer) => this.webview.postMessage(answer));
     } else if (ExportTraceRequest.is(msg) && msg.id !== undefined) {
       const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);

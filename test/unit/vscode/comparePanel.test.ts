@@ -88,6 +88,7 @@ describe('vscode: the compare panel after a window reload', () => {
     assert.deepEqual(snapshots(), [a.id, b.id]);
     // The view's details ask for diffs: the panel answers each request by its id.
     send(EventDiffRequest.create({ sessionId: a.id, seq: 3 }, 7));
+    await new Promise((r) => setImmediate(r));
     assert.deepEqual(posted.filter((m) => EventDiffRequest.completion.is(m)).map((m) => m.id), [7]);
     cp.dispose();
     registry.dispose();
