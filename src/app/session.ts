@@ -10,6 +10,8 @@ import { computeFindings } from '../trace/findings';
 import type { Finding } from '../format/trace';
 import type { FaultName, RecordedEvent } from '../format/events';
 import type { SpillState } from '../trace/segments';
+import type { SpillOverview } from '../format/spill';
+import { readSpilledRange, type SpilledRange } from '../trace/segmentRange';
 import { writeTraceFile } from '../trace/traceWrite';
 import type { TraceHeader } from '../format/trace';
 import type { SessionInfo } from '../protocol/timeline';
@@ -44,6 +46,8 @@ export interface TraceSource {
   spillState(): SpillState | undefined;
   /** Every recorded event, spilled ones first, in seq order. */
   allEvents(): AsyncIterable<RecordedEvent>;
+  /** The overview of the spilled events (undefined when there is no segment). */
+  spillOverview?(): SpillOverview | undefined;
   /** Summary and findings computed where the events are recorded (an engine worker); absent: the session computes them. */
   computed?(): { summary?: TraceSummary; findings: Finding[] };
 }
@@ -145,6 +149,19 @@ export class InformerSession {
     if (!this.recorder) return undefined;
     const spill = this.recorder.spillState();
     return { memoryEvents: this.recorder.events().length, dropped: this.recorder.header().dropped, ...(spill ? { spill } : {}) };
+  }
+
+  /** The overview of what left memory for the spill segment (undefined when nothing did). */
+  spillOverview(): SpillOverview | undefined {
+    const o = this.recorder?.spillOverview?.();
+    return o && o.chunks.length > 0 ? o : undefined;
+  }
+
+  /** The spilled events of the segment chunks that meet [t0, t1] (segmentRange.ts); none when nothing was spilled. */
+  async readSpilled(t0: number, t1: number, maxEvents?: number): Promise<SpilledRange> {
+    const spill = this.recorder?.spillState();
+    if (!spill || spill.chunks.length === 0) return { events: [], t0: 0, t1: 0, complete: true };
+    return readSpilledRange(spill, t0, t1, maxEvents);
   }
 
   header(): TraceHeader {
