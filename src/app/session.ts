@@ -8,7 +8,8 @@ import type { SharedIndexInformer } from '../engine/sharedInformer';
 import type { ConsistencyResult } from '../trace/consistency';
 import { computeFindings } from '../trace/findings';
 import type { Finding } from '../format/trace';
-import type { FaultName, RecordedEvent } from '../format/events';
+import type { FaultName, FieldChange, RecordedEvent } from '../format/events';
+import { diffForSeq } from '../protocol/eventColumns';
 import type { SpillState } from '../trace/segments';
 import type { SpillOverview } from '../format/spill';
 import { readSpilledRange, type SpilledRange } from '../trace/segmentRange';
@@ -162,6 +163,15 @@ export class InformerSession {
     const spill = this.recorder?.spillState();
     if (!spill || spill.chunks.length === 0) return { events: [], t0: 0, t1: 0, complete: true };
     return readSpilledRange(spill, t0, t1, maxEvents);
+  }
+
+  /** The diff of one event (src/protocol/eventColumns.ts diffForSeq), read from the spill segment when it left memory. */
+  async diffOf(seq: number): Promise<FieldChange[] | undefined> {
+    const held = this.events();
+    if (held.length > 0 && seq >= held[0].seq) return diffForSeq(held, seq);
+    const chunk = this.recorder?.spillState()?.chunks.find((c) => c.firstSeq <= seq && seq <= c.lastSeq);
+    if (!chunk) return diffForSeq(held, seq);
+    return diffForSeq((await this.readSpilled(chunk.t0, chunk.t1, Number.POSITIVE_INFINITY)).events, seq);
   }
 
   header(): TraceHeader {
