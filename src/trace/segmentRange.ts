@@ -68,23 +68,25 @@ export async function readSpilledRange(state: SpillState, t0: number, t1: number
     await file.close();
   }
   const events: RecordedEvent[] = [];
-  const text = buffer.toString('utf8');
-  let from = 0;
   let line = 0;
-  while (from < text.length) {
-    let end = text.indexOf('\n', from);
-    if (end < 0) end = text.length;
-    line++;
-    if (end > from) {
-      let e: RecordedEvent;
-      try {
-        e = JSON.parse(text.slice(from, end)) as RecordedEvent;
-      } catch {
-        throw new Error(`the spill segment ${state.path} is damaged (line ${line} of the range read)`);
+  for (const c of chunks) {
+    // One chunk at a time, then the event loop gets a turn: the host's thread is shared.
+    const text = buffer.toString('utf8', c.offset - start, c.offset - start + c.bytes);
+    let from = 0;
+    while (from < text.length) {
+      let end = text.indexOf('\n', from);
+      if (end < 0) end = text.length;
+      line++;
+      if (end > from) {
+        try {
+          events.push(JSON.parse(text.slice(from, end)) as RecordedEvent);
+        } catch {
+          throw new Error(`the spill segment ${state.path} is damaged (line ${line} of the range read)`);
+        }
       }
-      events.push(e);
+      from = end + 1;
     }
-    from = end + 1;
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
   const expected = chunks.reduce((n, c) => n + c.count, 0);
   if (events.length !== expected || events[0].seq !== first.firstSeq || events[events.length - 1].seq !== last.lastSeq) {
