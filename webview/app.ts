@@ -41,6 +41,15 @@ import { keyOf, objectHistory } from './model/history';
 import { jumpTarget, objectKeys } from './model/filter';
 import { storageHelp, storageValue } from './model/storage';
 import { SpillLoader } from './spillLoader';
+import { MarkKind } from './model/codes';
+
+/** How many marks of a kind the lanes hold (the header's data attributes, for end-to-end checks). */
+function countMarks(data: TimelineData, kind: MarkKind): number {
+  const k = data.marks.columns.kind;
+  let n = 0;
+  for (let i = 0; i < data.marks.length; i++) if (k[i] === kind) n++;
+  return n;
+}
 import { FilterBar } from './render/filterBar';
 import { TimelineView } from './render/timelineView';
 
@@ -391,6 +400,11 @@ export class TimelineApp {
     // What this view holds, for the end-to-end checks that compare it with the host's trace.
     this.headerEl.dataset.events = String(this.data.eventCount);
     this.headerEl.dataset.lastSeq = String(this.data.lastSeq);
+    this.headerEl.dataset.firstSeq = String(this.data.eventCount > 0 ? this.data.events.seqAt(0) : -1);
+    this.headerEl.dataset.relistMarks = String(countMarks(this.data, MarkKind.Relist));
+    this.headerEl.dataset.listMarks = String(countMarks(this.data, MarkKind.List));
+    this.headerEl.dataset.spilledEvents = String(this.data.spilledEvents);
+    this.headerEl.dataset.loadedEvents = String(this.data.loadedRange?.batch.count ?? 0);
   }
 
   /** "Events: 2,000 in memory · 18,000 on disk (3.1 MB of 1 GB)"; its tooltip says what search and filters cover. */
