@@ -353,8 +353,8 @@ function drawTicks({ ctx, x, width }: DrawContext, band: LaneBand, lane: PointLa
 }
 
 /**
- * The strip above the lanes says what lies on disk: a muted bar over the spilled span, a
- * stronger one over the range loaded from it (drawn there as events in memory).
+ * The strip above the lanes says what lies on disk: a muted bar over the spilled span, a bar in
+ * the focus colour over the range loaded from it (drawn there as events in memory).
  */
 export function drawDiskStrip(ctx: CanvasRenderingContext2D, data: TimelineData, x: TimeScale, width: number, height: number, palette: Palette): void {
   const span = data.spilledSpan;
@@ -369,7 +369,7 @@ export function drawDiskStrip(ctx: CanvasRenderingContext2D, data: TimelineData,
   ctx.fillStyle = palette.muted;
   bar(span[0], span[1], 0.45);
   const loaded = data.loadedRange;
-  ctx.fillStyle = palette.foreground;
-  if (loaded) bar(loaded.t0, loaded.t1, 0.8);
+  ctx.fillStyle = palette.focus;
+  if (loaded) bar(loaded.t0, loaded.t1, 1);
   ctx.globalAlpha = 1;
 }
