@@ -90,9 +90,9 @@ export class TimelineWebviewBinding extends Disposable {
     } else if (EventDiffRequest.is(msg) && msg.id !== undefined) {
       const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);
-      void (s ? s.diffOf(msg.params.seq) : Promise.resolve(undefined)).then((diff) =>
-        this.webview.postMessage(EventDiffRequest.completion.create(diff ? { diff } : {}, id)),
-      );
+      void (s ? s.diffFor(msg.params.seq) : Promise.resolve(undefined))
+        .catch(() => undefined)
+        .then((diff) => this.webview.postMessage(EventDiffRequest.completion.create(diff ? { diff } : {}, id)));
     } else if (SpillRangeRequest.is(msg) && msg.id !== undefined) {
       const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);
