@@ -204,6 +204,17 @@ const VALID_PARAMS: Record<string, fc.Arbitrary<unknown>> = {
   'timeline/sessions': fc.record({ sessions: fc.array(sessionInfo, { maxLength: 3 }), activeId: fc.option(awkwardString, { nil: undefined }) }, { requiredKeys: ['sessions'] }),
   'timeline/clock': fc.record({ sessionId: awkwardString, nowT: fc.double({ noNaN: true, noDefaultInfinity: true }) }),
   'timeline/empty': fc.record({ message: awkwardString }),
+  'timeline/spillRange': fc.record({ sessionId: awkwardString, t0: fc.double({ noNaN: true }), t1: fc.double({ noNaN: true }) }),
+  'timeline/spillRange/completion': fc.record(
+    {
+      columns: fc.option(fc.array(wireEvent, { maxLength: 5 }).map((evs) => encodeBatch(evs as never)), { nil: undefined }),
+      t0: fc.double({ noNaN: true, noDefaultInfinity: true }),
+      t1: fc.double({ noNaN: true, noDefaultInfinity: true }),
+      complete: fc.boolean(),
+      message: fc.option(awkwardString, { nil: undefined }),
+    },
+    { requiredKeys: ['t0', 't1', 'complete'] },
+  ),
   'compare/list': fc
     .array(
       fc.record(
