@@ -113,7 +113,13 @@ export class Reflector {
             if (!isAbortError(e)) throw e;
           }
         }
-        if (signal.aborted) break;
+        if (signal.aborted) {
+          // wait.BackoffUntil (sliding) asks the backoff manager for its next timer before it
+          // sees the stop: one more jitter draw from the shared source (a fresh informer after a
+          // restart draws after it). No wait, no trace event.
+          this.backoffPolicy.step();
+          break;
+        }
         if (!(await this.backoff('run-loop', signal, isAccessDenied(err)))) break;
       }
     } finally {

@@ -22,6 +22,8 @@ export interface ActionTarget {
   indexAdded(name: string): void;
   /** End the run now (a `stop` action). */
   stop(): void;
+  /** Stop the informer and start a fresh one with the scenario's handlers (a `restart` action). */
+  restart(): void;
 }
 
 /** One nanosecond in virtual ms: an action runs after everything at its instant. */
@@ -70,6 +72,8 @@ function perform(action: Action, target: ActionTarget): void {
     } catch {
       // refused by this client-go line: nothing added
     }
+  } else if ('restart' in action) {
+    target.restart();
   } else {
     target.stop();
   }

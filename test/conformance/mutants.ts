@@ -112,6 +112,7 @@ export const MUTANTS: Mutant[] = [
   m('transform-on-sync', 'fifoSupport.ts', 'a resync Sync is transformed again', ["    if (!t || type === 'Sync' || isTombstone(obj)) return obj;", '    if (!t || isTombstone(obj)) return obj;']),
   m('transform-at-pop', 'sharedInformer.ts', 'the transform runs when a delta is popped (also on Syncs), not when it is queued', ['      transform: this.o.transform,\n', ''], ['          const obj = d.object as KubeObject;', '          const obj = this.o.transform ? this.o.transform(d.object as KubeObject) : (d.object as KubeObject);']),
   m('watchlist-store-no-transform', 'profiles.ts', "v0.34+'s watch-list temporary store without the transformer", ['  watchListStoreTransforms: true,', '  watchListStoreTransforms: false,']),
+  m('stop-skips-backoff-draw', 'reflector.ts', "a stopped reflector skips BackoffUntil's last Backoff() call (its jitter draw, seen by a restarted informer)", ['          this.backoffPolicy.step();\n          break;', '          break;']),
   // ---- v0.32's client-side watch-list (finding 6) ----
   m('v032-list-not-watch-list', 'profiles.ts', "v0.32's client sends the LIST as asked while WatchListClient is on", ['    listUsesWatchList: true,', '    listUsesWatchList: false,']),
   m('watchlist-client-only-rv-0', 'watchListClient.ts', 'only a LIST at RV "0" becomes a watch-list (not one at a specific RV or "" without a limit)', ["  if (o.limit && o.limit > 0 && rv !== '0') return undefined;", "  if (rv !== '0') return undefined;"]),
