@@ -224,10 +224,13 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
     registration: (name) => registrations.get(name),
     indexAdded: (name) => indexNames.add(name),
     stop: () => endRun(),
-    restart: () => {
-      // client-go cannot run a stopped informer again: a new one takes its place; the stopped
-      // one is not waited for. Its synced line, registrations and added indexes go with it.
+    restart: async () => {
+      // client-go cannot run a stopped informer again: a new one takes its place once the
+      // stopped one's run has returned (so its reflector's last backoff draw comes first). Its
+      // synced line, registrations and added indexes go with it.
+      const stopped = runs[runs.length - 1];
       stopCurrent.abort();
+      await stopped;
       stopCurrent = new AbortController();
       synced = false;
       indexNames.clear();

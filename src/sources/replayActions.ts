@@ -23,7 +23,7 @@ export interface ActionTarget {
   /** End the run now (a `stop` action). */
   stop(): void;
   /** Stop the informer and start a fresh one with the scenario's handlers (a `restart` action). */
-  restart(): void;
+  restart(): Promise<void>;
 }
 
 /** One nanosecond in virtual ms: an action runs after everything at its instant. */
@@ -55,11 +55,11 @@ export async function runActions(actions: readonly Action[], clock: Clock, signa
       return; // the run stopped
     }
     if (signal.aborted) return;
-    perform(action, target);
+    await perform(action, target);
   }
 }
 
-function perform(action: Action, target: ActionTarget): void {
+async function perform(action: Action, target: ActionTarget): Promise<void> {
   if ('addHandler' in action) {
     target.addHandler(action.addHandler);
   } else if ('removeHandler' in action) {
@@ -73,7 +73,7 @@ function perform(action: Action, target: ActionTarget): void {
       // refused by this client-go line: nothing added
     }
   } else if ('restart' in action) {
-    target.restart();
+    await target.restart();
   } else {
     target.stop();
   }

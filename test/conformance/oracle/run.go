@@ -159,16 +159,18 @@ func (r *runner) startInformer() error {
 	return nil
 }
 
-// restart (a restart action): stop the current informer and start a fresh one. client-go
-// cannot run a stopped SharedIndexInformer again (Run logs "run more than once is not
-// allowed", AddEventHandler after stop fails), so a new informer takes its place; the
-// stopped one is not waited for (its tasks end on their own, as in a program that stops
-// and replaces an informer).
+// restart (a restart action): stop the current informer, wait until its Run has returned,
+// and start a fresh one. client-go cannot run a stopped SharedIndexInformer again (Run logs
+// "run more than once is not allowed", AddEventHandler after stop fails), so a new informer
+// takes its place. Waiting for Run makes the order of the two informers' jitter draws (the
+// stopped reflector's last Backoff(), the fresh one's first timeoutSeconds) the program's,
+// not the goroutine scheduler's.
 func (r *runner) restart(runStop <-chan struct{}) error {
 	r.infMu.Lock()
 	old := r.cur
 	r.infMu.Unlock()
 	close(old.stop)
+	<-old.done
 	r.ext.reset(r.sc)
 	r.log.Restarted()
 	if err := r.startInformer(); err != nil {
