@@ -122,13 +122,15 @@ export interface InformerSpec {
 
 /**
  * Extension: something the test does to the informer at a virtual time (ms since the start),
- * once that instant has settled: add or remove a handler, add indexers, or stop (end the run).
+ * once that instant has settled: add or remove a handler, add indexers, stop (end the run), or
+ * restart (stop the informer and start a fresh one with the scenario's handlers).
  */
 export type Action =
   | { atMs: number; addHandler: HandlerSpec }
   | { atMs: number; removeHandler: string }
   | { atMs: number; addIndexers: IndexerSpecs }
-  | { atMs: number; stop: true };
+  | { atMs: number; stop: true }
+  | { atMs: number; restart: true };
 
 export interface Scenario {
   format: typeof SCENARIO_FORMAT;

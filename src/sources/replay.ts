@@ -153,6 +153,12 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
   };
   const indexNames = new Set(Object.keys(scenario.informer.indexers ?? {}));
   let endRun: () => void = () => undefined;
+  // One jitter source for every informer of the run, as client-go's informers share math/rand.
+  const rand = options.rand ?? seededRand(options.seed ?? 1);
+  /** Every informer's run (a restart action adds one); the current informer's stop. */
+  const runs: Promise<void>[] = [];
+  let stopCurrent = new AbortController();
+  stop.signal.addEventListener('abort', () => stopCurrent.abort(), { once: true });
 
   const server = new ScriptedServer(scenario, clock, {
     onRequest(line) {
@@ -174,7 +180,7 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
         // index, store and end carry the instant the informer was found idle and stopped.
         const stoppedAt = clock.now();
         stop.abort();
-        await running;
+        await Promise.all(runs);
         if (v2 && indexNames.size) log.push(indexLine(), stoppedAt);
         if (v2) log.push(storeLine(), stoppedAt);
         log.push({ kind: 'end' }, stoppedAt);
@@ -183,28 +189,54 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
     },
   }, profile);
 
-  informer = factory({
-    listerWatcher: server,
-    profile,
-    clock,
-    sink,
-    rand: options.rand ?? seededRand(options.seed ?? 1),
-    resyncPeriodMs: scenario.informer.resyncPeriodMs ?? 0,
-    typeDescription: '*unstructured.Unstructured',
-    name: `scenario/${scenario.name}`,
-    ...indexersFor(scenario),
-  });
-  for (const h of scenario.informer.handlers) addHandler(h);
-  const running = informer.run(stop.signal).catch((e: unknown) => {
-    runError = e;
-  });
+  /**
+   * A fresh informer on the same server (the scenario's transform, indexers and handlers), run
+   * until the run stops or a restart action replaces it.
+   */
+  const startInformer = () => {
+    informer = factory({
+      listerWatcher: server,
+      profile,
+      clock,
+      sink,
+      rand,
+      resyncPeriodMs: scenario.informer.resyncPeriodMs ?? 0,
+      typeDescription: '*unstructured.Unstructured',
+      name: `scenario/${scenario.name}`,
+      ...indexersFor(scenario),
+    });
+    registrations.clear();
+    for (const h of scenario.informer.handlers) addHandler(h);
+    runs.push(
+      informer.run(stopCurrent.signal).catch((e: unknown) => {
+        runError = e;
+      }),
+    );
+  };
+  startInformer();
   endRun = () => server.endNow();
   const target: ActionTarget = {
-    informer,
+    // The current informer: a restart action replaces it.
+    get informer() {
+      return informer as ReplayInformer;
+    },
     addHandler,
     registration: (name) => registrations.get(name),
     indexAdded: (name) => indexNames.add(name),
     stop: () => endRun(),
+    restart: async () => {
+      // client-go cannot run a stopped informer again: a new one takes its place once the
+      // stopped one's run has returned (so its reflector's last backoff draw comes first). Its
+      // synced line, registrations and added indexes go with it.
+      const stopped = runs[runs.length - 1];
+      stopCurrent.abort();
+      await stopped;
+      stopCurrent = new AbortController();
+      synced = false;
+      indexNames.clear();
+      for (const name of Object.keys(scenario.informer.indexers ?? {})) indexNames.add(name);
+      startInformer();
+    },
   };
   void runActions(scenario.actions ?? [], clock, stop.signal, target);
 
@@ -213,7 +245,7 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
   if (!ended) {
     // Stop what is left; whatever still runs after that is not waited for.
     stop.abort();
-    await Promise.race([running, settle(20)]);
+    await Promise.race([Promise.all(runs), settle(20)]);
     if (v2) log.push(storeLine());
     log.push({ kind: 'end' });
   }

@@ -91,6 +91,21 @@ const planArb = fc
     return fc.record({ plan: fc.constant(p), steps: fc.array(stepArb(keys), { minLength: 1, maxLength: 7 }) });
   });
 
+/** A ConfigMapList blueprint (base64 JSON, no items), as an apiserver puts on the initial-events-end bookmark. */
+const LIST_BLUEPRINT = Buffer.from('{"kind":"ConfigMapList","apiVersion":"v1","metadata":{}}').toString('base64');
+
+/**
+ * A watch-list plan's bookmarks end the initial events; every other one (even RV) also carries the
+ * list blueprint, which v0.32's client-side watch-list needs (without it that LIST falls back to a
+ * plain LIST): both paths without a new random draw, so a seed's scenarios stay otherwise the same.
+ */
+function bookmark(rv: string, watchList: boolean): Raw {
+  if (!watchList) return { metadata: { resourceVersion: rv } };
+  const annotations: Record<string, string> = { 'k8s.io/initial-events-end': 'true' };
+  if (Number(rv) % 2 === 0) annotations['kubernetes.io/initial-events-list-blueprint'] = LIST_BLUEPRINT;
+  return { metadata: { resourceVersion: rv, annotations } };
+}
+
 /** Builds a valid scenario from a plan: resourceVersions increase through the script. */
 export function buildScenario(name: string, g: { plan: Raw; steps: Raw[] }): Raw {
   let rv = 10;
@@ -122,7 +137,7 @@ export function buildScenario(name: string, g: { plan: Raw; steps: Raw[] }): Raw
       case 'watch': {
         const events = (s.events as { type: string; o: { key: string; color: string }; atMs?: number }[]).map((e) => ({
           type: e.type,
-          object: e.type === 'BOOKMARK' ? { metadata: { resourceVersion: next(), ...(plan.watchList ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}) } } : o(e.o),
+          object: e.type === 'BOOKMARK' ? bookmark(next(), plan.watchList) : o(e.o),
           ...(e.atMs !== undefined ? { atMs: e.atMs } : {}),
         }));
         const step: Raw = { on: 'watch', events, close: s.close };
@@ -201,13 +216,6 @@ export function forProfile(raw: Raw, profileName: string): Raw {
   const p = findProfile(profileName)!;
   const out = structuredClone(raw) as Raw & { informer: Raw; actions?: Raw[] };
   out.profiles = [profileName];
-  // A gate setting whose LISTs the engine does not reproduce under this profile yet
-  // (Profile.unemulatedGates: v1.32 with WatchListClient on, docs/conformance-findings.md) runs
-  // with the profile's default instead; the corpus keeps such scenarios that never LIST.
-  const gates = out.gates as Record<string, boolean> | undefined;
-  for (const [name, u] of Object.entries(p.unemulatedGates)) {
-    if (gates && u && gates[name] === u.value) gates[name] = p.gates[name as keyof typeof p.gates];
-  }
   if (!p.hasSetTransform) delete out.informer.transform;
   if (!p.hasRemoveEventHandler && out.actions) out.actions = out.actions.filter((a) => !('removeHandler' in a));
   return out;

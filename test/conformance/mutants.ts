@@ -112,6 +112,14 @@ export const MUTANTS: Mutant[] = [
   m('transform-on-sync', 'fifoSupport.ts', 'a resync Sync is transformed again', ["    if (!t || type === 'Sync' || isTombstone(obj)) return obj;", '    if (!t || isTombstone(obj)) return obj;']),
   m('transform-at-pop', 'sharedInformer.ts', 'the transform runs when a delta is popped (also on Syncs), not when it is queued', ['      transform: this.o.transform,\n', ''], ['          const obj = d.object as KubeObject;', '          const obj = this.o.transform ? this.o.transform(d.object as KubeObject) : (d.object as KubeObject);']),
   m('watchlist-store-no-transform', 'profiles.ts', "v0.34+'s watch-list temporary store without the transformer", ['  watchListStoreTransforms: true,', '  watchListStoreTransforms: false,']),
+  m('stop-skips-backoff-draw', 'reflector.ts', "a stopped reflector skips BackoffUntil's last Backoff() call (its jitter draw, seen by a restarted informer)", ['          this.backoffPolicy.step();\n          break;', '          break;']),
+  // ---- v0.32's client-side watch-list (finding 6) ----
+  m('v032-list-not-watch-list', 'profiles.ts', "v0.32's client sends the LIST as asked while WatchListClient is on", ['    listUsesWatchList: true,', '    listUsesWatchList: false,']),
+  m('watchlist-client-only-rv-0', 'watchListClient.ts', 'only a LIST at RV "0" becomes a watch-list (not one at a specific RV or "" without a limit)', ["  if (o.limit && o.limit > 0 && rv !== '0') return undefined;", "  if (rv !== '0') return undefined;"]),
+  m('watchlist-client-blueprint-optional', 'watchListClient.ts', 'a bookmark without the list blueprint ends the watch-list like one with it', ["  if (encoded.length === 0) throw", "  if (encoded.length === 0) return { metadata: { resourceVersion: rv }, items };\n  if (encoded.length < 0) throw"]),
+  m('watchlist-client-no-order-check', 'watchListClient.ts', 'initial events out of key order are accepted', ["      if (lastKey !== '' && lastKey > key) {", "      if (lastKey !== '' && lastKey > key && key === '') {"]),
+  m('watchlist-client-other-events-skipped', 'watchListClient.ts', 'a MODIFIED/DELETED initial event is skipped, not an error', ["      throw new Error(`unexpected watch event ${describeEvent(ev)}", "      if (ev) continue;\n      throw new Error(`unexpected watch event ${describeEvent(ev)}"]),
+  m('watchlist-client-close-is-end', 'watchListClient.ts', 'a stream closed before the bookmark is taken as the whole list', ["    if (ev === null) throw new Error('unexpected watch close');", "    if (ev === null) return { metadata: { resourceVersion: '' }, items };"]),
   m('index-not-updated-on-delete', 'store.ts', 'a delete leaves its key in the indexes', ['    this.applyIndexChange(key, this.valuesOf(key, old), new Map());\n', '']),
   m('v115-drops-empty-index-sets', 'profiles.ts', '1.15 drops an emptied index value', ['    keepsEmptyIndexSets: true,', '    keepsEmptyIndexSets: false,']),
   m('v115-add-indexers-after-start', 'profiles.ts', '1.15 accepts AddIndexers after start', ['    addIndexersAfterStart: false,', '    addIndexersAfterStart: true,']),
@@ -133,7 +141,7 @@ export const EQUIVALENT_REASONS: Record<string, string> = {
 export const EQUIVALENT = new Set(Object.keys(EQUIVALENT_REASONS));
 
 /** The fixed sample `npm test` runs (each is killed within seconds). */
-export const SAMPLE = ['backoff-factor-1', 'jitter-none', 'v036-uses-quiet-reset', 'very-short-threshold-500ms', 'v115-very-short-timer-before-request', 'bookmark-no-rv-advance', 'row6-refused-open-relists', 'relist-rv-always-0', 'pager-limit-250', 'deltafifo-dedup-keeps-older-tombstone', 'is-in-initial-list-false', 'go-map-appends-readded-key', 'transform-on-sync', 'index-not-updated-on-delete', 'removed-handler-still-notified', 'rest-retry-after-ignored'];
+export const SAMPLE = ['backoff-factor-1', 'jitter-none', 'v036-uses-quiet-reset', 'very-short-threshold-500ms', 'v115-very-short-timer-before-request', 'bookmark-no-rv-advance', 'row6-refused-open-relists', 'relist-rv-always-0', 'pager-limit-250', 'deltafifo-dedup-keeps-older-tombstone', 'is-in-initial-list-false', 'go-map-appends-readded-key', 'transform-on-sync', 'index-not-updated-on-delete', 'removed-handler-still-notified', 'rest-retry-after-ignored', 'v032-list-not-watch-list'];
 
 const ROOT = resolve(__dirname, '..', '..');
 
