@@ -25,6 +25,7 @@ import type { Scenario } from '../../src/scenario/types';
 import { replayScenario } from '../../src/sources/engineReplay';
 import { compareWithVariants, formatMismatches, splitVariants, type Mismatch } from './compare';
 import { goRand } from './goRand';
+import { judgeTransport } from './httpTransport';
 
 const HERE = __dirname;
 const ORACLE_BIN = join(HERE, 'oracle', 'bin');
@@ -244,7 +245,7 @@ function oracleBatch(profile: string, files: string[], runs: string): Map<string
 }
 
 async function engineMismatches(scenario: Scenario, profile: string, expected: LogLine[]): Promise<Mismatch[]> {
-  const ours = await replayScenario(scenario, { profile: findProfile(profile)!, logV2: true, rand: goRand() });
+  const ours = await replayScenario(scenario, { profile: findProfile(profile)!, logV2: true, rand: goRand(), transport: judgeTransport() });
   const m = compareWithVariants(splitVariants(expected), ours.log);
   if (ours.outcome !== 'ended') m.push({ aspect: 'run', diff: [`+ our run did not end normally: ${ours.outcome}${ours.error ? ` (${ours.error})` : ''}`] });
   return m;

@@ -100,11 +100,11 @@ export const MUTANTS: Mutant[] = [
   m('resync-due-one-ms-late', 'processorListener.ts', 'a listener is due 1 ms after its resync time', ['return this.resyncPeriodMs !== 0 && now >= this.nextResyncMs;', 'return this.resyncPeriodMs !== 0 && now >= this.nextResyncMs + 1;']),
   m('min-resync-500ms', 'sharedInformer.ts', 'minimum resync period 500 ms', ['export const MINIMUM_RESYNC_PERIOD_MS = 1000;', 'export const MINIMUM_RESYNC_PERIOD_MS = 500;']),
   m('is-in-initial-list-false', 'sharedInformer.ts', 'isInInitialList always false', ['const initial = this.o.profile.hasInitialListFlag && isInInitialList;', 'const initial = this.o.profile.hasInitialListFlag && false;']),
-  // ---- the REST client below the reflector (restRetries.ts, read by the scripted server) ----
-  m('rest-retry-after-ignored', 'restRetries.ts', 'a 429/5xx Retry-After is not retried by the REST client', ["const waits = (end.code === 429 || end.code >= 500) && (end.retryAfterSeconds ?? 0) > 0;", 'const waits = false;']),
-  m('rest-list-reset-not-retried', 'restRetries.ts', 'a reset LIST fails at once', ["    if (end.network !== 'connection-reset') return none;", '    return none;']),
-  m('rest-v115-retries-10', 'restRetries.ts', '1.15 REST client retries 10 times like v0.32+', ['const maxRetries = modern ? 10 : 9;', 'const maxRetries = 10;']),
-  m('rest-watch-open-retry-2s', 'restRetries.ts', 'watch-open retries 2 s apart', ["  return { retries: maxRetries, waitMs: 1000, outcome: 'empty-watcher' };", "  return { retries: maxRetries, waitMs: 2000, outcome: 'empty-watcher' };"]),
+  // ---- the REST client below the reflector (restRetries.ts: the HTTP request layer and the scripted server) ----
+  m('rest-retry-after-ignored', 'restRetries.ts', 'a 429/5xx Retry-After is not retried by the REST client', ['return end.retryAfterSeconds === undefined ? undefined : Math.max(0, end.retryAfterSeconds) * 1000;', 'return undefined;']),
+  m('rest-list-reset-not-retried', 'restRetries.ts', 'a reset LIST fails at once (v0.32+)', ["if (verb === 'list') return network === 'connection-reset' || network === 'eof';", "if (verb === 'list') return network === 'eof';"]),
+  m('rest-v115-retries-10', 'restRetries.ts', '1.15 REST client retries 10 times like v0.32+', ['return client.restRetriesWatchOpen ? 10 : 9;', 'return 10;']),
+  m('rest-watch-open-retry-2s', 'restRetries.ts', 'watch-open retries 2 s apart', ['return retryableError(modern, verb, end.network) ? 1000 : undefined;', "return retryableError(modern, verb, end.network) ? (verb === 'watch' ? 2000 : 1000) : undefined;"]),
   m('go-map-appends-readded-key', 'goMap.ts', "the store's map order ignores Go's slot reuse (a re-added key goes last)", ['    if (this.slots) this.slots[this.slots.indexOf(key)] = undefined;', '    if (this.slots) {\n      this.slots.splice(this.slots.indexOf(key), 1);\n      this.slots.push(undefined);\n    }']),
   m('rv-equal-sync-rule-off', 'sharedInformer.ts', 'relisted updates with equal RVs are not syncs', [': resourceVersionOf(oldObj) === resourceVersionOf(newObj);', ': false;']),
   // ---- transforms, indexers, handler removal (scenario extensions) ----
