@@ -87,19 +87,12 @@ export class HttpListerWatcher implements ListerWatcher {
         if (retry.outcome(end) === 'internal-error') throw new StatusError(structuredClone(ARTIFICIAL_RETRY_AFTER_500));
         throw e;
       }
-      let body: Buffer;
-      try {
-        body = await (bodyRead ?? readBody(res));
-      } catch (e) {
-        if (e instanceof TransportError) {
-          throw new TransportError(e.kind, `unexpected error when reading response body. Please retry. Original error: ${e.message}`);
-        }
-        throw e;
-      }
-      if (res.status < 200 || res.status > 206) {
-        if (await retry.again(statusEnd(res), signal)) continue;
-        throw statusErrorFrom(res.status, res.headers, body, this.res);
-      }
+      const body = await settledBody(bodyRead ?? readBody(res));
+      // The retry is decided on the status and Retry-After alone (IsNextRetry runs before
+      // transformResponse reads the body): a cut body of a retried answer does not matter.
+      if ((res.status < 200 || res.status > 206) && (await retry.again(statusEnd(res), signal))) continue;
+      if (!(body instanceof Buffer)) throw body;
+      if (res.status < 200 || res.status > 206) throw statusErrorFrom(res.status, res.headers, body, this.res);
       return decodeList(body);
     }
   }
@@ -130,13 +123,9 @@ export class HttpListerWatcher implements ListerWatcher {
         const w = watcher ?? new StreamWatcher(res);
         return this.restClient.restRetriesWatchOpen ? w : new TimeoutAsErrorEvent(w);
       }
-      let body: Buffer;
-      try {
-        body = await (bodyRead ?? readBody(res, 1 << 20));
-      } catch {
-        body = Buffer.alloc(0);
-      }
+      const body = await settledBody(bodyRead ?? readBody(res, 1 << 20));
       if (await retry.again(statusEnd(res), signal)) continue;
+      if (!(body instanceof Buffer)) throw body;
       if (res.status >= 200 && res.status <= 206) {
         throw new TransportError('other', `for request ${redactedUrl(url)}, got status: ${res.status}`);
       }
@@ -157,6 +146,22 @@ export class HttpListerWatcher implements ListerWatcher {
   ): Promise<GetResponse> {
     this.opts.onRequest?.({ verb, method: 'GET', url, attempt });
     return httpGet(this.conn, url, { signal, timeoutMs: this.opts.requestTimeoutMs, onResponse });
+  }
+}
+
+/**
+ * The body, or the error transformResponse makes of a body that cannot be read: a plain wrapped
+ * error (fmt.Errorf "%w"), so no identity check (io.EOF, io.ErrUnexpectedEOF) matches it; only
+ * its text can (IsProbableEOF's "connection reset by peer").
+ */
+async function settledBody(read: Promise<Buffer>): Promise<Buffer | Error> {
+  try {
+    return await read;
+  } catch (e) {
+    if (e instanceof TransportError) {
+      return new TransportError('other', `unexpected error when reading response body. Please retry. Original error: ${e.message}`);
+    }
+    return e as Error;
   }
 }
 
