@@ -1,57 +1,11 @@
 /**
- * The conformance engine side's transport: the informer talks to the real HttpListerWatcher (and
- * its REST request layer, src/kube/restRequest.ts), whose GETs go over in-memory connections to
- * the scripted HTTP/1.1 responder (src/sources/scriptedHttp.ts) on the replay's FakeClock. So the
- * engine's HTTP client, status decoding, retries, stream decoder, gzip and cut bodies are judged
- * against client-go's real REST client, which the oracle runs over the same answers.
+ * The transport the conformance judge runs the engine side through: the engine's HTTP path
+ * (src/app/httpReplay.ts) unless CONFORMANCE_TRANSPORT=lw asks for the ListerWatcher-level
+ * scripted server (for comparison; it knows no gzip or cut bodies).
  */
-import type { ClientRequestArgs } from 'node:http';
-import type { ListerWatcher } from '../../src/engine/listWatch';
-import { inflating, type HttpTarget } from '../../src/kube/http';
-import { HttpListerWatcher } from '../../src/kube/listerWatcher';
+import { httpTransport } from '../../src/app/httpReplay';
 import type { ReplayTransport } from '../../src/sources/replay';
-import { ScriptedHttpResponder } from '../../src/sources/scriptedHttp';
 
-export const httpTransport: ReplayTransport = (ctx) => {
-  const responder = new ScriptedHttpResponder(ctx.scripted, ctx.scenario, ctx.clock, ctx.runSignal);
-  // zlib decompresses on the thread pool: time moves on only once a gzip body's bytes are decoded.
-  ctx.clock.holdWhile(() => inflating() > 0);
-  const target: HttpTarget = {
-    server: 'http://127.0.0.1:6443',
-    requestOptions: async (headers) => ({ headers, createConnection: responder.createConnection as unknown as ClientRequestArgs['createConnection'] }),
-  };
-  const r = ctx.scenario.resource;
-  const [group, version] = r.apiVersion.includes('/') ? r.apiVersion.split('/', 2) : ['', r.apiVersion];
-  const http = new HttpListerWatcher(
-    target,
-    { group, version, resource: r.resource ?? `${r.kind.toLowerCase()}s`, namespaced: false },
-    {
-      clock: ctx.clock,
-      restClient: ctx.profile,
-      onRetry: (x) => ctx.sink.emit({ t: ctx.clock.now(), type: 'rest.retry', ...x }),
-    },
-  );
-  // client-go's tweakListOptions sets the selectors on every call (and marks the call's start).
-  const { labelSelector, fieldSelector } = ctx.scenario.informer;
-  const selectors = { ...(labelSelector ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}) };
-  const lw: ListerWatcher = {
-    url: http.url,
-    list(options, signal) {
-      responder.beginCall();
-      return http.list({ ...options, ...selectors }, signal);
-    },
-    watch(options, signal) {
-      responder.beginCall();
-      return http.watch({ ...options, ...selectors }, signal);
-    },
-  };
-  return lw;
-};
-
-/**
- * The transport the judge runs the engine side through: the HTTP path unless
- * CONFORMANCE_TRANSPORT=lw asks for the ListerWatcher-level scripted server (for comparison).
- */
 export function judgeTransport(): ReplayTransport | undefined {
   const t = process.env.CONFORMANCE_TRANSPORT ?? 'http';
   if (t === 'lw') return undefined;
