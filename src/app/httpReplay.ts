@@ -8,15 +8,16 @@
  */
 import type { ClientRequestArgs } from 'node:http';
 import type { ListerWatcher } from '../engine/listWatch';
-import { inflating, type HttpTarget } from '../kube/http';
+import { bodyWorkPending, type HttpTarget } from '../kube/http';
 import { HttpListerWatcher } from '../kube/listerWatcher';
 import type { ReplayTransport } from '../sources/replay';
 import { ScriptedHttpResponder } from '../sources/scriptedHttp';
 
 export const httpTransport: ReplayTransport = (ctx) => {
   const responder = new ScriptedHttpResponder(ctx.scripted, ctx.scenario, ctx.clock, ctx.runSignal);
-  // zlib decompresses on the thread pool: time moves on only once a gzip body's bytes are decoded.
-  ctx.clock.holdWhile(() => inflating() > 0);
+  // zlib decompresses on the thread pool: time moves on only once a body's bytes are decoded
+  // (the responder writes a whole body at once, so nothing of it waits on virtual time).
+  ctx.clock.holdWhile(() => bodyWorkPending() > 0);
   const target: HttpTarget = {
     server: 'http://127.0.0.1:6443',
     requestOptions: async (headers) => ({ headers, createConnection: responder.createConnection as unknown as ClientRequestArgs['createConnection'] }),

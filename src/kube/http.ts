@@ -163,6 +163,18 @@ export function inflating(): number {
   return inflatingChunks;
 }
 
+/** Whole (list or error) bodies being read right now: their bytes are all in flight at once. */
+let bodiesReading = 0;
+
+/**
+ * Work on response bodies that finishes without any timer: zlib chunks in progress (inflating())
+ * and whole bodies still being read (their 'end' may wait on the thread pool). A virtual-time
+ * driver holds time still while this is above 0.
+ */
+export function bodyWorkPending(): number {
+  return inflatingChunks + bodiesReading;
+}
+
 /** Feeds a response into its gunzip stream with backpressure, counting the work zlib has not finished. */
 function inflateFeed(res: http.IncomingMessage, gunzip: zlib.Gunzip): { write(c: Buffer): void; end(): void } {
   let pending = 0;
@@ -187,16 +199,27 @@ function inflateFeed(res: http.IncomingMessage, gunzip: zlib.Gunzip): { write(c:
     },
     end() {
       if (gunzip.destroyed || gunzip.writableEnded) return;
-      track();
-      gunzip.end(done);
+      // Pending until the decompressed side has ended too: its 'end' follows the final flush on
+      // the thread pool, and whoever reads the body learns only then that it is over.
+      ending = true;
+      inflatingChunks++;
+      gunzip.end();
     },
+  };
+  let ending = false;
+  const ended = () => {
+    if (!ending) return;
+    ending = false;
+    inflatingChunks--;
   };
   res.on('data', feed.write);
   res.on('end', feed.end);
+  gunzip.once('end', ended);
   // Whatever zlib never got to (destroyed, failed) is no longer pending.
   gunzip.once('close', () => {
     inflatingChunks -= pending;
     pending = 0;
+    ended();
   });
   return feed;
 }
@@ -252,8 +275,12 @@ function transportKind(err: NodeJS.ErrnoException): TransportErrorKind {
  * is marked handled there (the caller awaits it later).
  */
 export function readBody(res: GetResponse, maxBytes = 512 << 20): Promise<Buffer> {
+  bodiesReading++;
   const p = readBodyNow(res, maxBytes);
-  p.catch(() => undefined);
+  p.then(
+    () => bodiesReading--,
+    () => bodiesReading--,
+  );
   return p;
 }
 
