@@ -8,9 +8,10 @@ import type { SharedIndexInformer } from '../engine/sharedInformer';
 import type { ConsistencyResult } from '../trace/consistency';
 import { computeFindings } from '../trace/findings';
 import type { Finding } from '../format/trace';
-import type { FaultName, RecordedEvent } from '../format/events';
+import type { FaultName, FieldChange, RecordedEvent } from '../format/events';
 import type { SpillState } from '../trace/segments';
-import { writeTraceFile } from '../trace/traceWrite';
+import { diffForSeq, encodeBatch, type ColumnBatch } from '../protocol/eventColumns';
+import { writeTraceWithCompanion, type ColumnarTrace } from './traceColumns';
 import type { TraceHeader } from '../format/trace';
 import type { SessionInfo } from '../protocol/timeline';
 import { SummaryModel, type TraceSummary } from '../trace/summary';
@@ -67,6 +68,8 @@ export interface SessionParts {
   recorder?: TraceSource;
   /** An imported trace's content. */
   imported?: { header: TraceHeader; events: readonly RecordedEvent[] };
+  /** An imported trace opened from its binary companion (traceColumns.ts): its events are objects only on demand. */
+  columnar?: ColumnarTrace;
   informer?: SharedIndexInformer;
   faults?: FaultInjectingListerWatcher;
   controls?: LiveControls;
@@ -91,6 +94,8 @@ export class InformerSession {
   readonly controls?: LiveControls;
   private readonly recorder?: TraceSource;
   private readonly imported?: { header: TraceHeader; events: readonly RecordedEvent[] };
+  private readonly columnar?: ColumnarTrace;
+  private importedBatch: ColumnBatch | undefined;
   private readonly stopFn?: () => Promise<void>;
   private readonly releaseFn?: () => void;
   private failureText: string | undefined;
@@ -109,6 +114,7 @@ export class InformerSession {
     this.simulated = p.simulated;
     this.recorder = p.recorder;
     this.imported = p.imported;
+    this.columnar = p.columnar;
     this.informer = p.informer;
     this.faults = p.faults;
     this.controls = p.controls;
@@ -150,11 +156,43 @@ export class InformerSession {
   header(): TraceHeader {
     if (this.recorder) return this.recorder.header();
     if (this.imported) return this.imported.header;
+    if (this.columnar) return this.columnar.header;
     throw new Error(`session ${this.id} has no trace`);
   }
 
+  /** The events in memory as objects (a trace opened from its companion parses its JSON for this, once). */
   events(): readonly RecordedEvent[] {
-    return this.recorder?.events() ?? this.imported?.events ?? [];
+    return this.recorder?.events() ?? this.imported?.events ?? this.columnar?.load().events ?? [];
+  }
+
+  /** How many events events() holds, without building them. */
+  eventCount(): number {
+    return this.columnar ? this.columnar.count : this.events().length;
+  }
+
+  /** The seq of the last event in memory (-1: none), without building the events. */
+  lastSeq(): number {
+    if (this.columnar) return this.columnar.lastSeq;
+    const events = this.events();
+    return events.length > 0 ? events[events.length - 1].seq : -1;
+  }
+
+  /**
+   * The events as the timeline's columns when they do not change: a trace opened from its
+   * companion holds them so; an imported trace's are encoded once and kept. Undefined for a
+   * recorder's events (they grow).
+   */
+  columns(): ColumnBatch | undefined {
+    if (this.columnar) return this.columnar.batch;
+    if (!this.imported) return undefined;
+    this.importedBatch ??= encodeBatch(this.imported.events);
+    return this.importedBatch;
+  }
+
+  /** The diff a details pane shows for the event with that seq (diffForSeq), read from the file when the session has no objects. */
+  diffFor(seq: number): Promise<FieldChange[] | undefined> {
+    if (this.columnar) return this.columnar.diffFor(seq);
+    return Promise.resolve(diffForSeq(this.events(), seq));
   }
 
   /** Events with seq > the given one. */
@@ -163,9 +201,17 @@ export class InformerSession {
     return this.events().filter((e) => e.seq > seq);
   }
 
-  /** Writes the whole trace (spilled events too) as a trace file; resolves with the number of events. */
+  /** Writes the whole trace (spilled events too) as a trace file, with its binary companion when every event is in memory; resolves with the number of events. */
   exportTo(path: string): Promise<number> {
-    return writeTraceFile(path, this.header(), this.recorder ? this.recorder.allEvents() : this.events());
+    if (this.columnar) return this.columnar.exportTo(path);
+    // Without a spill segment every event is in memory: a copy of the array is written without awaiting per event.
+    const spilled = (this.recorder?.spillState()?.events ?? 0) > 0;
+    if (this.recorder && spilled) return writeTraceWithCompanion(path, this.header(), this.recorder.allEvents());
+    if (this.imported) {
+      const events = this.imported.events;
+      return writeTraceWithCompanion(path, this.header(), events.slice(), undefined, { events, batch: this.columns()!, summary: this.summary(), findings: this.findings(true) });
+    }
+    return writeTraceWithCompanion(path, this.header(), this.events().slice());
   }
 
   /** The trace (its in-memory window) as exportTrace takes it. */
@@ -179,6 +225,7 @@ export class InformerSession {
    * when it spilled them: spilled events are still part of the trace).
    */
   summary(): TraceSummary {
+    if (this.columnar) return this.columnar.summary;
     const computed = this.recorder?.computed?.().summary;
     if (computed) return computed;
     const events = this.events();
@@ -196,6 +243,7 @@ export class InformerSession {
 
   /** The findings, recomputed when the trace grew and the last computation is old enough (or `fresh`). */
   findings(fresh = false): Finding[] {
+    if (this.columnar) return this.columnar.findings;
     const computed = this.recorder?.computed?.();
     if (computed) return computed.findings;
     const events = this.events();

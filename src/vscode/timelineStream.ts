@@ -156,9 +156,9 @@ export class TimelineStream {
       this.post(EmptyNotification.create({ message: this.emptyMessage }));
       return;
     }
-    const events = s.events();
     const findings = s.findings(true);
-    this.lastSentSeq = events.length > 0 ? events[events.length - 1].seq : -1;
+    const columns = s.columns() ?? encodeBatch(s.events());
+    this.lastSentSeq = s.lastSeq();
     this.lastFindings = findings;
     this.lastLive = s.live;
     this.lastFlushAt = this.timers.now();
@@ -168,7 +168,7 @@ export class TimelineStream {
         session: s.info(),
         header: s.header(),
         events: [],
-        columns: encodeBatch(events),
+        columns,
         findings,
         sessions: this.allSessions(),
         summary: s.summary(),

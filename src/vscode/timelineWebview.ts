@@ -6,7 +6,6 @@
  */
 import * as vscode from 'vscode';
 import { EventDiffRequest, ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand } from '../protocol/timeline';
-import { diffForSeq } from '../protocol/eventColumns';
 import { Disposable, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
@@ -77,9 +76,11 @@ export class TimelineWebviewBinding extends Disposable {
       const uri = vscode.Uri.parse(msg.params.url, true);
       if (uri.scheme === 'https') void vscode.env.openExternal(uri);
     } else if (EventDiffRequest.is(msg) && msg.id !== undefined) {
+      const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);
-      const diff = s ? diffForSeq(s.events(), msg.params.seq) : undefined;
-      void this.webview.postMessage(EventDiffRequest.completion.create(diff ? { diff } : {}, msg.id));
+      void (s ? s.diffFor(msg.params.seq) : Promise.resolve(undefined))
+        .catch(() => undefined)
+        .then((diff) => this.webview.postMessage(EventDiffRequest.completion.create(diff ? { diff } : {}, id)));
     } else if (ExportTraceRequest.is(msg) && msg.id !== undefined) {
       const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);
