@@ -62,6 +62,8 @@ export interface ListPageStep {
   listTypeMeta?: { apiVersion: string; kind: string };
   /** Extension: the body is gzip-encoded (the REST client undoes it). */
   gzip?: boolean;
+  /** Extension: the connection closes after this many body bytes (docs/scenario-format.md, "gzip and cut bodies"). */
+  cutAtByte?: number;
 }
 
 export interface ErrorStep {
@@ -69,6 +71,8 @@ export interface ErrorStep {
   error: ErrorSpec;
   /** Extension: the body is gzip-encoded (the REST client undoes it). */
   gzip?: boolean;
+  /** Extension: the connection closes after this many body bytes (docs/scenario-format.md, "gzip and cut bodies"). */
+  cutAtByte?: number;
 }
 
 export interface NetworkStep {
@@ -88,6 +92,8 @@ export interface WatchStreamStep {
   durationMs?: number;
   /** Extension: the stream is gzip-encoded, flushed per burst (the REST client undoes it). */
   gzip?: boolean;
+  /** Extension: the connection closes after this many body bytes (docs/scenario-format.md, "gzip and cut bodies"). */
+  cutAtByte?: number;
 }
 
 export interface AdvanceStep {

@@ -61,7 +61,29 @@ export interface ReplayInformerOptions {
 
 export type InformerFactory = (o: ReplayInformerOptions) => ReplayInformer;
 
+/** What a replay transport gets to build the ListerWatcher the informer talks to. */
+export interface ReplayTransportContext {
+  /** The scenario's server (its steps, request lines, end of run). */
+  scripted: ScriptedServer;
+  scenario: Scenario;
+  clock: FakeClock;
+  /** The profile with the scenario's gates applied. */
+  profile: Profile;
+  sink: EventSink;
+  /** Aborts when the run stops. */
+  runSignal: AbortSignal;
+}
+
+/**
+ * Builds the informer's ListerWatcher over the scripted server. Absent: the informer talks to
+ * the ListerWatcher-level server directly (sandbox, replay). The conformance engine side passes
+ * one that runs the real HttpListerWatcher over in-memory HTTP (test/conformance/httpTransport.ts).
+ */
+export type ReplayTransport = (ctx: ReplayTransportContext) => ListerWatcher;
+
 export interface ReplayOptions {
+  /** How the informer reaches the scripted server (see ReplayTransport). */
+  transport?: ReplayTransport;
   /** The profile to emulate; the scenario's gates are applied on top. */
   profile: Profile;
   /** Seed of the informer's rand (jitter, watch timeouts). Default 1. */
@@ -96,6 +118,12 @@ export interface ReplayResult {
   /** Virtual ms at the end of the run. */
   durationMs: number;
 }
+
+/**
+ * Wall-clock ms a run may go without any progress (and no timer) before it counts as blocked:
+ * real I/O below the engine (in-memory HTTP, zlib on the thread pool) finishes in its own time.
+ */
+const STALL_WALL_MS = 2_000;
 
 /** Turns of the event loop a run may go without any progress before it counts as blocked. */
 const IDLE_POLL_LIMIT = 10_000;
@@ -189,13 +217,14 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
     },
   }, profile);
 
+  const listerWatcher = options.transport ? options.transport({ scripted: server, scenario, clock, profile, sink, runSignal: stop.signal }) : server;
   /**
    * A fresh informer on the same server (the scenario's transform, indexers and handlers), run
    * until the run stops or a restart action replaces it.
    */
   const startInformer = () => {
     informer = factory({
-      listerWatcher: server,
+      listerWatcher,
       profile,
       clock,
       sink,
@@ -282,6 +311,7 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
 async function driveClock(clock: FakeClock, done: () => boolean, maxMs: number, progress: () => number): Promise<ReplayOutcome> {
   const limit = clock.now() + maxMs;
   let stalls = 0;
+  let stalledSince = Date.now();
   for (;;) {
     const before = progress();
     const r = await clock.runUntilIdle(done, Math.max(0, limit - clock.now()));
@@ -289,8 +319,10 @@ async function driveClock(clock: FakeClock, done: () => boolean, maxMs: number, 
     if (r === 'limit') return 'limit';
     await settle(5);
     if (done()) return 'ended';
-    if (progress() !== before || clock.pendingTimers() > 0) stalls = 0;
-    else if (++stalls > 20) return 'blocked';
+    if (progress() !== before || clock.pendingTimers() > 0 || clock.held()) {
+      stalls = 0;
+      stalledSince = Date.now();
+    } else if (++stalls > 20 && Date.now() - stalledSince > STALL_WALL_MS) return 'blocked';
   }
 }
 

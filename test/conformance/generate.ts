@@ -25,6 +25,7 @@ import type { Scenario } from '../../src/scenario/types';
 import { replayScenario } from '../../src/sources/engineReplay';
 import { compareWithVariants, formatMismatches, splitVariants, type Mismatch } from './compare';
 import { goRand } from './goRand';
+import { judgeTransport } from './httpTransport';
 
 const HERE = __dirname;
 const ORACLE_BIN = join(HERE, 'oracle', 'bin');
@@ -211,6 +212,32 @@ export function withExtensions(raw: Raw, seed: number, index: number): Raw {
   return out;
 }
 
+/**
+ * What the wire does to the answers (extension fields both sides serve as bytes): gzip on every
+ * body of some scenarios (transparent to the reflector) and, in fewer, one list page or watch
+ * stream cut after a number of body bytes. Drawn from a PRNG of its own, so the base scenarios and
+ * withExtensions' choices of a seed stay what they were.
+ */
+export function withWire(raw: Raw, seed: number, index: number): Raw {
+  let state = (Math.imul(seed ^ 0x27d4eb2f, 17) + Math.imul(index + 1, 0x85ebca6b)) >>> 0;
+  const rnd = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = structuredClone(raw) as Raw & { steps: Raw[] };
+  const bodies = out.steps.filter((st) => 'items' in st || 'events' in st || 'error' in st);
+  if (rnd() < 0.3) for (const st of bodies) st.gzip = true;
+  const cuttable = out.steps.filter((st) => 'items' in st || ('events' in st && (st.events as unknown[]).length > 0));
+  if (cuttable.length > 0 && rnd() < 0.12) {
+    const st = cuttable[Math.floor(rnd() * cuttable.length)];
+    st.cutAtByte = Math.floor(rnd() * 400);
+  }
+  return out;
+}
+
 /** The scenario as a profile can run it: without the calls its client-go lacks. */
 export function forProfile(raw: Raw, profileName: string): Raw {
   const p = findProfile(profileName)!;
@@ -252,7 +279,7 @@ function oracleBatch(profile: string, files: string[], runs: string): Map<string
 }
 
 async function engineMismatches(scenario: Scenario, profile: string, expected: LogLine[]): Promise<Mismatch[]> {
-  const ours = await replayScenario(scenario, { profile: findProfile(profile)!, logV2: true, rand: goRand() });
+  const ours = await replayScenario(scenario, { profile: findProfile(profile)!, logV2: true, rand: goRand(), transport: judgeTransport() });
   const m = compareWithVariants(splitVariants(expected), ours.log);
   if (ours.outcome !== 'ended') m.push({ aspect: 'run', diff: [`+ our run did not end normally: ${ours.outcome}${ours.error ? ` (${ours.error})` : ''}`] });
   return m;
@@ -336,7 +363,7 @@ async function main(): Promise<number> {
     const plans = fc.sample(planArb, { seed, numRuns: count });
     const raws: Raw[] = [];
     for (const [i, g] of plans.entries()) {
-      const raw = withExtensions(buildScenario(`gen-s${seed}-${i}`, g as { plan: Raw; steps: Raw[] }), seed, i);
+      const raw = withWire(withExtensions(buildScenario(`gen-s${seed}-${i}`, g as { plan: Raw; steps: Raw[] }), seed, i), seed, i);
       raws.push(raw);
     }
     for (const profile of profiles) {
