@@ -9,7 +9,9 @@ import type { RecordedEvent } from '../format/events';
 import type { Finding, TraceHeader } from '../format/trace';
 import type { TraceSummary } from '../trace/summary';
 import { evictionCount } from '../trace/recorder';
+import type { SpillOverview } from '../format/spill';
 import { readSegment, type SpillState } from '../trace/segments';
+import { SpillOverviewBuilder } from '../trace/spillOverview';
 import type { TraceSource } from './session';
 import type { RecorderStatus } from './workerProtocol';
 
@@ -20,6 +22,7 @@ export class TraceMirror implements TraceSource {
   private lastSummary: TraceSummary | undefined;
   /** The worker's findings; the same array until the worker sends new ones (views compare by identity). */
   private lastFindings: Finding[] = [];
+  private readonly overview = new SpillOverviewBuilder();
 
   constructor(
     private readonly head: TraceHeader,
@@ -28,11 +31,12 @@ export class TraceMirror implements TraceSource {
 
   /** Takes one batch from the worker, in order, and tells the subscribers. */
   append(events: readonly RecordedEvent[], status: RecorderStatus): void {
+    // The status tells which evictions the worker spilled (its segment's chunks), so it comes first.
+    this.setStatus(status);
     for (const e of events) {
-      if (this.buffer.length >= this.cap) this.buffer.splice(0, evictionCount(this.cap, this.buffer.length));
+      if (this.buffer.length >= this.cap) this.evict(this.buffer.splice(0, evictionCount(this.cap, this.buffer.length)));
       this.buffer.push(e);
     }
-    this.setStatus(status);
     if (events.length === 0) return;
     const batch = [...events];
     for (const fn of this.listeners) {
@@ -75,6 +79,18 @@ export class TraceMirror implements TraceSource {
     return () => {
       this.listeners.delete(fn);
     };
+  }
+
+  /** Events that left the window: a spilled chunk joins the overview (dropped ones are gone). */
+  private evict(out: readonly RecordedEvent[]): void {
+    const chunks = this.status.spill?.chunks;
+    if (!chunks || out.length === 0) return;
+    const chunk = chunks[this.overview.chunkCount];
+    if (chunk && chunk.firstSeq === out[0].seq && chunk.count === out.length) this.overview.add(chunk, out);
+  }
+
+  spillOverview(): SpillOverview | undefined {
+    return this.status.spill ? this.overview.overview() : undefined;
   }
 
   spillState(): SpillState | undefined {
