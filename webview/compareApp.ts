@@ -146,8 +146,7 @@ export class CompareApp {
     g.summary = p.summary;
     g.data.reset();
     // A snapshot's events come as columns (src/protocol/eventColumns.ts); a malformed batch leaves the group empty.
-    if (p.columns !== undefined && !g.data.appendColumns(p.columns)) g.data.reset();
-    g.data.append(p.events);
+    if (!g.data.appendSnapshot(p)) g.data.reset();
     g.data.staleWindows = p.summary?.staleWindows ?? [];
     g.data.setLive(p.session.live);
     if (p.nowT !== undefined) g.data.advanceNow(p.nowT);

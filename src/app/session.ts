@@ -8,7 +8,8 @@ import type { SharedIndexInformer } from '../engine/sharedInformer';
 import type { ConsistencyResult } from '../trace/consistency';
 import { computeFindings } from '../trace/findings';
 import type { Finding } from '../format/trace';
-import type { FaultName, RecordedEvent } from '../format/events';
+import type { FaultName, FieldChange, RecordedEvent } from '../format/events';
+import { diffForSeq, encodeBatch, type ColumnBatch } from '../protocol/eventColumns';
 import type { SpillState } from '../trace/segments';
 import { writeTraceFile } from '../trace/traceWrite';
 import type { TraceHeader } from '../format/trace';
@@ -46,6 +47,16 @@ export interface TraceSource {
   allEvents(): AsyncIterable<RecordedEvent>;
   /** Summary and findings computed where the events are recorded (an engine worker); absent: the session computes them. */
   computed?(): { summary?: TraceSummary; findings: Finding[] };
+  /**
+   * A worker's mirror (traceMirror.ts) keeps its events as column chunks and asks the worker for
+   * what the chunks leave out; these read it without building event objects on the host.
+   */
+  columnsSince?(seq: number): ColumnBatch[];
+  subscribeColumns?(fn: (chunk: ColumnBatch) => void): () => void;
+  memoryCount?(): number;
+  diffFor?(seq: number): Promise<FieldChange[] | undefined>;
+  exportTo?(path: string): Promise<number>;
+  traceData?(): Promise<{ header: TraceHeader; events: readonly RecordedEvent[] }>;
 }
 
 /** What a session holds and where, for its tooltip. */
@@ -73,7 +84,7 @@ export interface SessionParts {
   /** Stops everything the session runs (informer, sandbox); resolves when it has stopped. */
   stop?: () => Promise<void>;
   /** Releases what the session keeps after it ended (its spill segment); called once, by close(). */
-  release?: () => void;
+  release?: () => void | Promise<void>;
   /** Wall time for the findings' recompute interval (Date.now by default). */
   now?: () => number;
   /** The engine clock's now(), the time base of event t; a live session's timeline ends there. */
@@ -92,7 +103,7 @@ export class InformerSession {
   private readonly recorder?: TraceSource;
   private readonly imported?: { header: TraceHeader; events: readonly RecordedEvent[] };
   private readonly stopFn?: () => Promise<void>;
-  private readonly releaseFn?: () => void;
+  private readonly releaseFn?: () => void | Promise<void>;
   private failureText: string | undefined;
   private closed = false;
   private readonly now: () => number;
@@ -144,7 +155,8 @@ export class InformerSession {
   storage(): SessionStorage | undefined {
     if (!this.recorder) return undefined;
     const spill = this.recorder.spillState();
-    return { memoryEvents: this.recorder.events().length, dropped: this.recorder.header().dropped, ...(spill ? { spill } : {}) };
+    const memoryEvents = this.recorder.memoryCount ? this.recorder.memoryCount() : this.recorder.events().length;
+    return { memoryEvents, dropped: this.recorder.header().dropped, ...(spill ? { spill } : {}) };
   }
 
   header(): TraceHeader {
@@ -163,13 +175,28 @@ export class InformerSession {
     return this.events().filter((e) => e.seq > seq);
   }
 
+  /** The events with seq > `seq` as column chunks (what a timeline webview is sent), in seq order. */
+  columnsSince(seq: number): ColumnBatch[] {
+    if (this.recorder?.columnsSince) return this.recorder.columnsSince(seq);
+    const events = this.since(seq);
+    return events.length > 0 ? [encodeBatch(events)] : [];
+  }
+
+  /** The changed fields of the event with that seq (or of the distribute a notification stands for); undefined when none. */
+  async diffFor(seq: number): Promise<FieldChange[] | undefined> {
+    if (this.recorder?.diffFor) return this.recorder.diffFor(seq);
+    return diffForSeq(this.events(), seq);
+  }
+
   /** Writes the whole trace (spilled events too) as a trace file; resolves with the number of events. */
   exportTo(path: string): Promise<number> {
+    if (this.recorder?.exportTo) return this.recorder.exportTo(path);
     return writeTraceFile(path, this.header(), this.recorder ? this.recorder.allEvents() : this.events());
   }
 
-  /** The trace (its in-memory window) as exportTrace takes it. */
-  traceData(): { header: TraceHeader; events: readonly RecordedEvent[] } {
+  /** The trace as exportTrace takes it: the whole of it from a worker, the in-memory window otherwise. */
+  async traceData(): Promise<{ header: TraceHeader; events: readonly RecordedEvent[] }> {
+    if (this.recorder?.traceData) return this.recorder.traceData();
     return { header: this.header(), events: this.events() };
   }
 
@@ -213,9 +240,17 @@ export class InformerSession {
     return findings;
   }
 
-  /** Called with every new batch of events (synchronously, per emit). */
+  /**
+   * Called with every new batch of events (synchronously, per emit). A worker session's batches
+   * hold only what host listeners look for (TraceMirror.subscribe): never count events with it.
+   */
   subscribe(fn: (batch: RecordedEvent[]) => void): () => void {
     return this.recorder ? this.recorder.subscribe(fn) : () => undefined;
+  }
+
+  /** Called with every chunk of a worker session's events (none for other sessions). */
+  subscribeColumns(fn: (chunk: ColumnBatch) => void): () => void {
+    return this.recorder?.subscribeColumns ? this.recorder.subscribeColumns(fn) : () => undefined;
   }
 
   onEnded(fn: () => void): () => void {
@@ -248,7 +283,7 @@ export class InformerSession {
     try {
       await this.stop();
     } finally {
-      this.releaseFn?.();
+      await this.releaseFn?.();
     }
   }
 

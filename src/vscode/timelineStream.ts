@@ -2,6 +2,8 @@
  * Feeds one webview (panel or view) from one session, following the timeline protocol: a full
  * snapshot (its events as columns) when the webview says `ready`, when it is shown again or when it switches session;
  * otherwise delta batches, at most one per `intervalMs` (~30/s), each naming the seq it follows.
+ * Events travel as column chunks (session.columnsSince): a worker session's chunks are passed on
+ * as the worker sent them, so the host touches no event on the way.
  * While the webview is hidden nothing is sent (it gets a snapshot when shown). Free of 'vscode'.
  *
  * A live session's timeline ends at now: snapshots and deltas carry the session's engine time
@@ -12,7 +14,8 @@
 import type { IpcMessage } from '../protocol/ipc';
 import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, type SessionInfo } from '../protocol/timeline';
 import type { Finding } from '../format/trace';
-import { encodeBatch } from '../protocol/eventColumns';
+import { lastSeqOf } from '../protocol/columnChunks';
+import type { ColumnBatch } from '../protocol/eventColumns';
 import type { InformerSession } from '../app/session';
 
 export interface StreamTimers {
@@ -156,9 +159,9 @@ export class TimelineStream {
       this.post(EmptyNotification.create({ message: this.emptyMessage }));
       return;
     }
-    const events = s.events();
+    const chunks = s.columnsSince(-1);
     const findings = s.findings(true);
-    this.lastSentSeq = events.length > 0 ? events[events.length - 1].seq : -1;
+    this.lastSentSeq = chunks.length > 0 ? lastSeqOf(chunks[chunks.length - 1]) : -1;
     this.lastFindings = findings;
     this.lastLive = s.live;
     this.lastFlushAt = this.timers.now();
@@ -168,7 +171,7 @@ export class TimelineStream {
         session: s.info(),
         header: s.header(),
         events: [],
-        columns: encodeBatch(events),
+        chunks,
         findings,
         sessions: this.allSessions(),
         summary: s.summary(),
@@ -189,12 +192,12 @@ export class TimelineStream {
   private flush(): void {
     const s = this.session;
     if (!s || !this.ready || !this.visible) return;
-    const events = s.since(this.lastSentSeq);
+    const columns: ColumnBatch[] = s.columnsSince(this.lastSentSeq);
     const findings = s.findings(!s.live);
     const findingsChanged = findings !== this.lastFindings;
-    if (events.length === 0 && !findingsChanged && s.live === this.lastLive) return;
+    if (columns.length === 0 && !findingsChanged && s.live === this.lastLive) return;
     const afterSeq = this.lastSentSeq;
-    if (events.length > 0) this.lastSentSeq = events[events.length - 1].seq;
+    if (columns.length > 0) this.lastSentSeq = lastSeqOf(columns[columns.length - 1]);
     this.lastFindings = findings;
     this.lastLive = s.live;
     this.lastFlushAt = this.timers.now();
@@ -203,7 +206,8 @@ export class TimelineStream {
       DeltaNotification.create({
         sessionId: s.id,
         afterSeq,
-        events,
+        events: [],
+        columns,
         live: s.live,
         summary: s.summary(),
         ...(findingsChanged ? { findings } : {}),

@@ -1,12 +1,11 @@
 /**
  * Binds one vscode.Webview (panel, bottom view or trace editor) to a TimelineStream: validates
  * every incoming message with the protocol guards (anything else is ignored), answers the
- * export and event-diff requests, and follows the registry when `followActive` (the bottom view shows whatever
+ * export and event-diff requests (the diff asked of the session, a worker session's of its worker), and follows the registry when `followActive` (the bottom view shows whatever
  * was started last; a panel or editor stays on its own session).
  */
 import * as vscode from 'vscode';
 import { EventDiffRequest, ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand } from '../protocol/timeline';
-import { diffForSeq } from '../protocol/eventColumns';
 import { Disposable, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
@@ -77,9 +76,12 @@ export class TimelineWebviewBinding extends Disposable {
       const uri = vscode.Uri.parse(msg.params.url, true);
       if (uri.scheme === 'https') void vscode.env.openExternal(uri);
     } else if (EventDiffRequest.is(msg) && msg.id !== undefined) {
+      const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);
-      const diff = s ? diffForSeq(s.events(), msg.params.seq) : undefined;
-      void this.webview.postMessage(EventDiffRequest.completion.create(diff ? { diff } : {}, msg.id));
+      // A worker session's diffs stay in the worker; one that cannot answer (gone) shows none.
+      void (s ? s.diffFor(msg.params.seq).catch(() => undefined) : Promise.resolve(undefined)).then((diff) =>
+        this.webview.postMessage(EventDiffRequest.completion.create(diff ? { diff } : {}, id)),
+      );
     } else if (ExportTraceRequest.is(msg) && msg.id !== undefined) {
       const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);
