@@ -198,6 +198,8 @@ async function stop(): Promise<void> {
   } catch {
     // The informer's own failure is in its trace; stopping goes on.
   }
+  // Only the recorder stays (for the calls that read the trace): the informer's cache can go.
+  live = undefined;
   segment?.close();
   end({ type: 'stopped', status: { dropped: 0 } });
 }
