@@ -11,6 +11,11 @@
  *     what the large trace costs; ArrayBuffer backing stores are reported beside it;
  *   - export: "Export trace" on the opened trace, from the Enter that accepts the file name until
  *     the file is complete; it must be byte-identical to the opened file (export is canonical).
+ * The large trace is opened twice per round: as a JSON file from elsewhere (no companion: the
+ * JSON is parsed) and with its binary companion beside it (NAME.informer-trace.bin, written by
+ * the extension's own writer: no JSON parsed). Each is exported after it was opened; an export
+ * writes the JSON and then the companion, and both times are taken (JSON complete, companion
+ * in place).
  * Beside each wall time, the CPU time the code-server and browser processes used meanwhile
  * (/proc): on a shared machine that is the steadier figure. Rounds alternate a fresh open of
  * the small and the large trace in one code-server.
@@ -21,7 +26,9 @@ import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, st
 import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CDPSession, Frame, Page } from 'playwright-core';
-import { exportTraceChunks } from '../src/trace/traceFile';
+import { exportTraceChunks, importTrace } from '../src/trace/traceFile';
+import { writeTraceWithCompanion } from '../src/app/traceColumns';
+import { companionPath, copyCompanion, readCompanion } from '../src/trace/traceCompanion';
 import { REPO, ensureCodeServer, packageExtension, startCodeServer } from '../test/e2e/vscode/codeServer';
 import { findFiles, openWorkbench, runCommand } from '../test/e2e/vscode/workbench';
 import { recordEngineTrace } from './traceSource';
@@ -42,6 +49,16 @@ async function traceFile(count: number): Promise<string> {
   const out = createWriteStream(path);
   for (const chunk of exportTraceChunks(trace)) if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
   await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+  return path;
+}
+
+/** The recorded trace's JSON with its companion beside it (the extension's writer), written once. */
+async function withCompanion(json: string): Promise<string> {
+  const path = json.replace(/\.informer-trace\.json$/, '-companion.informer-trace.json');
+  if (existsSync(path) && (await readCompanion(path)).ok) return path;
+  const { header, events } = importTrace(readFileSync(json, 'utf8'));
+  await writeTraceWithCompanion(path, header, events);
+  if (!readFileSync(path).equals(readFileSync(json))) throw new Error('the companion writer changed the JSON');
   return path;
 }
 
@@ -151,8 +168,11 @@ async function closeEditors(page: Page): Promise<void> {
   await page.waitForTimeout(1500);
 }
 
-/** "Export trace" on the shown trace; ms from accepting the file name until the file is complete. */
-async function exportShown(page: Page, workspace: string, expectedBytes: number): Promise<{ ms: number; path: string }> {
+/**
+ * "Export trace" on the shown trace; ms from accepting the file name until the JSON is complete
+ * (`ms`) and until its companion is in place (`companionMs`).
+ */
+async function exportShown(page: Page, workspace: string, expectedBytes: number, companion: boolean): Promise<{ ms: number; companionMs: number; path: string }> {
   // The only session is the trace on screen, so no session is asked for.
   await runCommand(page, 'Informer Inspector: Export trace');
   const input = page.locator('.quick-input-widget .quick-input-box input');
@@ -164,7 +184,14 @@ async function exportShown(page: Page, workspace: string, expectedBytes: number)
   const deadline = t0 + 120_000;
   for (;;) {
     const fresh = findFiles(workspace, /\.informer-trace\.json$/).filter((p) => !before.has(p));
-    if (fresh.length > 0 && statSync(fresh[0]).size === expectedBytes) return { ms: Date.now() - t0, path: fresh[0] };
+    if (fresh.length > 0 && statSync(fresh[0]).size === expectedBytes) {
+      const ms = Date.now() - t0;
+      while (companion && !existsSync(companionPath(fresh[0]))) {
+        if (Date.now() > deadline) throw new Error('the export wrote no companion in 120 s');
+        await sleep(20);
+      }
+      return { ms, companionMs: Date.now() - t0, path: fresh[0] };
+    }
     if (Date.now() > deadline) throw new Error('the export did not complete in 120 s');
     if (fresh.length === 0 && (await input.isVisible().catch(() => false))) await page.keyboard.press('Enter');
     await sleep(20);
@@ -179,39 +206,48 @@ async function main(): Promise<void> {
   const vsix = arg('vsix', '') || packageExtension();
   const cs = await startCodeServer(ensureCodeServer(), vsix, 'Default Dark Modern');
   const { browser, page } = await openWorkbench(cs.url, { width: 1400, height: 900 });
-  const opens: number[] = [];
-  const openCpu: number[] = [];
-  const exports: number[] = [];
-  const exportCpu: number[] = [];
+  const bigWithCompanion = await withCompanion(big);
+  type Variant = 'JSON only' | 'with companion';
+  // An older build (--vsix) knows no companion: it opens the JSON only and writes none.
+  const older = arg('vsix', '') !== '';
+  const variants: Variant[] = older ? ['JSON only'] : ['JSON only', 'with companion'];
+  const m = Object.fromEntries(variants.map((v) => [v, { opens: [] as number[], openCpu: [] as number[], exports: [] as number[], exportsWithCompanion: [] as number[], exportCpu: [] as number[], heaps: [] as { small: Heap; big: Heap }[] }])) as Record<Variant, { opens: number[]; openCpu: number[]; exports: number[]; exportsWithCompanion: number[]; exportCpu: number[]; heaps: { small: Heap; big: Heap }[] }>;
   const browserPid = (browser as unknown as { process?: () => { pid?: number } | null }).process?.()?.pid;
   const cpu = () => cpuOf(cs.userDir, browserPid);
-  const heaps: { small: Heap; big: Heap }[] = [];
   try {
-    const bigInWs = join(cs.workspace, `big-${count}.trace.json`);
+    const inWs: Record<Variant, string> = { 'JSON only': join(cs.workspace, `big-${count}.trace.json`), 'with companion': join(cs.workspace, `big-${count}-c.informer-trace.json`) };
     const smallInWs = join(cs.workspace, 'small-100.trace.json');
-    await copyFile(big, bigInWs);
+    await copyFile(big, inWs['JSON only']);
+    await copyFile(bigWithCompanion, inWs['with companion']);
+    // The copy has another modification time: its companion is copied to belong to it.
+    await copyCompanion(companionPath(bigWithCompanion), inWs['with companion']);
     await copyFile(small, smallInWs);
     const bigBytes = statSync(big).size;
     for (let r = 0; r < rounds; r++) {
-      const s = await openTrace(page, smallInWs, 100, 60_000);
-      const smallHeap = await heapOf(page, s.frame);
-      await closeEditors(page);
-      await page.waitForTimeout(2000);
-      const c0 = cpu();
-      const b = await openTrace(page, bigInWs, count, 300_000);
-      openCpu.push(cpu() - c0);
-      opens.push(b.ms);
-      await page.waitForTimeout(500);
-      const bigHeap = await heapOf(page, b.frame);
-      heaps.push({ small: smallHeap, big: bigHeap });
-      await page.screenshot({ path: join(REPO, 'bench', 'results', `trace-open-${count}.png`) });
-      const c1 = cpu();
-      const e = await exportShown(page, cs.workspace, bigBytes);
-      exportCpu.push(cpu() - c1);
-      exports.push(e.ms);
-      if (!readFileSync(e.path).equals(readFileSync(big))) throw new Error('the export differs from the opened file');
-      console.log(`round ${r + 1}: open → drawn ${b.ms} ms (CPU ${openCpu[r]} ms), export ${e.ms} ms (CPU ${exportCpu[r]} ms), heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB)`);
-      await closeEditors(page);
+      for (const v of variants) {
+        const s = await openTrace(page, smallInWs, 100, 60_000);
+        const smallHeap = await heapOf(page, s.frame);
+        await closeEditors(page);
+        await page.waitForTimeout(2000);
+        const c0 = cpu();
+        const b = await openTrace(page, inWs[v], count, 300_000);
+        m[v].openCpu.push(cpu() - c0);
+        m[v].opens.push(b.ms);
+        await page.waitForTimeout(500);
+        const bigHeap = await heapOf(page, b.frame);
+        m[v].heaps.push({ small: smallHeap, big: bigHeap });
+        await page.screenshot({ path: join(REPO, 'bench', 'results', `trace-open-${count}${v === 'with companion' ? '-companion' : ''}.png`) });
+        const c1 = cpu();
+        const e = await exportShown(page, cs.workspace, bigBytes, !older);
+        m[v].exportCpu.push(cpu() - c1);
+        m[v].exports.push(e.ms);
+        m[v].exportsWithCompanion.push(e.companionMs);
+        if (!readFileSync(e.path).equals(readFileSync(big))) throw new Error('the export differs from the opened file');
+        if (!older && !(await readCompanion(e.path)).ok) throw new Error('the exported companion does not belong to the exported file');
+        const i = m[v].opens.length - 1;
+        console.log(`round ${r + 1}, ${v}: open → drawn ${b.ms} ms (CPU ${m[v].openCpu[i]} ms), export ${e.ms} ms / with companion ${e.companionMs} ms (CPU ${m[v].exportCpu[i]} ms), heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB)`);
+        await closeEditors(page);
+      }
     }
   } finally {
     await browser.close();
@@ -221,9 +257,13 @@ async function main(): Promise<void> {
   console.log(
     [
       '',
-      `| events | file MB | open → drawn, wall ms | open, CPU ms (code-server + browser) | export, wall ms | export, CPU ms | webview JS heap with the trace, MB | same, with a 100-event trace | difference | ArrayBuffer backing stores, MB |`,
-      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-      `| ${count.toLocaleString('en-US')} | ${(statSync(big).size / 1e6).toFixed(1)} | ${fmt(summarize(opens), 0)} | ${fmt(summarize(openCpu), 0)} | ${fmt(summarize(exports), 0)} | ${fmt(summarize(exportCpu), 0)} | ${mb(heaps.map((h) => h.big.usedMB))} | ${mb(heaps.map((h) => h.small.usedMB))} | ${mb(heaps.map((h) => h.big.usedMB - h.small.usedMB))} | ${heaps[0]?.big.backingMB === undefined ? 'not reported' : mb(heaps.map((h) => h.big.backingMB ?? 0))} |`,
+      `| opened | events | file MB | open → drawn, wall ms | open, CPU ms (code-server + browser) | export: JSON complete, wall ms | export: companion in place, wall ms | export, CPU ms | webview JS heap with the trace, MB | same, with a 100-event trace | difference | ArrayBuffer backing stores, MB |`,
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+      ...variants.map((v) => {
+        const x = m[v];
+        const backing = x.heaps[0]?.big.backingMB === undefined ? 'not reported' : mb(x.heaps.map((h) => h.big.backingMB ?? 0));
+        return `| ${v} | ${count.toLocaleString('en-US')} | ${(statSync(big).size / 1e6).toFixed(1)} | ${fmt(summarize(x.opens), 0)} | ${fmt(summarize(x.openCpu), 0)} | ${fmt(summarize(x.exports), 0)} | ${fmt(summarize(x.exportsWithCompanion), 0)} | ${fmt(summarize(x.exportCpu), 0)} | ${mb(x.heaps.map((h) => h.big.usedMB))} | ${mb(x.heaps.map((h) => h.small.usedMB))} | ${mb(x.heaps.map((h) => h.big.usedMB - h.small.usedMB))} | ${backing} |`;
+      }),
     ].join('\n'),
   );
 }

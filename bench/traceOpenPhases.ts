@@ -2,11 +2,18 @@
  * Where the time of opening a trace file goes, phase by phase, in Node (no VS Code): read the
  * file, importTrace (JSON.parse and the schema checks; JSON.parse alone beside it), the imported
  * session, its summary and findings, the snapshot's columns (encodeBatch) and the webview model's
- * ingest of them (TimelineData.appendColumns). CPU ms of this process and wall ms, one run.
+ * ingest of them (TimelineData.appendColumns); then the export of the imported events (the JSON
+ * alone, and with its binary companion, into the OS temp directory) and an open from that
+ * companion (ColumnarTrace.open, no JSON parsed) with the webview's ingest of its columns.
+ * CPU ms of this process and wall ms, one run.
  *
  * Run: node --import tsx bench/traceOpenPhases.ts FILE
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ColumnarTrace, writeTraceWithCompanion } from '../src/app/traceColumns';
+import { writeTraceFile } from '../src/trace/traceWrite';
 import { createSession } from '../src/app/sessions';
 import { encodeBatch } from '../src/protocol/eventColumns';
 import { importTrace } from '../src/trace/traceFile';
@@ -37,6 +44,21 @@ async function main(): Promise<void> {
   await phase('findings', () => session.findings(true));
   const batch = await phase('encodeBatch (snapshot columns)', () => encodeBatch(session.events()));
   await phase('webview model: appendColumns', () => new TimelineData().appendColumns(batch));
+  const dir = mkdtempSync(join(tmpdir(), 'trace-open-phases-'));
+  try {
+    const out = join(dir, 'out.informer-trace.json');
+    await phase('export: the JSON (writeTraceFile of the array)', () => writeTraceFile(out, imported.header, imported.events));
+    const same = readFileSync(out, 'utf8') === text;
+    await phase('export: the JSON and its companion (writeTraceWithCompanion)', () => writeTraceWithCompanion(out, imported.header, imported.events.slice()));
+    const columnar = await phase('open from the companion (ColumnarTrace.open)', () => ColumnarTrace.open(out));
+    if (!(columnar instanceof ColumnarTrace)) throw new Error(`the companion was refused: ${columnar.reason}`);
+    await phase("webview model: appendColumns of the companion's columns", () => new TimelineData().appendColumns(columnar.batch));
+    const copy = join(dir, 'copy.informer-trace.json');
+    await phase('export from the companion-opened trace (copy)', () => columnar.exportTo(copy));
+    rows.push(`| (the exported JSON is byte-identical to the file: ${same && readFileSync(copy, 'utf8') === text ? 'yes' : 'NO'}) | | |`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   console.log(`${imported.events.length.toLocaleString('en-US')} events, ${(text.length / 1e6).toFixed(1)} MB\n`);
   console.log(['| phase | CPU ms | wall ms |', '| --- | --- | --- |', ...rows].join('\n'));
 }

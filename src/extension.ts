@@ -67,7 +67,7 @@ export function activate(context: vscode.ExtensionContext): void {
     { dispose: () => TimelinePanel.disposeAll() },
     vscode.window.registerWebviewPanelSerializer(TimelinePanel.viewType, new TimelinePanelSerializer(uri, registry)),
     vscode.window.registerWebviewViewProvider(TimelineViewProvider.viewId, viewProvider),
-    vscode.window.registerCustomEditorProvider(TraceEditorProvider.viewType, new TraceEditorProvider(uri, registry), {
+    vscode.window.registerCustomEditorProvider(TraceEditorProvider.viewType, new TraceEditorProvider(uri, registry, log), {
       supportsMultipleEditorsPerDocument: true,
     }),
     cmd('inspect', async (args?: InspectArgs) => {

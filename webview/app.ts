@@ -36,7 +36,6 @@ import { TimelineData } from './model/timelineData';
 import { renderLegend } from './render/legend';
 import { el, LowerTabs, renderDetails, renderFindings, renderHistory, renderSummary, Toolbar } from './render/panels';
 import { keyOf, objectHistory } from './model/history';
-import { jumpTarget, objectKeys } from './model/filter';
 import { FilterBar } from './render/filterBar';
 import { TimelineView } from './render/timelineView';
 
@@ -320,7 +319,7 @@ export class TimelineApp {
 
   /** The search box found a key: select its latest event (in view) and show its history. */
   findKey(key: string): void {
-    const seq = jumpTarget(this.data.allEvents(), key);
+    const seq = this.data.jumpTarget(key);
     const e = seq === undefined ? undefined : this.data.bySeq(seq);
     if (seq === undefined || !e) return;
     const [a, b] = this.view.window();
@@ -343,7 +342,7 @@ export class TimelineApp {
   private objectKeys(): readonly string[] {
     const c = this.keysCache;
     if (c && c.count === this.data.eventCount && c.lastSeq === this.data.lastSeq) return c.keys;
-    const keys = objectKeys(this.data.allEvents());
+    const keys = this.data.objectKeys();
     this.keysCache = { count: this.data.eventCount, lastSeq: this.data.lastSeq, keys };
     return keys;
   }

@@ -9,9 +9,10 @@ import type { ConsistencyResult } from '../trace/consistency';
 import { computeFindings } from '../trace/findings';
 import type { Finding } from '../format/trace';
 import type { FaultName, FieldChange, RecordedEvent } from '../format/events';
-import { diffForSeq, encodeBatch, type ColumnBatch } from '../protocol/eventColumns';
 import type { SpillState } from '../trace/segments';
-import { writeTraceFile } from '../trace/traceWrite';
+import { diffForSeq, encodeBatch, type ColumnBatch } from '../protocol/eventColumns';
+import { chunksAfter, lastSeqOf } from '../protocol/columnChunks';
+import { writeTraceWithCompanion, type ColumnarTrace } from './traceColumns';
 import type { TraceHeader } from '../format/trace';
 import type { SessionInfo } from '../protocol/timeline';
 import { SummaryModel, type TraceSummary } from '../trace/summary';
@@ -78,6 +79,8 @@ export interface SessionParts {
   recorder?: TraceSource;
   /** An imported trace's content. */
   imported?: { header: TraceHeader; events: readonly RecordedEvent[] };
+  /** An imported trace opened from its binary companion (traceColumns.ts): its events are objects only on demand. */
+  columnar?: ColumnarTrace;
   informer?: SharedIndexInformer;
   faults?: FaultInjectingListerWatcher;
   controls?: LiveControls;
@@ -102,6 +105,8 @@ export class InformerSession {
   readonly controls?: LiveControls;
   private readonly recorder?: TraceSource;
   private readonly imported?: { header: TraceHeader; events: readonly RecordedEvent[] };
+  private readonly columnar?: ColumnarTrace;
+  private importedBatch: ColumnBatch | undefined;
   private readonly stopFn?: () => Promise<void>;
   private readonly releaseFn?: () => void | Promise<void>;
   private failureText: string | undefined;
@@ -120,6 +125,7 @@ export class InformerSession {
     this.simulated = p.simulated;
     this.recorder = p.recorder;
     this.imported = p.imported;
+    this.columnar = p.columnar;
     this.informer = p.informer;
     this.faults = p.faults;
     this.controls = p.controls;
@@ -162,11 +168,61 @@ export class InformerSession {
   header(): TraceHeader {
     if (this.recorder) return this.recorder.header();
     if (this.imported) return this.imported.header;
+    if (this.columnar) return this.columnar.header;
     throw new Error(`session ${this.id} has no trace`);
   }
 
+  /** The events in memory as objects (a trace opened from its companion parses its JSON for this, once). */
   events(): readonly RecordedEvent[] {
-    return this.recorder?.events() ?? this.imported?.events ?? [];
+    return this.recorder?.events() ?? this.imported?.events ?? this.columnar?.load().events ?? [];
+  }
+
+  /** How many events events() holds, without building them. */
+  eventCount(): number {
+    if (this.recorder?.memoryCount) return this.recorder.memoryCount();
+    return this.columnar ? this.columnar.count : this.events().length;
+  }
+
+  /** The seq of the last event in memory (-1: none), without building the events. */
+  lastSeq(): number {
+    if (this.columnar) return this.columnar.lastSeq;
+    if (this.recorder?.columnsSince) {
+      const chunks = this.recorder.columnsSince(-1);
+      return chunks.length > 0 ? lastSeqOf(chunks[chunks.length - 1]) : -1;
+    }
+    const events = this.events();
+    return events.length > 0 ? events[events.length - 1].seq : -1;
+  }
+
+  /**
+   * The events as the timeline's columns when they do not change: a trace opened from its
+   * companion holds them so; an imported trace's are encoded once and kept. Undefined for a
+   * recorder's events (they grow).
+   */
+  columns(): ColumnBatch | undefined {
+    if (this.columnar) return this.columnar.batch;
+    if (!this.imported) return undefined;
+    this.importedBatch ??= encodeBatch(this.imported.events);
+    return this.importedBatch;
+  }
+
+  /** The events with seq > `seq` as column chunks (what a timeline webview is sent), in seq order; a worker's as it sent them. */
+  columnsSince(seq: number): ColumnBatch[] {
+    if (this.recorder?.columnsSince) return this.recorder.columnsSince(seq);
+    const fixed = this.columns();
+    if (fixed) return chunksAfter([fixed], seq);
+    const events = this.since(seq);
+    return events.length > 0 ? [encodeBatch(events)] : [];
+  }
+
+  /**
+   * The diff a details pane shows for the event with that seq (diffForSeq): asked of a worker
+   * session's worker, read from the file when the session has no objects.
+   */
+  diffFor(seq: number): Promise<FieldChange[] | undefined> {
+    if (this.recorder?.diffFor) return this.recorder.diffFor(seq);
+    if (this.columnar) return this.columnar.diffFor(seq);
+    return Promise.resolve(diffForSeq(this.events(), seq));
   }
 
   /** Events with seq > the given one. */
@@ -175,23 +231,18 @@ export class InformerSession {
     return this.events().filter((e) => e.seq > seq);
   }
 
-  /** The events with seq > `seq` as column chunks (what a timeline webview is sent), in seq order. */
-  columnsSince(seq: number): ColumnBatch[] {
-    if (this.recorder?.columnsSince) return this.recorder.columnsSince(seq);
-    const events = this.since(seq);
-    return events.length > 0 ? [encodeBatch(events)] : [];
-  }
-
-  /** The changed fields of the event with that seq (or of the distribute a notification stands for); undefined when none. */
-  async diffFor(seq: number): Promise<FieldChange[] | undefined> {
-    if (this.recorder?.diffFor) return this.recorder.diffFor(seq);
-    return diffForSeq(this.events(), seq);
-  }
-
-  /** Writes the whole trace (spilled events too) as a trace file; resolves with the number of events. */
+  /** Writes the whole trace (spilled events too) as a trace file, with its binary companion when every event is in memory; resolves with the number of events. */
   exportTo(path: string): Promise<number> {
     if (this.recorder?.exportTo) return this.recorder.exportTo(path);
-    return writeTraceFile(path, this.header(), this.recorder ? this.recorder.allEvents() : this.events());
+    if (this.columnar) return this.columnar.exportTo(path);
+    // Without a spill segment every event is in memory: a copy of the array is written without awaiting per event.
+    const spilled = (this.recorder?.spillState()?.events ?? 0) > 0;
+    if (this.recorder && spilled) return writeTraceWithCompanion(path, this.header(), this.recorder.allEvents());
+    if (this.imported) {
+      const events = this.imported.events;
+      return writeTraceWithCompanion(path, this.header(), events.slice(), undefined, { events, batch: this.columns()!, summary: this.summary(), findings: this.findings(true) });
+    }
+    return writeTraceWithCompanion(path, this.header(), this.events().slice());
   }
 
   /** The trace as exportTrace takes it: the whole of it from a worker, the in-memory window otherwise. */
@@ -206,6 +257,7 @@ export class InformerSession {
    * when it spilled them: spilled events are still part of the trace).
    */
   summary(): TraceSummary {
+    if (this.columnar) return this.columnar.summary;
     const computed = this.recorder?.computed?.().summary;
     if (computed) return computed;
     const events = this.events();
@@ -223,6 +275,7 @@ export class InformerSession {
 
   /** The findings, recomputed when the trace grew and the last computation is old enough (or `fresh`). */
   findings(fresh = false): Finding[] {
+    if (this.columnar) return this.columnar.findings;
     const computed = this.recorder?.computed?.();
     if (computed) return computed.findings;
     const events = this.events();

@@ -22,6 +22,7 @@ import { liveTitle, openLive, type LiveTarget } from './liveInformer';
 import { replayProfile } from './profiles';
 import { connect } from './resources';
 import { readTrace } from './traces';
+import type { ColumnarTrace } from './traceColumns';
 import { InformerSession, type LiveControls } from './session';
 import { startWorkerSession } from './workerSession';
 import type { WorkerSpec } from './workerProtocol';
@@ -97,8 +98,9 @@ export type SessionSpec =
   /** The sandbox belongs to the session from here on and stops with it. */
   | ({ kind: 'sandbox'; sandbox: Sandbox } & LiveTarget)
   | { kind: 'replay'; scenario: Scenario; profile?: string }
-  /** `text`: the trace file's content; `name`: its file name. */
-  | { kind: 'import'; name: string; text: string };
+  /** `text`: the trace file's content, or `columnar`: the trace read from its binary companion; `name`: its file name. */
+  | { kind: 'import'; name: string; text: string }
+  | { kind: 'import'; name: string; columnar: ColumnarTrace };
 
 type SpecKind = SessionSpec['kind'];
 type Builder<K extends SpecKind> = (id: string, spec: Extract<SessionSpec, { kind: K }>) => Promise<InformerSession>;
@@ -122,6 +124,9 @@ const BUILDERS: { [K in SpecKind]: Builder<K> } = {
     return new InformerSession({ id, kind: 'replay', title: `${spec.scenario.name} (replay, ${run.profile.name})`, simulated: false, recorder: run.recorder });
   },
   import: async (id, spec) => {
+    if ('columnar' in spec) {
+      return new InformerSession({ id, kind: 'import', title: spec.name, simulated: spec.columnar.header.source === 'sandbox', columnar: spec.columnar });
+    }
     const data = readTrace(spec.text);
     return new InformerSession({ id, kind: 'import', title: spec.name, simulated: data.header.source === 'sandbox', imported: { header: data.header, events: data.events } });
   },

@@ -70,6 +70,12 @@ function generalLine(e: RecordedEvent): string {
 /** A key whose place in JSON.stringify's output is not its insertion place, or that an object literal cannot hold. */
 const UNORDERED_KEY = /^(0|[1-9]\d*)$|^__proto__$/;
 
+/** UNORDERED_KEY.test(k), without running the expression on keys that start with neither a digit nor '_'. */
+function unorderedKey(k: string): boolean {
+  const c = k.charCodeAt(0);
+  return (c >= 48 && c <= 57) || c === 95 ? UNORDERED_KEY.test(k) : false;
+}
+
 /**
  * Whether JSON.stringify(v) is already the canonical text of v: plain objects whose keys come in
  * sorted order (none integer-like, which objects would list first), arrays of such values and
@@ -85,13 +91,15 @@ function isCanonical(v: unknown): boolean {
   const o = v as Record<string, unknown>;
   let prev: string | undefined;
   for (const k in o) {
-    if ((prev !== undefined && k <= prev) || UNORDERED_KEY.test(k) || !isCanonical(o[k])) return false;
+    if ((prev !== undefined && k <= prev) || unorderedKey(k) || !isCanonical(o[k])) return false;
     prev = k;
   }
   return true;
 }
 
 interface KeyPlan {
+  /** Keys as the object lists them. */
+  listed: string[];
   /** Keys in output order. */
   keys: string[];
   /** The key set as the object lists it is already in output order. */
@@ -106,9 +114,12 @@ interface KeyPlan {
  */
 class LineWriter {
   private readonly plans = new Map<string, KeyPlan | undefined>();
+  /** The plan of the last event of each type: the next one of that type most often has the same key set. */
+  private readonly lastOfType = new Map<unknown, KeyPlan>();
 
-  line(e: RecordedEvent): string {
-    const obj = e as unknown as Record<string, unknown>;
+  private planOf(obj: Record<string, unknown>): KeyPlan | undefined {
+    const last = this.lastOfType.get(obj.type);
+    if (last && listsExactly(obj, last.listed)) return last;
     let id = '';
     for (const k in obj) id += k + ',';
     let plan = this.plans.get(id);
@@ -116,6 +127,13 @@ class LineWriter {
       plan = planFor(Object.keys(obj));
       this.plans.set(id, plan);
     }
+    if (plan) this.lastOfType.set(obj.type, plan);
+    return plan;
+  }
+
+  line(e: RecordedEvent): string {
+    const obj = e as unknown as Record<string, unknown>;
+    const plan = this.planOf(obj);
     if (plan === undefined) return generalLine(e);
     const keys = plan.keys;
     if (plan.inOrder && Object.getPrototypeOf(obj) === Object.prototype) {
@@ -133,11 +151,18 @@ class LineWriter {
   }
 }
 
+/** Whether the object lists exactly these keys, in this order. */
+function listsExactly(obj: Record<string, unknown>, listed: readonly string[]): boolean {
+  let i = 0;
+  for (const k in obj) if (listed[i++] !== k) return false;
+  return i === listed.length;
+}
+
 /** Keys in output order, or undefined when one of them would not keep its place. */
 function planFor(listed: string[]): KeyPlan | undefined {
   if (listed.some((k) => UNORDERED_KEY.test(k))) return undefined;
   const keys = [...EVENT_KEY_ORDER.filter((k) => listed.includes(k)), ...listed.filter((k) => !EVENT_KEY_ORDER.includes(k)).sort()];
-  return { keys, inOrder: keys.every((k, i) => k === listed[i]) };
+  return { listed, keys, inOrder: keys.every((k, i) => k === listed[i]) };
 }
 
 /**
@@ -145,9 +170,18 @@ function planFor(listed: string[]): KeyPlan | undefined {
  * again unless the header says redacted: false; one writer, so key orders are computed once.
  */
 export function eventLines(header: TraceHeader): (e: RecordedEvent) => string {
+  const { redacted, line } = eventWriter(header);
+  return (e) => line(redacted(e));
+}
+
+/**
+ * eventLines in two steps: `redacted` gives the event as the file holds it (itself when nothing
+ * in it changes, or with header.redacted: false), `line` its canonical line.
+ */
+export function eventWriter(header: TraceHeader): { redacted: (e: RecordedEvent) => RecordedEvent; line: (e: RecordedEvent) => string } {
   const ctx = header.redacted === false ? undefined : { resource: header.resource };
   const writer = new LineWriter();
-  return (e) => writer.line(ctx ? redactEvent(e, ctx) : e);
+  return { redacted: ctx ? (e) => redactEvent(e, ctx) : (e) => e, line: (e) => writer.line(e) };
 }
 
 function isRecorder(x: TraceRecorder | TraceData): x is TraceRecorder {

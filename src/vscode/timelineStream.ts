@@ -159,9 +159,11 @@ export class TimelineStream {
       this.post(EmptyNotification.create({ message: this.emptyMessage }));
       return;
     }
-    const chunks = s.columnsSince(-1);
     const findings = s.findings(true);
-    this.lastSentSeq = chunks.length > 0 ? lastSeqOf(chunks[chunks.length - 1]) : -1;
+    // A trace that does not change (imported, opened) has its columns once; a running one is sent as its chunks.
+    const fixed = s.columns();
+    const chunks = fixed ? [] : s.columnsSince(-1);
+    this.lastSentSeq = fixed ? s.lastSeq() : chunks.length > 0 ? lastSeqOf(chunks[chunks.length - 1]) : -1;
     this.lastFindings = findings;
     this.lastLive = s.live;
     this.lastFlushAt = this.timers.now();
@@ -171,7 +173,7 @@ export class TimelineStream {
         session: s.info(),
         header: s.header(),
         events: [],
-        chunks,
+        ...(fixed ? { columns: fixed } : { chunks }),
         findings,
         sessions: this.allSessions(),
         summary: s.summary(),

@@ -1,7 +1,7 @@
 /**
  * Binds one vscode.Webview (panel, bottom view or trace editor) to a TimelineStream: validates
  * every incoming message with the protocol guards (anything else is ignored), answers the
- * export and event-diff requests (the diff asked of the session, a worker session's of its worker), and follows the registry when `followActive` (the bottom view shows whatever
+ * export and event-diff requests, and follows the registry when `followActive` (the bottom view shows whatever
  * was started last; a panel or editor stays on its own session).
  */
 import * as vscode from 'vscode';
@@ -78,10 +78,9 @@ export class TimelineWebviewBinding extends Disposable {
     } else if (EventDiffRequest.is(msg) && msg.id !== undefined) {
       const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);
-      // A worker session's diffs stay in the worker; one that cannot answer (gone) shows none.
-      void (s ? s.diffFor(msg.params.seq).catch(() => undefined) : Promise.resolve(undefined)).then((diff) =>
-        this.webview.postMessage(EventDiffRequest.completion.create(diff ? { diff } : {}, id)),
-      );
+      void (s ? s.diffFor(msg.params.seq) : Promise.resolve(undefined))
+        .catch(() => undefined)
+        .then((diff) => this.webview.postMessage(EventDiffRequest.completion.create(diff ? { diff } : {}, id)));
     } else if (ExportTraceRequest.is(msg) && msg.id !== undefined) {
       const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);

@@ -10,6 +10,7 @@ import type { InformerSession } from '../app/session';
 import { parseScenario } from '../app/scenarios';
 import { createSession } from '../app/sessions';
 import { exportTrace, toPerfetto } from '../app/traces';
+import type { ColumnarTrace } from '../app/traceColumns';
 
 export const TRACE_SUFFIX = '.informer-trace.json';
 
@@ -68,14 +69,15 @@ function defaultFolder(): vscode.Uri {
   return vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(homedir());
 }
 
-/** A trace file's text. */
+/** A trace file's text (decoded from the bytes read, without copying them first). */
 export async function readTraceText(uri: vscode.Uri): Promise<string> {
-  return Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
+  const bytes = await vscode.workspace.fs.readFile(uri);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 /** The imported trace as a session (its file checked by the importer: a bad one throws a one-line BadInputError). */
-export async function importedSession(registry: SessionRegistry, uri: vscode.Uri, text: string): Promise<InformerSession> {
-  const session = await createSession(registry.newId(), { kind: 'import', name: uri.path.split('/').pop() ?? 'trace', text });
+export async function importedSession(registry: SessionRegistry, uri: vscode.Uri, content: { text: string } | { columnar: ColumnarTrace }): Promise<InformerSession> {
+  const session = await createSession(registry.newId(), { kind: 'import', name: uri.path.split('/').pop() ?? 'trace', ...content });
   registry.add(session);
   return session;
 }

@@ -10,14 +10,17 @@ import { DisposableStore, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
 import { readTrace } from '../app/traces';
+import { ColumnarTrace } from '../app/traceColumns';
 import { TimelineWebviewBinding } from './timelineWebview';
 import { importedSession, readTraceText } from './traceCommands';
 import { timelineHtml, webviewOptions } from './webviewContent';
 
+type Loaded = { ok: true; text: string } | { ok: true; columnar: ColumnarTrace } | { ok: false; message: string };
+
 class TraceDocument implements vscode.CustomDocument {
   constructor(
     readonly uri: vscode.Uri,
-    readonly load: Promise<{ ok: true; text: string } | { ok: false; message: string }>,
+    readonly load: Promise<Loaded>,
   ) {}
   dispose(): void {}
 }
@@ -28,14 +31,29 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly registry: SessionRegistry,
+    /** Where a companion that was not used is noted. */
+    private readonly log?: vscode.LogOutputChannel,
   ) {}
 
   openCustomDocument(uri: vscode.Uri): TraceDocument {
-    const load = readTraceText(uri).then(
-      (text) => ({ ok: true as const, text }),
-      (e: unknown) => ({ ok: false as const, message: e instanceof Error ? e.message : String(e) }),
-    );
-    return new TraceDocument(uri, load);
+    return new TraceDocument(uri, this.loadTrace(uri));
+  }
+
+  /**
+   * A file on disk with a binary companion that belongs to it is read from the companion (no JSON
+   * parsed); any other trace by its text. A companion that does not fit is noted in the log.
+   */
+  private async loadTrace(uri: vscode.Uri): Promise<Loaded> {
+    if (uri.scheme === 'file') {
+      const opened = await ColumnarTrace.open(uri.fsPath).catch((e: unknown) => ({ reason: e instanceof Error ? e.message : String(e) }));
+      if (opened instanceof ColumnarTrace) return { ok: true, columnar: opened };
+      if (opened.reason !== undefined) this.log?.info(`${uri.fsPath}: its binary companion is not used (${opened.reason}); reading the JSON`);
+    }
+    try {
+      return { ok: true, text: await readTraceText(uri) };
+    } catch (e) {
+      return { ok: false, message: e instanceof Error ? e.message : String(e) };
+    }
   }
 
   async resolveCustomEditor(doc: TraceDocument, panel: vscode.WebviewPanel): Promise<void> {
@@ -46,7 +64,7 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
     let problem = loaded.ok ? undefined : loaded.message;
     if (loaded.ok) {
       try {
-        session = await importedSession(this.registry, doc.uri, loaded.text);
+        session = await importedSession(this.registry, doc.uri, 'columnar' in loaded ? { columnar: loaded.columnar } : { text: loaded.text });
       } catch (e) {
         problem = e instanceof Error ? e.message : String(e);
       }
@@ -69,7 +87,7 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
     store.add(toDisposable(() => this.registry.remove(opened.id)));
     const binding = store.add(new TimelineWebviewBinding(panel.webview, this.registry, opened, false));
     store.add(panel.onDidChangeViewState((e) => binding.setVisible(e.webviewPanel.visible)));
-    store.add(watchTraceFile(doc.uri, opened.events().length, () => reopen(panel, doc.uri)));
+    store.add(watchTraceFile(doc.uri, opened.eventCount(), () => reopen(panel, doc.uri)));
     store.add(panel.onDidDispose(() => store.dispose()));
   }
 }

@@ -21,6 +21,14 @@ import type { FieldChange, RecordedEvent } from '../../src/format/events';
 import { lowerBound } from './packed';
 
 const DISTRIBUTE = ROW_TYPES.indexOf('distribute');
+const NOTIFY = ROW_TYPES.indexOf('notify');
+const ENQUEUE = ROW_TYPES.indexOf('fifo.enqueue');
+
+/** The key field of an event kept whole, when it names one (a non-empty string). */
+function extraKey(e: RecordedEvent | undefined): string | undefined {
+  const k = (e as { key?: unknown } | undefined)?.key;
+  return typeof k === 'string' && k !== '' ? k : undefined;
+}
 
 export class EventStore {
   private cols: EventColumnArrays = allocateColumns(256);
@@ -84,6 +92,54 @@ export class EventStore {
 
   keyRefAt(i: number): number {
     return this.cols.type[i] === EXTRA ? 0 : this.cols.key[i];
+  }
+
+  /**
+   * Every object key an event names, sorted, read from the key column (each string-table entry
+   * looked at once) and from the events kept whole: no event is rebuilt.
+   */
+  objectKeys(): string[] {
+    const c = this.cols;
+    const seen = new Uint8Array(this.strings.strings.length + 1);
+    const keys = new Set<string>();
+    for (let i = 0; i < this.n; i++) {
+      if (c.type[i] === EXTRA) {
+        const k = extraKey(this.extras.get(i));
+        if (k !== undefined) keys.add(k);
+        continue;
+      }
+      const ref = c.key[i];
+      if (ref === 0 || seen[ref]) continue;
+      seen[ref] = 1;
+      const k = this.strings.at(ref);
+      if (k) keys.add(k);
+    }
+    return [...keys].sort();
+  }
+
+  /**
+   * The seq to jump to for a key: its latest notification or FIFO entry, else its latest event
+   * naming it; undefined when none does. Rows are matched by key reference, from the end.
+   */
+  jumpTarget(key: string): number | undefined {
+    if (key === '') return undefined;
+    const c = this.cols;
+    const ref = this.strings.find(key);
+    let any: number | undefined;
+    for (let i = this.n - 1; i >= 0; i--) {
+      const code = c.type[i];
+      let type: string | undefined;
+      if (code === EXTRA) {
+        const e = this.extras.get(i);
+        if (extraKey(e) !== key) continue;
+        type = e!.type;
+      } else if (ref === 0 || c.key[i] !== ref) {
+        continue;
+      }
+      if (code === NOTIFY || code === ENQUEUE || type === 'notify' || type === 'fifo.enqueue') return c.seq[i];
+      any ??= c.seq[i];
+    }
+    return any;
   }
 
   isExtra(i: number): boolean {

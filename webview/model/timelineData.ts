@@ -125,6 +125,16 @@ export class TimelineData {
     return out;
   }
 
+  /** Every object key an event names, sorted (read from the key column; no event rebuilt). */
+  objectKeys(): string[] {
+    return this.store.objectKeys();
+  }
+
+  /** The event the search jumps to for a key (filter.ts's jumpTarget, on the columns). */
+  jumpTarget(key: string): number | undefined {
+    return this.store.jumpTarget(key);
+  }
+
   bySeq(seq: number): RecordedEvent | undefined {
     const i = this.store.indexOfSeq(seq);
     return i < 0 ? undefined : this.store.event(i);

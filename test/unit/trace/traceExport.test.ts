@@ -6,6 +6,10 @@ import type { RecordedEvent } from '../../../src/format/events';
 import { SAMPLE_EVENTS, header, numbered } from './fixtures';
 import { referenceExport } from './exportReference';
 import { scenarioTraces } from './scenarioTraces';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeTrace, writeTraceFile } from '../../../src/trace/traceWrite';
 
 /** Events no engine writes but a file may hold: the exporter must still give the reference bytes. */
 function oddEvents(): RecordedEvent[] {
@@ -48,6 +52,27 @@ describe('trace export in chunks', () => {
       events += trace.events.length;
     }
     assert.ok(events > 5000, `the corpus has only ${events} events`);
+  });
+
+  it('events of one type whose keys come in other orders or sets, interleaved: each gets its own canonical line', async () => {
+    const a = { seq: 0, t: 1, type: 'notify', handler: 'h', op: 'add', key: 'k', rv: '1', isSync: false, pending: 0 };
+    const b = { type: 'notify', seq: 1, t: 2, pending: 0, key: 'k', op: 'update', handler: 'h', rv: '2', isSync: true, oldRv: '1' };
+    const c = { seq: 2, t: 3, type: 'notify', handler: 'h', op: 'add', key: 'k', rv: '1', isSync: false, pending: 0, change: 'identical' };
+    const d = { seq: 3, t: 4, type: 'notify', handler: 'h', op: 'add', key: 'k', rv: '1', isSync: false };
+    const events = [a, b, c, d, a, d, c, b].map((e, seq) => ({ ...e, seq })) as unknown as RecordedEvent[];
+    const trace = { header: header(), events };
+    const expected = referenceExport(trace);
+    assert.equal(exportTrace(trace), expected);
+    const dir = mkdtempSync(join(tmpdir(), 'export-order-'));
+    try {
+      const path = join(dir, 'o.informer-trace.json');
+      await writeTrace(path, trace.header, events, { lineOffsets: true });
+      assert.equal(readFileSync(path, 'utf8'), expected, 'the file writer, from an array, with line offsets');
+      await writeTraceFile(path, trace.header, events);
+      assert.equal(readFileSync(path, 'utf8'), expected, 'the file writer, from an array');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('chunks hold at most the asked number of events, so no chunk is the whole file', () => {

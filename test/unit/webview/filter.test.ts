@@ -3,6 +3,9 @@ import { filterActive, filterText, jumpTarget, matchingKeys, objectKeys, operati
 import { TimelineData } from '../../../webview/model/timelineData';
 import { navigableLanes } from '../../../webview/model/tracks';
 import { cycleTrace, numbered } from './fixture';
+import { encodeBatch } from '../../../src/protocol/eventColumns';
+import type { RecordedEvent } from '../../../src/format/events';
+import { scenarioTraces } from '../trace/scenarioTraces';
 
 const rowsOf = (d: TimelineData, id: string) => {
   const lane = navigableLanes(d).find((l) => l.id === id);
@@ -60,5 +63,38 @@ describe('webview model: filters and search', () => {
     assert.equal(filterActive({}), false);
     assert.equal(filterText({ key: 'a/b', op: 'delete', handler: 'main' }), 'key a/b · op delete · handler main');
     assert.equal(passes({ key: 'a/b' }, events[0]), false);
+  });
+
+  it('search on the columns: the same keys and jump targets as over the rebuilt events (rows, events kept whole, snapshot and live rows)', async function () {
+    this.timeout(60_000);
+    const odd = numbered([
+      { t: 1, type: 'notify', handler: 'h', op: 'add', key: 'odd/x', rv: '1', isSync: false, pending: 0, surprise: true },
+      { t: 2, type: 'fifo.enqueue', key: 'odd/y', delta: 'Added', rv: '1', depthKeys: 1, depthDeltas: 1 },
+      { t: 3, type: 'fifo.pop', key: '', deltas: ['Added'], isInInitialList: false, depthKeys: 0, depthDeltas: 0 },
+      { t: 4, type: 'consistency.check', ok: true, missing: [], extra: [], rvMismatch: [], key: 'odd/z' },
+      { t: 5, type: 'distribute', op: 'update', key: 'odd/y', isSync: false, delivered: 1, skipped: 0 },
+    ] as never) as RecordedEvent[];
+    const sets = [...(await scenarioTraces()).map((x) => x.trace.events), events, odd];
+    let checked = 0;
+    for (const evs of sets) {
+      const half = Math.floor(evs.length / 2);
+      const d = new TimelineData();
+      assert.ok(d.appendColumns(encodeBatch(evs.slice(0, half))));
+      d.append(evs.slice(half));
+      const rebuilt = d.allEvents();
+      const keys = objectKeys(rebuilt);
+      assert.deepEqual(d.objectKeys(), keys);
+      for (const k of [...keys, 'nope/x', '']) {
+        assert.equal(d.jumpTarget(k), jumpTarget(rebuilt, k), k);
+        checked++;
+      }
+    }
+    assert.ok(checked > 100, `${checked} keys checked`);
+    const d = new TimelineData();
+    d.append(odd);
+    assert.deepEqual(d.objectKeys(), ['odd/x', 'odd/y', 'odd/z']);
+    assert.equal(d.jumpTarget('odd/y'), 1, 'the FIFO entry, not the later distribute');
+    assert.equal(d.jumpTarget('odd/z'), 3, 'an event kept whole with no lane row');
+    assert.equal(d.jumpTarget('odd/x'), 0, 'a notification kept whole');
   });
 });

@@ -1,0 +1,250 @@
+/**
+ * A trace file opened from its binary companion (src/trace/traceCompanion.ts; docs/trace-format.md):
+ * the events as the timeline's columns (src/protocol/eventColumns.ts), the summary and findings
+ * computed when it was written, and where each event's line starts in the JSON. Nothing of the
+ * JSON is parsed to open it; an event's diff is read from its one line when a details pane asks,
+ * and the whole JSON only when something needs every event as an object (`load`).
+ *
+ * `companionContent` is what an export writes beside the JSON.
+ */
+import { copyFile, open } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { FieldChange, RecordedEvent } from '../format/events';
+import type { Finding, TraceHeader } from '../format/trace';
+import { COLUMN_NAMES, EXTRA, HAS_DIFF, ROW_TYPES, batchArrays, diffSourceIndex, encodeBatch, type ColumnBatch, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
+import { computeFindings } from '../trace/findings';
+import { SummaryModel, type TraceSummary } from '../trace/summary';
+import { copyCompanion, fingerprintOf, readCompanion, removeCompanion, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
+import { writeTrace, writeTraceFile, type EventSource } from '../trace/traceWrite';
+import { readTrace } from './traces';
+import { BadInputError } from './errors';
+
+interface Meta {
+  count: number;
+  header: TraceHeader;
+  summary: TraceSummary;
+  findings: Finding[];
+  strings: string[];
+  extras: RecordedEvent[];
+}
+
+const OFFSETS = 'lineOffsets';
+
+/** What a session already computed from exactly these events (an imported trace): reused when the file holds them unchanged. */
+export interface Computed {
+  events: readonly RecordedEvent[];
+  batch: ColumnBatch;
+  summary: TraceSummary;
+  findings: Finding[];
+}
+
+/**
+ * Whether two events agree in every field but `diff`: the columns, the summary and the findings
+ * never read a diff, and redaction always gives an event with a diff a copy of it.
+ */
+function sameButDiff(a: RecordedEvent, b: RecordedEvent): boolean {
+  const x = a as unknown as Record<string, unknown>;
+  const y = b as unknown as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    n++;
+    if (k !== 'diff' && x[k] !== y[k]) return false;
+  }
+  for (const _k in y) n--;
+  return n === 0;
+}
+
+/** Whether the file holds the events that were computed from, as far as the columns, summary and findings see (redaction changed none of it). */
+function sameEvents(a: readonly RecordedEvent[], b: readonly RecordedEvent[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !sameButDiff(a[i], b[i])) return false;
+  return true;
+}
+
+/** What the companion of a trace with these events holds; `offsets` from writeTrace({ lineOffsets: true }). */
+export function companionContent(header: TraceHeader, events: readonly RecordedEvent[], offsets: Float64Array, findings?: Finding[], computed?: Computed): CompanionContent {
+  if (computed && sameEvents(computed.events, events)) return contentOf(header, computed.batch, computed.summary, computed.findings, offsets);
+  const batch = encodeBatch(events);
+  const summary = new SummaryModel();
+  for (const e of events) summary.add(e);
+  let found = findings;
+  if (!found) {
+    try {
+      found = computeFindings(header, events);
+    } catch {
+      found = [];
+    }
+  }
+  return contentOf(header, batch, summary.snapshot(), found, offsets);
+}
+
+function contentOf(header: TraceHeader, batch: ColumnBatch, summary: TraceSummary, findings: Finding[], offsets: Float64Array): CompanionContent {
+  const meta: Meta = { count: batch.count, header, summary, findings, strings: batch.strings, extras: batch.extras };
+  return {
+    meta,
+    sections: [...COLUMN_NAMES.map((name) => ({ name, data: new Uint8Array(batch.columns[name]) })), { name: OFFSETS, data: offsets }],
+  };
+}
+
+/**
+ * Writes a trace file and, when its events are all at hand (an array), its companion beside it;
+ * an async source (a spill segment) is written without one. An old companion at that place is
+ * removed first, so none outlives the file it was made for. Resolves with the number of events.
+ */
+export async function writeTraceWithCompanion(path: string, header: TraceHeader, events: EventSource, findings?: Finding[], computed?: Computed): Promise<number> {
+  await removeCompanion(path);
+  if (!Array.isArray(events)) return writeTraceFile(path, header, events);
+  const written = await writeTrace(path, header, events, { lineOffsets: true });
+  await writeCompanion(path, companionContent(header, written.events!, written.offsets!, findings, computed));
+  return written.count;
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** The columns and meta of a companion as a batch, or a reason it is not one. */
+function batchOf(meta: unknown, sections: Map<string, ArrayBuffer>): { batch: ColumnBatch; cols: EventColumnArrays; offsets: Float64Array; meta: Meta } | string {
+  if (!isObject(meta)) return 'it has no description';
+  const m = meta as unknown as Meta;
+  if (!Number.isSafeInteger(m.count) || m.count < 0) return 'its event count is not a count';
+  if (!isObject(m.header) || !isObject(m.summary) || !Array.isArray(m.findings) || !Array.isArray(m.strings) || !Array.isArray(m.extras)) return 'its description is incomplete';
+  const columns = {} as Record<ColumnName, ArrayBuffer>;
+  for (const name of COLUMN_NAMES) {
+    const buf = sections.get(name);
+    if (!buf) return `it has no ${name} column`;
+    columns[name] = buf;
+  }
+  const batch: ColumnBatch = { count: m.count, columns, strings: m.strings, extras: m.extras };
+  const cols = batchArrays(batch);
+  if (!cols) return 'its columns are malformed';
+  const off = sections.get(OFFSETS);
+  if (!off || off.byteLength !== m.count * 8) return 'its line offsets do not match its events';
+  return { batch, cols, offsets: new Float64Array(off), meta: m };
+}
+
+export class ColumnarTrace {
+  private loaded: { header: TraceHeader; events: RecordedEvent[] } | undefined;
+  /** The events kept whole, by row. */
+  private readonly extraAt = new Map<number, RecordedEvent>();
+
+  private constructor(
+    readonly jsonPath: string,
+    private readonly companionFile: string,
+    private readonly fingerprint: Fingerprint,
+    readonly header: TraceHeader,
+    readonly batch: ColumnBatch,
+    private readonly cols: EventColumnArrays,
+    private readonly offsets: Float64Array,
+    readonly summary: TraceSummary,
+    readonly findings: Finding[],
+  ) {
+    for (let i = 0, next = 0; i < batch.count; i++) if (cols.type[i] === EXTRA) this.extraAt.set(i, batch.extras[next++]);
+  }
+
+  /**
+   * The trace at `jsonPath` from its companion, or `{ reason }` when there is none (reason
+   * undefined) or it cannot be used (one line: the caller notes it and parses the JSON).
+   */
+  static async open(jsonPath: string): Promise<ColumnarTrace | { reason?: string }> {
+    const read = await readCompanion(jsonPath);
+    if (!read.ok) return { reason: read.reason };
+    const b = batchOf(read.companion.meta, read.companion.sections);
+    if (typeof b === 'string') return { reason: b };
+    return new ColumnarTrace(jsonPath, read.companion.path, read.companion.fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
+  }
+
+  get count(): number {
+    return this.batch.count;
+  }
+
+  get lastSeq(): number {
+    return this.count > 0 ? this.cols.seq[this.count - 1] : -1;
+  }
+
+  private indexOfSeq(seq: number): number {
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.cols.seq[mid] < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.count && this.cols.seq[lo] === seq ? lo : -1;
+  }
+
+  private typeAt(i: number): string {
+    return this.cols.type[i] === EXTRA ? (this.extraAt.get(i)?.type ?? '') : ROW_TYPES[this.cols.type[i]];
+  }
+
+  private keyAt(i: number): string | undefined {
+    if (this.cols.type[i] !== EXTRA) return this.cols.key[i] > 0 ? this.batch.strings[this.cols.key[i] - 1] : undefined;
+    const k = (this.extraAt.get(i) as { key?: unknown } | undefined)?.key;
+    return typeof k === 'string' ? k : undefined;
+  }
+
+  /** The event of row i, read from its line of the JSON (checked to be that event). */
+  private async lineEvent(i: number): Promise<RecordedEvent | undefined> {
+    await this.checkUnchanged();
+    const start = this.offsets[i];
+    const end = i + 1 < this.count ? this.offsets[i + 1] : (await fingerprintOf(this.jsonPath)).size;
+    const fh = await open(this.jsonPath, 'r');
+    try {
+      const buf = Buffer.alloc(Math.max(0, end - start));
+      await fh.read(buf, 0, buf.length, start);
+      const text = buf.toString('utf8');
+      const nl = text.indexOf('\n');
+      const line = (nl < 0 ? text : text.slice(0, nl)).replace(/,$/, '');
+      const e = JSON.parse(line) as RecordedEvent;
+      return e.seq === this.cols.seq[i] ? e : undefined;
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /**
+   * The diff a details pane shows for the event with that seq (diffForSeq's answer): a
+   * distribute event's own, or for a notification that of the distribute event it stands for.
+   */
+  async diffFor(seq: number): Promise<FieldChange[] | undefined> {
+    const i = this.indexOfSeq(seq);
+    if (i < 0) return undefined;
+    const type = this.typeAt(i);
+    let j = i;
+    if (type === 'notify') {
+      j = diffSourceIndex(this.count, (x) => this.typeAt(x), (x) => this.keyAt(x), i, this.keyAt(i) ?? '');
+    } else if (type !== 'distribute') {
+      return undefined;
+    }
+    if (j < 0) return undefined;
+    const e = this.extraAt.get(j) ?? ((this.cols.flags[j] & HAS_DIFF) === 0 ? undefined : await this.lineEvent(j));
+    return e?.type === 'distribute' ? e.diff : undefined;
+  }
+
+  private async checkUnchanged(): Promise<void> {
+    if (!sameFingerprint(this.fingerprint, await fingerprintOf(this.jsonPath))) throw new BadInputError(`the trace file ${this.jsonPath} changed on disk since it was opened; reopen it`);
+  }
+
+  /** Every event as an object: the JSON parsed (once), when something needs them all. */
+  load(): { header: TraceHeader; events: RecordedEvent[] } {
+    if (!this.loaded) {
+      const data = readTrace(readFileSync(this.jsonPath, 'utf8'));
+      if (data.events.length !== this.count || (this.count > 0 && data.events[this.count - 1].seq !== this.lastSeq)) {
+        throw new BadInputError(`the trace file ${this.jsonPath} changed on disk since it was opened; reopen it`);
+      }
+      this.loaded = data;
+    }
+    return this.loaded;
+  }
+
+  /**
+   * Writes the trace to `path`: the JSON is exactly what export writes (it was written by it and
+   * has not changed: the companion says so), so it is copied, and its companion with it.
+   */
+  async exportTo(path: string): Promise<number> {
+    await this.checkUnchanged();
+    if (resolve(path) === resolve(this.jsonPath)) return this.count;
+    await copyFile(this.jsonPath, path);
+    await copyCompanion(this.companionFile, path);
+    return this.count;
+  }
+}
