@@ -108,6 +108,13 @@ if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/storylines.e2e.ts ]; th
   count_line e2e-stories "$story_log"
 fi
 
+# A long session: a 23,500-event replay with a 2,000-event window, the spilled part on the axis and read back when zoomed into.
+if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/spill.e2e.ts ]; then
+  spill_log=$(mktemp)
+  stage e2e-spill bash -c "bash scripts/code-server.sh >/dev/null && npx tsx test/e2e/vscode/spill.e2e.ts 2>&1 | tee '$spill_log'; exit \${PIPESTATUS[0]}"
+  count_line e2e-spill "$spill_log"
+fi
+
 echo
 echo "Suites:"
 awk '{printf "  %-12s %5d passed, %d failed, %d pending\n", $1, $2, $3, $4; p+=$2; f+=$3} END {}' "$TEST_COUNTS_FILE"

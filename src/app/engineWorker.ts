@@ -49,6 +49,8 @@ let ended = false;
 const summary = new SummaryModel();
 let findingsAt = Number.NEGATIVE_INFINITY;
 let findingsSeq = -1;
+/** The spill segment's chunk count when its overview was last sent. */
+let overviewChunks = 0;
 
 /** Findings read the whole window: recomputed when the trace grew and a second has passed, or at the end. */
 function freshFindings(final: boolean): Finding[] | undefined {
@@ -71,6 +73,8 @@ function status(final = false): RecorderStatus {
   const spill = recorder?.spillState();
   const findings = freshFindings(final);
   const held = recorder?.events() ?? [];
+  const overview = spill && spill.chunks.length !== overviewChunks ? recorder?.spillOverview() : undefined;
+  if (overview) overviewChunks = spill!.chunks.length;
   return {
     dropped: recorder?.dropped ?? 0,
     ...(spill ? { spill } : {}),
@@ -78,6 +82,7 @@ function status(final = false): RecorderStatus {
     ...(held.length > 0 ? { firstSeq: held[0].seq } : {}),
     summary: summary.snapshot(),
     ...(findings ? { findings } : {}),
+    ...(overview ? { spillOverview: overview } : {}),
   };
 }
 

@@ -10,6 +10,8 @@ import { computeFindings } from '../trace/findings';
 import type { Finding } from '../format/trace';
 import type { FaultName, FieldChange, RecordedEvent } from '../format/events';
 import type { SpillState } from '../trace/segments';
+import type { SpillOverview } from '../format/spill';
+import { readSpilledRange, type SpilledRange } from '../trace/segmentRange';
 import { diffForSeq, encodeBatch, type ColumnBatch } from '../protocol/eventColumns';
 import { chunksAfter, lastSeqOf } from '../protocol/columnChunks';
 import { writeTraceWithCompanion, type ColumnarTrace } from './traceColumns';
@@ -46,6 +48,8 @@ export interface TraceSource {
   spillState(): SpillState | undefined;
   /** Every recorded event, spilled ones first, in seq order. */
   allEvents(): AsyncIterable<RecordedEvent>;
+  /** The overview of the spilled events (undefined when there is no segment). */
+  spillOverview?(): SpillOverview | undefined;
   /** Summary and findings computed where the events are recorded (an engine worker); absent: the session computes them. */
   computed?(): { summary?: TraceSummary; findings: Finding[] };
   /**
@@ -165,6 +169,19 @@ export class InformerSession {
     return { memoryEvents, dropped: this.recorder.header().dropped, ...(spill ? { spill } : {}) };
   }
 
+  /** The overview of what left memory for the spill segment (undefined when nothing did). */
+  spillOverview(): SpillOverview | undefined {
+    const o = this.recorder?.spillOverview?.();
+    return o && o.chunks.length > 0 ? o : undefined;
+  }
+
+  /** The spilled events of the segment chunks that meet [t0, t1] (segmentRange.ts); none when nothing was spilled. */
+  async readSpilled(t0: number, t1: number, maxEvents?: number): Promise<SpilledRange> {
+    const spill = this.recorder?.spillState();
+    if (!spill || spill.chunks.length === 0) return { events: [], t0: 0, t1: 0, complete: true };
+    return readSpilledRange(spill, t0, t1, maxEvents);
+  }
+
   header(): TraceHeader {
     if (this.recorder) return this.recorder.header();
     if (this.imported) return this.imported.header;
@@ -216,13 +233,17 @@ export class InformerSession {
   }
 
   /**
-   * The diff a details pane shows for the event with that seq (diffForSeq): asked of a worker
-   * session's worker, read from the file when the session has no objects.
+   * The diff a details pane shows for the event with that seq (diffForSeq), read from the file
+   * when the session has no objects, from the spill segment when the event left memory, and
+   * asked of a worker session's worker otherwise.
    */
-  diffFor(seq: number): Promise<FieldChange[] | undefined> {
-    if (this.recorder?.diffFor) return this.recorder.diffFor(seq);
+  async diffFor(seq: number): Promise<FieldChange[] | undefined> {
     if (this.columnar) return this.columnar.diffFor(seq);
-    return Promise.resolve(diffForSeq(this.events(), seq));
+    const chunk = this.recorder?.spillState()?.chunks.find((c) => c.firstSeq <= seq && seq <= c.lastSeq);
+    if (!chunk && this.recorder?.diffFor) return this.recorder.diffFor(seq);
+    const held = this.events();
+    if (!chunk || (held.length > 0 && seq >= held[0].seq)) return diffForSeq(held, seq);
+    return diffForSeq((await this.readSpilled(chunk.t0, chunk.t1, Number.POSITIVE_INFINITY)).events, seq);
   }
 
   /** Events with seq > the given one. */

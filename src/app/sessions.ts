@@ -80,6 +80,8 @@ export interface SessionEnvironment {
   /** The worker script, or what makes it (tests bundle the source on first use); default: workerSession.ts's workerScript(). */
   workerFile?: string | (() => string);
   spill?: { dir: string; maxBytes: number };
+  /** The recorders' in-memory window in events (default: the recorder's DEFAULT_TRACE_CAP). */
+  cap?: number;
 }
 
 let environment: SessionEnvironment = { engine: 'worker' };
@@ -142,6 +144,7 @@ function workerOptions(simulated: boolean, onStopped?: () => Promise<void>): Par
     simulated,
     ...(environment.workerFile ? { workerFile: typeof environment.workerFile === 'function' ? environment.workerFile() : environment.workerFile } : {}),
     ...(environment.spill ? { spill: environment.spill } : {}),
+    ...(environment.cap !== undefined ? { cap: environment.cap } : {}),
     ...(onStopped ? { onStopped } : {}),
   };
 }
@@ -163,7 +166,7 @@ function workerLiveSession(id: string, target: LiveTarget, sandbox?: Sandbox): P
 
 /** A live session on this thread (SessionEnvironment.engine 'host'). */
 function liveSession(id: string, target: LiveTarget, sandbox?: Sandbox): InformerSession {
-  const live = openLive(target, environment.spill ? { spill: { ...environment.spill, name: id } } : {});
+  const live = openLive(target, { ...(environment.spill ? { spill: { ...environment.spill, name: id } } : {}), ...(environment.cap !== undefined ? { cap: environment.cap } : {}) });
   const { clock, informer } = live;
   // The informer needs at least one handler to show notifications; "main" stands for the controller.
   informer.addEventHandler('main', {});

@@ -8,13 +8,15 @@
  * Many small chunks (a quiet informer sends a few events per batch) are merged into one now
  * and then, so the number of chunks, and the ArrayBuffers they hold, stays small.
  *
- * What the chunks leave out — the diffs of updates — and the spilled part of the trace stay
- * with the worker: diffFor, exportTo and allEvents ask it (WorkerTrace).
+ * What the chunks leave out — the diffs of updates — and the whole trace stay with the worker:
+ * diffFor, exportTo and allEvents ask it (WorkerTrace). The overview of the spilled events
+ * comes built by the worker's recorder in the status, whenever its segment grew.
  */
 import type { FieldChange, RecordedEvent } from '../format/events';
 import type { Finding, TraceHeader } from '../format/trace';
 import type { TraceSummary } from '../trace/summary';
 import type { SpillState } from '../trace/segments';
+import type { SpillOverview } from '../format/spill';
 import { COLUMN_NAMES, EVENT_COLUMNS, StringTable, decodeBatch, decodeRow, type ColumnBatch, type EventColumnArrays } from '../protocol/eventColumns';
 import { chunksAfter, concatBatches, heardEvents, lastSeqOf } from '../protocol/columnChunks';
 import type { TraceSource } from './session';
@@ -54,6 +56,8 @@ export class TraceMirror implements TraceSource {
   private lastSummary: TraceSummary | undefined;
   /** The worker's findings; the same array until the worker sends new ones (views compare by identity). */
   private lastFindings: Finding[] = [];
+  /** The worker recorder's overview of its spilled events, as it last sent it. */
+  private lastOverview: SpillOverview | undefined;
 
   constructor(
     private readonly head: TraceHeader,
@@ -89,6 +93,7 @@ export class TraceMirror implements TraceSource {
     this.status = status;
     if (status.summary) this.lastSummary = status.summary;
     if (status.findings) this.lastFindings = status.findings;
+    if (status.spillOverview) this.lastOverview = status.spillOverview;
     const first = status.firstSeq;
     if (first !== undefined) while (this.chunks.length > 0 && lastSeqOf(this.chunks[0]) < first) this.chunks.shift();
   }
@@ -163,6 +168,11 @@ export class TraceMirror implements TraceSource {
 
   spillState(): SpillState | undefined {
     return this.status.spill;
+  }
+
+  /** The overview of the spilled events, built by the worker's recorder as each chunk was written. */
+  spillOverview(): SpillOverview | undefined {
+    return this.status.spill ? this.lastOverview : undefined;
   }
 
   diffFor(seq: number): Promise<FieldChange[] | undefined> {

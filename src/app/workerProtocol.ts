@@ -14,6 +14,7 @@ import type { LiveTarget } from './liveInformer';
 import type { Scenario } from '../scenario/types';
 import type { ConsistencyResult } from '../trace/consistency';
 import type { SpillState } from '../trace/segments';
+import type { SpillOverview } from '../format/spill';
 import type { FaultName, FieldChange, RecordedEvent } from '../format/events';
 import type { ColumnBatch } from '../protocol/eventColumns';
 import type { Finding, TraceHeader } from '../format/trace';
@@ -74,6 +75,8 @@ export interface RecorderStatus {
   /** The events the recorder holds in memory, and the seq of the oldest of them (absent: none). */
   memoryEvents?: number;
   firstSeq?: number;
+  /** The recorder's overview of its spilled events (trace/spillOverview.ts); present when the segment grew since the last status. */
+  spillOverview?: SpillOverview;
   /** The counts of the whole trace after this batch (SummaryModel, kept in the worker). */
   summary?: TraceSummary;
   /** The findings, recomputed in the worker at most once per FINDINGS_INTERVAL_MS and at the end; absent when unchanged. */

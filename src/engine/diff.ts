@@ -4,7 +4,61 @@
  * resync actually changed, e.g. a flood of updates that differ in nothing but resourceVersion.
  */
 import type { FieldChange, UpdateChange } from '../format/events';
-import type { KubeObject } from './objects';
+import { lazyStateOf, type LazyState } from './lazyObject';
+import { typeField, type KubeObject } from './objects';
+
+/** Two lazy objects, neither parsed yet, of the same JSON text (and LIST defaults): they parse to deep-equal objects. */
+function sameText(a: KubeObject, b: KubeObject): boolean {
+  const x = lazyStateOf(a);
+  const y = lazyStateOf(b);
+  if (x === undefined || y === undefined || x.raw === undefined || x.raw !== y.raw) return false;
+  const dx = x.defaults;
+  const dy = y.defaults;
+  return dx === dy || (dx !== undefined && dy !== undefined && dx.kind === dy.kind && dx.apiVersion === dy.apiVersion);
+}
+
+function parsedForCompare(o: KubeObject): unknown {
+  const s = lazyStateOf(o);
+  return s ? s.parse() : o;
+}
+
+/** Stands, on both sides, for a top-level member whose text is the same in both objects (the walk skips a === b). */
+const SAME_TEXT = Object.freeze({});
+
+/**
+ * Both objects for the walk, with every top-level member whose value has the same text in both
+ * replaced by SAME_TEXT on both sides, so only the members that differ are parsed. Each object
+ * has JSON.parse's keys in JSON.parse's order (a repeated key keeps its first place and its last
+ * value) and the LIST defaults in front, so the walk finds the same changes in the same order as
+ * on the parsed objects. Undefined when either is not an unparsed lazy object with its members.
+ */
+function partialPair(oldObj: KubeObject, newObj: KubeObject): [unknown, unknown] | undefined {
+  const a = lazyStateOf(oldObj);
+  const b = lazyStateOf(newObj);
+  if (a?.raw === undefined || b?.raw === undefined) return undefined;
+  const ma = lastValues(a.raw, a.fields.members);
+  const mb = lastValues(b.raw, b.fields.members);
+  if (ma === undefined || mb === undefined) return undefined;
+  return [partialObject(a, ma, mb), partialObject(b, mb, ma)];
+}
+
+/** Each key's last value text (key order: first occurrence); undefined without members or with a `__proto__` key. */
+function lastValues(raw: string, members: (string | number)[] | undefined): Map<string, string> | undefined {
+  if (members === undefined) return undefined;
+  const m = new Map<string, string>();
+  for (let i = 0; i < members.length; i += 3) {
+    const key = members[i] as string;
+    if (key === '__proto__') return undefined;
+    m.set(key, raw.slice(members[i + 1] as number, members[i + 2] as number));
+  }
+  return m;
+}
+
+function partialObject(s: LazyState, own: Map<string, string>, other: Map<string, string>): Record<string, unknown> {
+  const o: Record<string, unknown> = s.defaults ? { apiVersion: s.defaults.apiVersion, kind: s.defaults.kind } : {};
+  for (const [key, text] of own) o[key] = other.get(key) === text ? SAME_TEXT : JSON.parse(text);
+  return o;
+}
 
 export const MAX_FIELD_CHANGES = 20;
 export const REDACTED = '«redacted»';
@@ -200,9 +254,13 @@ function walkIterative(oldObj: unknown, newObj: unknown, out: Change[]): void {
  * possibly with RV/managedFields), else 'other'. Secret data/stringData values are never copied.
  */
 export function compareUpdate(oldObj: KubeObject, newObj: KubeObject): UpdateComparison {
+  if (sameText(oldObj, newObj)) return { change: 'identical', diff: [], total: 0 };
   const changes: Change[] = [];
-  walk(oldObj, newObj, changes);
-  const secret = oldObj.kind === 'Secret' || newObj.kind === 'Secret';
+  // Lazy objects are parsed for the walk (only the members that differ) without keeping the parsed trees in the cache.
+  const pair = partialPair(oldObj, newObj);
+  if (pair) walk(pair[0], pair[1], changes);
+  else walk(parsedForCompare(oldObj), parsedForCompare(newObj), changes);
+  const secret = typeField(oldObj, 'kind') === 'Secret' || typeField(newObj, 'kind') === 'Secret';
   const diff = changes.slice(0, MAX_FIELD_CHANGES).map((c): FieldChange => {
     const redact = secret && (c.top[0] === 'data' || c.top[0] === 'stringData');
     const fc: FieldChange = { path: c.path };

@@ -3,6 +3,7 @@
  * the populated / initialPopulationCount bookkeeping behind HasSynced (spec §3.8), and FifoBase:
  * Add / Update, Pop's wait and lock, HasSynced and Close, written once for both.
  */
+import { plainObject } from './lazyObject';
 import type { Clock } from './clock';
 import type { DeltaType, EventSink, TraceEvent } from '../format/events';
 import { isRecorded, nullSink } from './sink';
@@ -134,7 +135,8 @@ export abstract class FifoBase<O extends FifoOptions> {
   protected transformed(type: DeltaType, obj: StoreObject): StoreObject {
     const t = this.o.transform;
     if (!t || type === 'Sync' || isTombstone(obj)) return obj;
-    return t(obj as KubeObject);
+    // A transform gets the parsed object (it may copy or change it).
+    return t(plainObject(obj as KubeObject));
   }
 
   update(obj: KubeObject): void {

@@ -1,3 +1,5 @@
+import { lazyStateOf } from './lazyObject';
+
 /**
  * The objects the engine handles. Cluster data is untyped JSON; the engine only ever reads
  * metadata (namespace, name, resourceVersion, annotations), like client-go's meta accessor.
@@ -39,6 +41,30 @@ export function isTombstone(o: unknown): o is DeletedFinalStateUnknown {
 /** The resourceVersion of an object, of the object inside a tombstone, or "" when none. */
 export function resourceVersionOf(o: StoreObject | undefined): string {
   if (o === undefined) return '';
-  if (isTombstone(o)) return o.obj?.metadata?.resourceVersion ?? '';
-  return o.metadata?.resourceVersion ?? '';
+  if (isTombstone(o)) return o.obj ? (metaField(o.obj, 'resourceVersion') ?? '') : '';
+  return metaField(o, 'resourceVersion') ?? '';
+}
+
+/**
+ * `o.metadata?.[field]`, read without parsing a lazy object (lazyObject.ts). The engine reads an
+ * object's name, namespace and resourceVersion only through this.
+ */
+export function metaField(o: KubeObject, field: 'name' | 'namespace' | 'resourceVersion'): string | undefined {
+  const s = lazyStateOf(o);
+  if (s !== undefined && s.parsed === undefined) return s.fields[field];
+  return o.metadata?.[field];
+}
+
+/** `o.kind` and `o.apiVersion`, read without parsing a lazy object. */
+export function typeField(o: KubeObject, field: 'kind' | 'apiVersion'): string | undefined {
+  const s = lazyStateOf(o);
+  if (s !== undefined && s.parsed === undefined) return s.fields[field];
+  return o[field];
+}
+
+/** Whether the object has a metadata member (a lazy object's is always an object). */
+export function hasMetadata(o: KubeObject): boolean {
+  const s = lazyStateOf(o);
+  if (s !== undefined && s.parsed === undefined) return s.fields.hasMetadata;
+  return !!o.metadata;
 }

@@ -4,7 +4,7 @@
  * here only means every method leaves items and indexes consistent before it returns.
  */
 import { GoMap } from './goMap';
-import { isTombstone, type KubeObject, type StoreObject } from './objects';
+import { isTombstone, metaField, type KubeObject, type StoreObject } from './objects';
 
 /** Computes an object's key; throws (client-go returns an error) when it cannot. */
 export type KeyFunc = (obj: StoreObject | ExplicitKey) => string;
@@ -51,9 +51,10 @@ function metaOf(obj: StoreObject | ExplicitKey): KubeObject {
 /** `<namespace>/<name>`, or `<name>` for cluster-scoped objects. An ExplicitKey is returned as is. */
 export const metaNamespaceKeyFunc: KeyFunc = (obj) => {
   if (obj instanceof ExplicitKey) return obj.key;
-  const meta = metaOf(obj).metadata ?? {};
-  const name = meta.name ?? '';
-  return meta.namespace ? `${meta.namespace}/${name}` : name;
+  const o = metaOf(obj);
+  const name = metaField(o, 'name') ?? '';
+  const namespace = metaField(o, 'namespace');
+  return namespace ? `${namespace}/${name}` : name;
 };
 
 /** Like metaNamespaceKeyFunc, but a DeletedFinalStateUnknown yields the key it carries. */
@@ -67,7 +68,7 @@ export function splitMetaNamespaceKey(key: string): { namespace: string; name: s
   throw new Error(`unexpected key format: "${key}"`);
 }
 
-export const metaNamespaceIndexFunc: IndexFunc = (obj) => [metaOf(obj).metadata?.namespace ?? ''];
+export const metaNamespaceIndexFunc: IndexFunc = (obj) => [metaField(metaOf(obj), 'namespace') ?? ''];
 
 /** What a FIFO needs from the informer's cache: its keys and a lookup. */
 export interface KeyListerGetter {
@@ -117,7 +118,7 @@ function goSetText(names: string[]): string {
 }
 
 function resourceVersionOfObject(obj: StoreObject): string {
-  return isTombstone(obj) ? '' : (obj.metadata?.resourceVersion ?? '');
+  return isTombstone(obj) ? '' : (metaField(obj, 'resourceVersion') ?? '');
 }
 
 class CacheIndexer implements Indexer {

@@ -10,7 +10,8 @@ import { isRecorded } from './sink';
 import type { ReflectorStore } from './fifo';
 import type { StreamEnd, WatchEvent, Watcher } from './listWatch';
 import { GoMap } from './goMap';
-import type { KubeObject } from './objects';
+import { plainObject } from './lazyObject';
+import { hasMetadata, metaField, typeField, type KubeObject } from './objects';
 import type { Profile } from './profiles';
 import { goDuration, type ReflectorLog } from './reflectorLogs';
 
@@ -49,9 +50,10 @@ export class ResyncErrorSlot {
 }
 
 export function objectKey(obj: KubeObject | undefined): string {
-  const m = obj?.metadata;
-  if (!m) return '';
-  return m.namespace ? `${m.namespace}/${m.name ?? ''}` : (m.name ?? '');
+  if (!obj || !hasMetadata(obj)) return '';
+  const namespace = metaField(obj, 'namespace');
+  const name = metaField(obj, 'name');
+  return namespace ? `${namespace}/${name ?? ''}` : (name ?? '');
 }
 
 /** The watch-list temporary store: a plain Store keyed like DeletionHandlingMetaNamespaceKeyFunc. */
@@ -61,7 +63,7 @@ export class TemporaryStore implements ReflectorStore {
   /** `transform`: the FIFO's transformer, which v0.34+ give the temporary store (WithTransformer). */
   constructor(private readonly transform?: (obj: KubeObject) => KubeObject) {}
   add(obj: KubeObject): void {
-    this.items.set(objectKey(obj), this.transform ? this.transform(obj) : obj);
+    this.items.set(objectKey(obj), this.transform ? this.transform(plainObject(obj)) : obj);
   }
   update(obj: KubeObject): void {
     this.add(obj);
@@ -191,11 +193,13 @@ function cleanEndOf(end: StreamEnd | undefined): { how: CleanEnd; message?: stri
 }
 
 function gvkOf(o: KubeObject): string {
-  return `${o.apiVersion ?? ''}, Kind=${o.kind ?? ''}`;
+  return `${typeField(o, 'apiVersion') ?? ''}, Kind=${typeField(o, 'kind') ?? ''}`;
 }
 
 function isTable(o: KubeObject): boolean {
-  return o.kind === 'Table' && (o.apiVersion === 'meta.k8s.io/v1' || o.apiVersion === 'meta.k8s.io/v1beta1');
+  if (typeField(o, 'kind') !== 'Table') return false;
+  const apiVersion = typeField(o, 'apiVersion');
+  return apiVersion === 'meta.k8s.io/v1' || apiVersion === 'meta.k8s.io/v1beta1';
 }
 
 /** Whether a Table object is skipped; `initialEvents` is true while a watch-list streams its initial events. */
@@ -268,7 +272,7 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
       emitEvent({ accepted: false });
       return { kind: 'error', err: errorFromWatchObject(obj), source: 'stream', how: 'error-event', eventCount };
     }
-    if (ctx.expectedGVK && obj && typeof obj === 'object' && (obj.apiVersion !== ctx.expectedGVK.apiVersion || obj.kind !== ctx.expectedGVK.kind)) {
+    if (ctx.expectedGVK && obj && typeof obj === 'object' && (typeField(obj, 'apiVersion') !== ctx.expectedGVK.apiVersion || typeField(obj, 'kind') !== ctx.expectedGVK.kind)) {
       const expected = `${ctx.expectedGVK.apiVersion}, Kind=${ctx.expectedGVK.kind}`;
       log.unexpectedGVK(expected, gvkOf(obj));
       emitEvent({ accepted: false, skipped: 'Unexpected watch event object gvk' });
@@ -284,7 +288,7 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
       emitEvent({ accepted: false, skipped: 'Unable to understand watch event' });
       continue;
     }
-    const rv = obj.metadata?.resourceVersion ?? '';
+    const rv = metaField(obj, 'resourceVersion') ?? '';
     let initialEventsEnd = false;
     switch (event.type) {
       case 'ADDED':
@@ -330,7 +334,7 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
 
 function emitWatchEvent(sink: EventSink, t: number, event: WatchEvent, accepted: boolean, skipped: string | undefined, initialEventsEnd: boolean | undefined): void {
   const obj = event.object;
-  const e: TraceEvent & { type: 'watch.event' } = { t, type: 'watch.event', eventType: event.type, key: objectKey(obj) || undefined, rv: obj?.metadata?.resourceVersion ?? '', accepted };
+  const e: TraceEvent & { type: 'watch.event' } = { t, type: 'watch.event', eventType: event.type, key: objectKey(obj) || undefined, rv: obj ? (metaField(obj, 'resourceVersion') ?? '') : '', accepted };
   if (skipped) e.skipped = skipped;
   if (initialEventsEnd) e.initialEventsEnd = initialEventsEnd;
   sink.emit(e);

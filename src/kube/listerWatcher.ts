@@ -20,6 +20,8 @@ import type { KubeConnection } from './kubeconfig';
 import type { KubeObject } from '../engine/objects';
 import type { ApiResource } from './discovery';
 import { EmptyWatcher, StreamWatcher } from './watchStream';
+import { scanList } from './jsonScan';
+import { detached, lazyObject } from '../engine/lazyObject';
 
 export interface HttpRequestInfo {
   verb: 'list' | 'watch';
@@ -206,9 +208,12 @@ function encodeQuery(q: Record<string, string>): string {
 
 /** A LIST response body as the dynamic client decodes it (items get the list's apiVersion/kind). */
 export function decodeList(body: Buffer): ObjectList {
+  const text = body.toString('utf8');
+  const lazy = lazyList(text);
+  if (lazy !== undefined) return lazy;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch (e) {
     // V8 quotes the text around the error, line breaks included: keep the message on one line.
     throw new TransportError('other', `couldn't decode the list response: ${oneLine((e as Error).message)}`);
@@ -232,6 +237,52 @@ export function decodeList(body: Buffer): ObjectList {
     return !item.kind && !item.apiVersion ? { apiVersion: l.apiVersion, kind: itemKind, ...item } : item;
   });
   return { apiVersion: l.apiVersion, kind: l.kind, metadata: l.metadata ?? {}, items };
+}
+
+/**
+ * decodeList for a body the scanner reads whole (jsonScan.ts scanList) with items that are
+ * objects or nulls: the same list, with each object item a lazy object (lazyObject.ts) that
+ * carries the apiVersion/kind decodeList fills in. Undefined for anything else (decodeList then
+ * parses the body and gives the same list or error).
+ */
+function lazyList(text: string): ObjectList | undefined {
+  const scanned = scanList(text);
+  if (scanned === undefined) return undefined;
+  const member = (key: string): unknown => {
+    const span = scanned.members.get(key);
+    return span === undefined ? undefined : JSON.parse(text.slice(span[0], span[1]));
+  };
+  const apiVersion = member('apiVersion') as string | undefined;
+  const kind = member('kind') as string | undefined;
+  const metadata = member('metadata') as ObjectList['metadata'] | undefined;
+  const itemKind = typeof kind === 'string' ? kind.replace(/List$/, '') : '';
+  const defaults = { apiVersion, kind: itemKind };
+  const items = scanned.items.map(({ start, end, fields: read }): KubeObject => {
+    if (read === undefined) return { apiVersion, kind: itemKind };
+    const raw = detached(text.slice(start, end));
+    // The fields were read from the body: copies, so that they do not keep the body alive.
+    const fields = {
+      hasMetadata: read.hasMetadata,
+      kind: copied(read.kind),
+      apiVersion: copied(read.apiVersion),
+      name: copied(read.name),
+      namespace: copied(read.namespace),
+      resourceVersion: copied(read.resourceVersion),
+      members: read.members?.map((m) => (typeof m === 'string' ? detached(m) : m)),
+    };
+    if (fields.kind || fields.apiVersion) return lazyObject(raw, fields);
+    // The item gets the list's apiVersion and kind unless it has its own (empty) ones.
+    if (fields.apiVersion === undefined && apiVersion !== undefined && typeof apiVersion !== 'string') {
+      return { apiVersion, kind: itemKind, ...(JSON.parse(raw) as KubeObject) };
+    }
+    const filled = { ...fields, apiVersion: fields.apiVersion ?? apiVersion, kind: fields.kind ?? itemKind };
+    return lazyObject(raw, filled, defaults);
+  });
+  return { apiVersion, kind, metadata: metadata ?? {}, items };
+}
+
+function copied(s: string | undefined): string | undefined {
+  return s === undefined ? undefined : detached(s);
 }
 
 function oneLine(s: string): string {

@@ -12,6 +12,8 @@ import type { Status, StreamEnd, WatchEvent, Watcher } from '../engine/listWatch
 import { watchDecodeErrorStatus } from '../engine/statusErrors';
 import type { GetResponse } from './http';
 import { statusFromWire } from './http';
+import { scanWatchEvent } from './jsonScan';
+import { detached, lazyObject } from '../engine/lazyObject';
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 /** Events decoded ahead of the consumer before the socket is paused (Go's channel is unbuffered; a little slack is harmless). */
@@ -58,6 +60,13 @@ export class JsonFramer {
   private failure: string | undefined;
 
   /**
+   * `lineParser` reads a line for the fast path (text[from, nl), starting with `{`): a value when
+   * the line is one JSON object the scanner would frame whole, else undefined. By default
+   * JSON.parse (parseLine).
+   */
+  constructor(private readonly lineParser: (text: string, from: number, nl: number) => unknown = parseLine) {}
+
+  /**
    * Appends text and returns the complete frames. A stray top-level character, a value nested
    * deeper than MAX_NESTING_DEPTH or a frame over MAX_FRAME_LENGTH sets `error` instead: the
    * frames before it are still returned (they were complete before the bad byte arrived), and
@@ -76,7 +85,7 @@ export class JsonFramer {
       }
       if (c === 0x7b && parsed) {
         const nl = text.indexOf('\n', i);
-        const value = nl === -1 ? undefined : parseLine(text, i, nl);
+        const value = nl === -1 ? undefined : this.lineParser(text, i, nl);
         if (value !== undefined) {
           frames.push(text.slice(i, nl));
           parsed.push(value);
@@ -187,8 +196,27 @@ function goRune(c: string): string {
   return c === "'" ? "'\\''" : `'${c}'`;
 }
 
+/**
+ * The watch event in the line text[from, nl) with a lazy object (lazyObject.ts), when the line is
+ * one JSON object (plus whitespace) the scanner reads whole and the event is an ordinary one: a
+ * known type other than ERROR, an object with a kind. Undefined otherwise: the line then takes
+ * the JSON.parse path, which gives the same event or the decoding error.
+ */
+export function lazyWatchEvent(text: string, from: number, nl: number): WatchEvent | undefined {
+  if (nl - from > MAX_FRAME_LENGTH) return undefined;
+  // A copy of the line: the object's text and the fields read from it are slices of the line,
+  // which must not keep the whole chunk it came in alive.
+  const line = detached(text.slice(from, nl));
+  const e = scanWatchEvent(line, 0, line.length);
+  if (e === undefined || e.type === undefined || e.type === 'ERROR' || !EVENT_TYPES.has(e.type)) return undefined;
+  if (e.fields.kind === undefined || e.fields.kind === '') return undefined;
+  return { type: e.type as WatchEvent['type'], object: lazyObject(line.slice(e.objectStart, e.objectEnd), e.fields) };
+}
+
 /** Decodes one frame the way client-go's watch Decoder does (into metav1.WatchEvent, then the object as unstructured). */
 export function decodeFrame(frame: string): WatchEvent {
+  const lazy = lazyWatchEvent(frame, 0, frame.length);
+  if (lazy !== undefined) return lazy;
   let raw: unknown;
   try {
     raw = JSON.parse(frame);
@@ -245,7 +273,7 @@ export class EmptyWatcher implements Watcher {
 export class StreamWatcher implements Watcher {
   private readonly queue: WatchEvent[] = [];
   private waiter: ((e: WatchEvent | null) => void) | undefined;
-  private readonly framer = new JsonFramer();
+  private readonly framer = new JsonFramer(lazyWatchEvent);
   private readonly text = new StringDecoder('utf8');
   private finished = false;
   private paused = false;
@@ -290,13 +318,14 @@ export class StreamWatcher implements Watcher {
 
   private onData(chunk: Buffer): void {
     if (this.finished) return;
-    const parsed: unknown[] = [];
+    // The framer's fast path hands back lazy events (lazyWatchEvent); other frames are decoded here.
+    const parsed: (WatchEvent | undefined)[] = [];
     const frames = this.framer.push(this.text.write(chunk), parsed);
     let decodeFailure: string | undefined;
     for (let k = 0; k < frames.length; k++) {
       const value = parsed[k];
       try {
-        this.deliver(value === undefined ? decodeFrame(frames[k]) : decodeParsedFrame(value));
+        this.deliver(value ?? decodeFrame(frames[k]));
       } catch (e) {
         decodeFailure = (e as Error).message;
         break;

@@ -15,7 +15,9 @@
 import type { EventSink, RecordedEvent, TraceEvent } from '../format/events';
 import type { TraceHeader } from '../format/trace';
 import { redactEvent, type RedactionContext } from './redact';
+import type { SpillOverview } from '../format/spill';
 import { readSegment, type SegmentFile, type SpillState } from './segments';
+import { SpillOverviewBuilder } from './spillOverview';
 
 export const TRACE_FORMAT = 'informer-trace/v1';
 export const DEFAULT_TRACE_CAP = 200_000;
@@ -37,6 +39,7 @@ export class TraceRecorder implements EventSink {
   private nextSeq = 0;
   private droppedCount = 0;
   private readonly spill: SegmentFile | undefined;
+  private readonly overview = new SpillOverviewBuilder();
 
   /**
    * @param cap default 200 000 events (the header's own `cap` is overwritten with the effective
@@ -90,6 +93,11 @@ export class TraceRecorder implements EventSink {
     return this.spill?.state();
   }
 
+  /** What the timeline draws of the spilled events without reading them (built as they are spilled). */
+  spillOverview(): SpillOverview | undefined {
+    return this.spill ? this.overview.overview() : undefined;
+  }
+
   /** Every event still recorded, the spilled ones (read back from the segment) and those in memory, in seq order. */
   async *allEvents(): AsyncGenerator<RecordedEvent> {
     const held = [...this.buffer];
@@ -122,8 +130,10 @@ export class TraceRecorder implements EventSink {
    */
   private evictOldest(t: number): RecordedEvent | undefined {
     const count = evictionCount(this.head.cap, this.buffer.length);
-    if (this.spill?.tryAppend(this.buffer.slice(0, count))) {
+    const oldest = this.buffer.slice(0, count);
+    if (this.spill?.tryAppend(oldest)) {
       this.buffer.splice(0, count);
+      this.overview.add(this.spill.lastAppended!, oldest);
       return undefined;
     }
     this.buffer.splice(0, count);

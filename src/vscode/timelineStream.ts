@@ -12,11 +12,23 @@
  * ends, the view is hidden or the stream is disposed).
  */
 import type { IpcMessage } from '../protocol/ipc';
-import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, type SessionInfo } from '../protocol/timeline';
+import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, type SessionInfo, type StorageInfo } from '../protocol/timeline';
 import type { Finding } from '../format/trace';
 import { lastSeqOf } from '../protocol/columnChunks';
 import type { ColumnBatch } from '../protocol/eventColumns';
 import type { InformerSession } from '../app/session';
+
+/** The session's storage as the webview header shows it (undefined for an imported trace). */
+export function storageInfo(s: InformerSession): StorageInfo | undefined {
+  const st = s.storage();
+  if (!st) return undefined;
+  const d = st.spill;
+  return {
+    memoryEvents: st.memoryEvents,
+    dropped: st.dropped,
+    ...(d ? { disk: { events: d.events, bytes: d.bytes, maxBytes: d.maxBytes, ...(d.error !== undefined ? { error: d.error } : {}) } } : {}),
+  };
+}
 
 export interface StreamTimers {
   now(): number;
@@ -168,6 +180,8 @@ export class TimelineStream {
     this.lastLive = s.live;
     this.lastFlushAt = this.timers.now();
     const nowT = s.engineNow();
+    const spill = s.spillOverview();
+    const storage = storageInfo(s);
     this.post(
       SnapshotNotification.create({
         session: s.info(),
@@ -178,6 +192,8 @@ export class TimelineStream {
         sessions: this.allSessions(),
         summary: s.summary(),
         ...(nowT !== undefined ? { nowT } : {}),
+        ...(spill ? { spill } : {}),
+        ...(storage ? { storage } : {}),
       }),
     );
   }
@@ -204,6 +220,7 @@ export class TimelineStream {
     this.lastLive = s.live;
     this.lastFlushAt = this.timers.now();
     const nowT = s.engineNow();
+    const storage = storageInfo(s);
     this.post(
       DeltaNotification.create({
         sessionId: s.id,
@@ -214,6 +231,7 @@ export class TimelineStream {
         summary: s.summary(),
         ...(findingsChanged ? { findings } : {}),
         ...(nowT !== undefined ? { nowT } : {}),
+        ...(storage ? { storage } : {}),
       }),
     );
   }
