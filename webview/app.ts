@@ -31,6 +31,7 @@ import {
   type TimelineUiState,
 } from '../src/protocol/timeline';
 import type { IpcMessage } from '../src/protocol/ipc';
+import type { CompareViewState } from '../src/protocol/compare';
 import type { Finding, TraceSummary } from '../src/format/trace';
 import type { FieldChange } from '../src/format/events';
 import { diffPending, eventDetails } from './model/details';
@@ -56,7 +57,7 @@ import { TimelineView } from './render/timelineView';
 export interface VsCodeApi {
   postMessage(msg: IpcMessage): void;
   getState(): unknown;
-  setState(state: TimelineUiState): void;
+  setState(state: TimelineUiState | CompareViewState): void;
 }
 
 /** Views shorter than this (the bottom panel at its default height) use the compact layout. */

@@ -11,6 +11,7 @@ import type { Profile } from '../engine/profiles';
 import type { KubeConnection } from '../kube';
 import type { Scenario } from '../scenario/types';
 import { replayScenario } from '../sources/engineReplay';
+import { httpTransport } from './httpReplay';
 import type { ReplayResult } from '../sources/replay';
 import { startSandbox, type Sandbox } from '../sources/sandbox';
 import { TraceRecorder } from '../trace/recorder';
@@ -66,7 +67,7 @@ export async function replay(scenario: Scenario, o: ReplayOptions): Promise<Repl
   const { profile, warning } = replayProfile(scenario, o.profile);
   const recorder = o.trace ? new TraceRecorder(traceHeader({ profile, resource: scenarioResource(scenario), source: 'scenario', cap: o.cap }), undefined, o.spill) : undefined;
   if (recorder) o.onRecorder?.(recorder, profile);
-  const result = await replayScenario(scenario, { profile, seed: o.seed, sink: recorder });
+  const result = await replayScenario(scenario, { profile, seed: o.seed, sink: recorder, transport: httpTransport });
   return { result, profile, ...(recorder ? { recorder } : {}), ...(warning ? { warning } : {}) };
 }
 

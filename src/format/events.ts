@@ -87,6 +87,12 @@ export type EngineEvent =
       allowWatchBookmarks?: boolean;
       timeoutSeconds?: number;
     })
+  /**
+   * The REST client sends a LIST or WATCH again below the reflector (client-go rest/with_retry.go):
+   * the failed attempt's status `code` or transport `error`, the wait before the retry, and which
+   * retry of the line's budget this is ("429, retried after 1 s (3/10)"). Live and HTTP paths only.
+   */
+  | (Base & { type: 'rest.retry'; verb: 'list' | 'watch'; retry: number; maxRetries: number; waitMs: number; code?: number; error?: string })
   /** A relist begins (every list after the first), with the reason carried from what ended the previous cycle. */
   | (Base & { type: 'relist'; reason: RelistReason; row: number; rv: string; consistent: boolean; text: string })
   | (Base & { type: 'list.start'; rv: string; limit: number; initial: boolean })

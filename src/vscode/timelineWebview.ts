@@ -5,7 +5,8 @@
  * was started last; a panel or editor stays on its own session).
  */
 import * as vscode from 'vscode';
-import { EventDiffRequest, ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand, SpillRangeRequest, type SpillRangeResult } from '../protocol/timeline';
+import { EventDiffRequest, ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand, SpillRangeRequest, type EventRef, type SpillRangeResult } from '../protocol/timeline';
+import type { IpcMessage } from '../protocol/ipc';
 import { encodeBatch } from '../protocol/eventColumns';
 import { Disposable, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
@@ -14,6 +15,13 @@ import { TimelineStream } from './timelineStream';
 import { exportSessionTrace } from './traceCommands';
 
 export const NO_SESSION_MESSAGE = 'No informer yet. Run "Informer Inspector: Inspect informer", "Replay scenario" or "Open trace".';
+
+/** The answer to an event-diff request (a timeline or the compare view): the diff of that session's event, or none. */
+export async function eventDiffAnswer(registry: SessionRegistry, ref: EventRef, id: number): Promise<IpcMessage> {
+  const s = registry.get(ref.sessionId);
+  const diff = s ? await s.diffFor(ref.seq).catch(() => undefined) : undefined;
+  return EventDiffRequest.completion.create(diff ? { diff } : {}, id);
+}
 
 /** The spilled events of [t0, t1] as columns, or one line saying why there are none. */
 async function spillRange(s: InformerSession | undefined, t0: number, t1: number): Promise<SpillRangeResult> {
@@ -88,11 +96,7 @@ export class TimelineWebviewBinding extends Disposable {
       const uri = vscode.Uri.parse(msg.params.url, true);
       if (uri.scheme === 'https') void vscode.env.openExternal(uri);
     } else if (EventDiffRequest.is(msg) && msg.id !== undefined) {
-      const id = msg.id;
-      const s = this.registry.get(msg.params.sessionId);
-      void (s ? s.diffFor(msg.params.seq) : Promise.resolve(undefined))
-        .catch(() => undefined)
-        .then((diff) => this.webview.postMessage(EventDiffRequest.completion.create(diff ? { diff } : {}, id)));
+      void eventDiffAnswer(this.registry, msg.params, msg.id).then((answer) => this.webview.postMessage(answer));
     } else if (SpillRangeRequest.is(msg) && msg.id !== undefined) {
       const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);

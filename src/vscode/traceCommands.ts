@@ -75,9 +75,18 @@ export async function readTraceText(uri: vscode.Uri): Promise<string> {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
+/** The trace file each imported session was read from. */
+const traceFiles = new WeakMap<InformerSession, vscode.Uri>();
+
+/** The trace file an imported session was read from (undefined for every other session). */
+export function traceFileOf(session: InformerSession): vscode.Uri | undefined {
+  return traceFiles.get(session);
+}
+
 /** The imported trace as a session (its file checked by the importer: a bad one throws a one-line BadInputError). */
 export async function importedSession(registry: SessionRegistry, uri: vscode.Uri, content: { text: string } | { columnar: ColumnarTrace }): Promise<InformerSession> {
   const session = await createSession(registry.newId(), { kind: 'import', name: uri.path.split('/').pop() ?? 'trace', ...content });
+  traceFiles.set(session, uri);
   registry.add(session);
   return session;
 }

@@ -467,6 +467,9 @@ export class TimelineData {
       case 'watch.event':
         if (e.eventType === 'BOOKMARK') this.mark(t, MarkKind.Bookmark, seq);
         break;
+      case 'rest.retry':
+        this.mark(t, MarkKind.RestRetry, seq);
+        break;
       case 'fault.injected':
         this.mark(t, MarkKind.Fault, seq);
         break;
