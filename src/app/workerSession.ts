@@ -74,6 +74,7 @@ export function startWorkerSession(
   let mirror: TraceMirror | undefined;
   let session: InformerSession | undefined;
   let exited = false;
+  let engineDone = false;
   let stopping: Promise<void> | undefined;
   let engineStopped!: () => void;
   const stoppedOrExited = new Promise<void>((resolve) => (engineStopped = resolve));
@@ -105,6 +106,7 @@ export function startWorkerSession(
         if (exited || (!TRACE_CALLS.has(c.op) && !session?.live)) return rej(new RunError('the session has ended'));
         const callId = ++nextCall;
         pending.set(callId, { resolve: res, reject: rej });
+        worker.ref();
         post({ id: callId, ...c });
       });
     const controls: LiveControls & { crashForTest(): void } = {
@@ -173,11 +175,15 @@ export function startWorkerSession(
           pending.delete(m.id);
           if (m.ok) p?.resolve(m.value);
           else p?.reject(new RunError(m.message));
+          if (engineDone && pending.size === 0) worker.unref();
           return;
         }
         case 'stopped':
           // The engine ended; the worker stays for the calls that read the trace, until release().
           engineStopped();
+          // An idle worker that only holds a trace does not keep the process alive (a call re-refs it).
+          engineDone = true;
+          if (pending.size === 0) worker.unref();
           mirror?.setStatus(m.status);
           if (!settled && session) {
             settled = true;
