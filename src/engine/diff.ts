@@ -4,8 +4,7 @@
  * resync actually changed, e.g. a flood of updates that differ in nothing but resourceVersion.
  */
 import type { FieldChange, UpdateChange } from '../format/events';
-import { childSpans } from './jsonSpans';
-import { lazyStateOf, type ListDefaults } from './lazyObject';
+import { lazyStateOf, type LazyState } from './lazyObject';
 import { typeField, type KubeObject } from './objects';
 
 /** Two lazy objects, neither parsed yet, of the same JSON text (and LIST defaults): they parse to deep-equal objects. */
@@ -23,111 +22,43 @@ function parsedForCompare(o: KubeObject): unknown {
   return s ? s.parse() : o;
 }
 
-/** Stands, on both sides, for a member or element whose text is the same in both objects (the walk skips a === b). */
+/** Stands, on both sides, for a top-level member whose text is the same in both objects (the walk skips a === b). */
 const SAME_TEXT = Object.freeze({});
 
-/** Levels below the top at which differing members are compared member by member; deeper ones are parsed whole. */
-const PARTIAL_DEPTH = 6;
-
 /**
- * Both objects for the walk, built from their texts: a member (or array element) whose value has
- * the same text on both sides is SAME_TEXT on both sides; a member whose text differs is, when
- * both values are objects or both arrays, built the same way one level down, else parsed. So only
- * the leaves that changed are parsed (and the members one side lacks). Each object has JSON.parse's
- * keys in JSON.parse's order (a repeated key keeps its first place and its last value; the LIST
- * defaults in front at the top), so the walk finds the same changes in the same order as on the
- * parsed objects. Undefined when either is not an unparsed lazy object with its members.
+ * Both objects for the walk, with every top-level member whose value has the same text in both
+ * replaced by SAME_TEXT on both sides, so only the members that differ are parsed. Each object
+ * has JSON.parse's keys in JSON.parse's order (a repeated key keeps its first place and its last
+ * value) and the LIST defaults in front, so the walk finds the same changes in the same order as
+ * on the parsed objects. Undefined when either is not an unparsed lazy object with its members.
  */
 function partialPair(oldObj: KubeObject, newObj: KubeObject): [unknown, unknown] | undefined {
   const a = lazyStateOf(oldObj);
   const b = lazyStateOf(newObj);
   if (a?.raw === undefined || b?.raw === undefined) return undefined;
-  const ma = lastMembers(a.fields.members);
-  const mb = lastMembers(b.fields.members);
+  const ma = lastValues(a.raw, a.fields.members);
+  const mb = lastValues(b.raw, b.fields.members);
   if (ma === undefined || mb === undefined) return undefined;
-  return partialObjects(a.raw, a.fields.members!, ma, b.raw, b.fields.members!, mb, 0, a.defaults, b.defaults);
+  return [partialObject(a, ma, mb), partialObject(b, mb, ma)];
 }
 
-/** Each key's last value span as its index in `members` (key order: first occurrence); undefined without members or with a `__proto__` key. */
-function lastMembers(members: (string | number)[] | undefined): Map<string, number> | undefined {
+/** Each key's last value text (key order: first occurrence); undefined without members or with a `__proto__` key. */
+function lastValues(raw: string, members: (string | number)[] | undefined): Map<string, string> | undefined {
   if (members === undefined) return undefined;
-  const m = new Map<string, number>();
+  const m = new Map<string, string>();
   for (let i = 0; i < members.length; i += 3) {
     const key = members[i] as string;
     if (key === '__proto__') return undefined;
-    m.set(key, i);
+    m.set(key, raw.slice(members[i + 1] as number, members[i + 2] as number));
   }
   return m;
 }
 
-/**
- * The two objects whose members are `la` (spans in `ra`, last of each key in `ma`) and `lb` (in
- * `rb`, `mb`), each with its LIST defaults in front when it has them.
- */
-function partialObjects(
-  ra: string,
-  la: (string | number)[],
-  ma: Map<string, number>,
-  rb: string,
-  lb: (string | number)[],
-  mb: Map<string, number>,
-  depth: number,
-  da?: ListDefaults,
-  db?: ListDefaults,
-): [Record<string, unknown>, Record<string, unknown>] {
-  const oa: Record<string, unknown> = da ? { apiVersion: da.apiVersion, kind: da.kind } : {};
-  const ob: Record<string, unknown> = db ? { apiVersion: db.apiVersion, kind: db.kind } : {};
-  const onB = new Map<string, unknown>();
-  for (const [key, i] of ma) {
-    const j = mb.get(key);
-    if (j === undefined) {
-      oa[key] = JSON.parse(ra.slice(la[i + 1] as number, la[i + 2] as number));
-      continue;
-    }
-    const [x, y] = partialValues(ra, la[i + 1] as number, la[i + 2] as number, rb, lb[j + 1] as number, lb[j + 2] as number, depth + 1);
-    oa[key] = x;
-    onB.set(key, y);
-  }
-  for (const [key, j] of mb) ob[key] = onB.has(key) ? onB.get(key) : JSON.parse(rb.slice(lb[j + 1] as number, lb[j + 2] as number));
-  return [oa, ob];
+function partialObject(s: LazyState, own: Map<string, string>, other: Map<string, string>): Record<string, unknown> {
+  const o: Record<string, unknown> = s.defaults ? { apiVersion: s.defaults.apiVersion, kind: s.defaults.kind } : {};
+  for (const [key, text] of own) o[key] = other.get(key) === text ? SAME_TEXT : JSON.parse(text);
+  return o;
 }
-
-/** The values ra[a0, a1) and rb[b0, b1) for the walk, `depth` levels below the top. */
-function partialValues(ra: string, a0: number, a1: number, rb: string, b0: number, b1: number, depth: number): [unknown, unknown] {
-  const ta = ra.slice(a0, a1);
-  const tb = rb.slice(b0, b1);
-  if (ta === tb) return [SAME_TEXT, SAME_TEXT];
-  const c = ra.charCodeAt(a0);
-  if (depth <= PARTIAL_DEPTH && (c === LBRACE || c === LBRACKET) && rb.charCodeAt(b0) === c) {
-    const la = childSpans(ra, a0);
-    const lb = childSpans(rb, b0);
-    if (la !== undefined && lb !== undefined) {
-      if (c === LBRACKET) return partialArrays(ra, la, rb, lb, depth);
-      const ma = lastMembers(la);
-      const mb = lastMembers(lb);
-      if (ma !== undefined && mb !== undefined) return partialObjects(ra, la, ma, rb, lb, mb, depth);
-    }
-  }
-  return [JSON.parse(ta), JSON.parse(tb)];
-}
-
-/** The two arrays whose elements are `la` (spans in `ra`) and `lb` (in `rb`). */
-function partialArrays(ra: string, la: (string | number)[], rb: string, lb: (string | number)[], depth: number): [unknown[], unknown[]] {
-  const xa: unknown[] = [];
-  const xb: unknown[] = [];
-  const n = Math.min(la.length, lb.length);
-  for (let i = 0; i < n; i += 2) {
-    const [x, y] = partialValues(ra, la[i] as number, la[i + 1] as number, rb, lb[i] as number, lb[i + 1] as number, depth + 1);
-    xa.push(x);
-    xb.push(y);
-  }
-  for (let i = n; i < la.length; i += 2) xa.push(JSON.parse(ra.slice(la[i] as number, la[i + 1] as number)));
-  for (let i = n; i < lb.length; i += 2) xb.push(JSON.parse(rb.slice(lb[i] as number, lb[i + 1] as number)));
-  return [xa, xb];
-}
-
-const LBRACE = 0x7b;
-const LBRACKET = 0x5b;
 
 export const MAX_FIELD_CHANGES = 20;
 export const REDACTED = '«redacted»';
