@@ -63,11 +63,12 @@ if [ -f scripts/cluster.sh ] && compgen -G 'test/e2e/*.test.ts' >/dev/null; then
 fi
 
 # A short soak (docs/reliability.md): three profiles through 10 apiserver restarts, 3 compactions,
-# 100 connection resets and 3 429 bursts against the real cluster; every store must converge.
+# 100 connection resets, 3 429 bursts and 2 refused-connection windows against the real cluster;
+# every store must converge, and v1.15 must relist after a refused watch start while the others back off.
 if [ -f test/soak/soak.ts ]; then
   soak_log=$(mktemp)
   soak_out=$(mktemp -d)
-  stage soak bash -c "bash scripts/cluster.sh build && npm run --silent soak -- --restarts 10 --compactions 3 --resets 100 --bursts 3 --objects 200 --out '$soak_out' 2>&1 | tee '$soak_log'; exit \${PIPESTATUS[0]}"
+  stage soak bash -c "bash scripts/cluster.sh build && npm run --silent soak -- --restarts 10 --compactions 3 --resets 100 --bursts 3 --refusals 2 --objects 200 --out '$soak_out' 2>&1 | tee '$soak_log'; exit \${PIPESTATUS[0]}"
   count_line soak "$soak_log"
 fi
 
@@ -106,6 +107,13 @@ if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/storylines.e2e.ts ]; th
   story_log=$(mktemp)
   stage e2e-stories bash -c "bash scripts/code-server.sh && npx tsx test/e2e/vscode/storylines.e2e.ts 2>&1 | tee '$story_log'; exit \${PIPESTATUS[0]}"
   count_line e2e-stories "$story_log"
+fi
+
+# A long session: a 23,500-event replay with a 2,000-event window, the spilled part on the axis and read back when zoomed into.
+if [ -f scripts/code-server.sh ] && [ -f test/e2e/vscode/spill.e2e.ts ]; then
+  spill_log=$(mktemp)
+  stage e2e-spill bash -c "bash scripts/code-server.sh >/dev/null && npx tsx test/e2e/vscode/spill.e2e.ts 2>&1 | tee '$spill_log'; exit \${PIPESTATUS[0]}"
+  count_line e2e-spill "$spill_log"
 fi
 
 echo

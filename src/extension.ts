@@ -1,5 +1,5 @@
 /**
- * Wiring only: registers commands, the timeline panel serializer, the bottom-panel view, the
+ * Wiring only: registers commands, the timeline and compare panel serializers, the bottom-panel view, the
  * trace editor, the status bar and the log channel; everything goes to context.subscriptions.
  */
 import * as vscode from 'vscode';
@@ -7,6 +7,7 @@ import { FAULTS } from './app/faults';
 import { SessionRegistry } from './app/registry';
 import type { InformerSession } from './app/session';
 import { compareCommand, type CompareArgs } from './vscode/compareCommand';
+import { ComparePanel, ComparePanelSerializer } from './vscode/comparePanel';
 import { addHandlerCommand, checkCacheCommand, exportPerfettoCommand, exportTraceCommand, injectFault, stopInformer } from './vscode/commands';
 import { inspectInformer, type InspectArgs } from './vscode/inspectCommand';
 import { AUTOSTART_ENV, parseAutostart } from './vscode/autostartRequest';
@@ -66,6 +67,7 @@ export function activate(context: vscode.ExtensionContext): void {
     viewProvider,
     { dispose: () => TimelinePanel.disposeAll() },
     vscode.window.registerWebviewPanelSerializer(TimelinePanel.viewType, new TimelinePanelSerializer(uri, registry)),
+    vscode.window.registerWebviewPanelSerializer(ComparePanel.viewType, new ComparePanelSerializer(uri, registry)),
     vscode.window.registerWebviewViewProvider(TimelineViewProvider.viewId, viewProvider),
     vscode.window.registerCustomEditorProvider(TraceEditorProvider.viewType, new TraceEditorProvider(uri, registry, log), {
       supportsMultipleEditorsPerDocument: true,

@@ -18,6 +18,7 @@ import {
   SelectSessionCommand,
   SessionsNotification,
   SnapshotNotification,
+  SpillRangeRequest,
   isTimelineUiState,
   type ClockParams,
   type DeltaParams,
@@ -26,9 +27,11 @@ import {
   type SessionInfo,
   type SessionsParams,
   type SnapshotParams,
+  type StorageInfo,
   type TimelineUiState,
 } from '../src/protocol/timeline';
 import type { IpcMessage } from '../src/protocol/ipc';
+import type { CompareViewState } from '../src/protocol/compare';
 import type { Finding, TraceSummary } from '../src/format/trace';
 import type { FieldChange } from '../src/format/events';
 import { diffPending, eventDetails } from './model/details';
@@ -36,6 +39,17 @@ import { TimelineData } from './model/timelineData';
 import { renderLegend } from './render/legend';
 import { el, LowerTabs, renderDetails, renderFindings, renderHistory, renderSummary, Toolbar } from './render/panels';
 import { keyOf, objectHistory } from './model/history';
+import { storageHelp, storageValue } from './model/storage';
+import { SpillLoader } from './spillLoader';
+import { MarkKind } from './model/codes';
+
+/** How many marks of a kind the lanes hold (the header's data attributes, for end-to-end checks). */
+function countMarks(data: TimelineData, kind: MarkKind): number {
+  const k = data.marks.columns.kind;
+  let n = 0;
+  for (let i = 0; i < data.marks.length; i++) if (k[i] === kind) n++;
+  return n;
+}
 import { FilterBar } from './render/filterBar';
 import { TimelineView } from './render/timelineView';
 
@@ -43,7 +57,7 @@ import { TimelineView } from './render/timelineView';
 export interface VsCodeApi {
   postMessage(msg: IpcMessage): void;
   getState(): unknown;
-  setState(state: TimelineUiState): void;
+  setState(state: TimelineUiState | CompareViewState): void;
 }
 
 /** Views shorter than this (the bottom panel at its default height) use the compact layout. */
@@ -80,6 +94,9 @@ export class TimelineApp {
   private readonly tabs: LowerTabs;
   private readonly legend: HTMLDetailsElement;
   private readonly root: HTMLElement;
+  /** Where the session keeps its events (memory, disk, dropped); undefined for an imported trace. */
+  private storage: StorageInfo | undefined;
+  private readonly spillLoader: SpillLoader;
 
   constructor(
     private readonly vscode: VsCodeApi,
@@ -117,7 +134,14 @@ export class TimelineApp {
         this.toolbar.setFollow(follow);
         this.saveUi();
       },
+      onWindow: (t0, t1) => this.spillLoader.windowChanged(t0, t1),
     });
+    this.spillLoader = new SpillLoader(
+      (msg) => this.vscode.postMessage(msg),
+      this.data,
+      () => this.session?.id,
+      (message) => this.onSpillLoaded(message),
+    );
     this.toolbar = new Toolbar(this.toolbarEl, {
       onSession: (id) => {
         if (id && id !== this.session?.id) this.vscode.postMessage(SelectSessionCommand.create({ sessionId: id }));
@@ -166,6 +190,16 @@ export class TimelineApp {
     else if (EmptyNotification.is(msg)) this.onEmpty(msg.params);
     else if (ExportTraceRequest.completion.is(msg) && msg.id !== undefined) this.onExportDone(msg.id, msg.params);
     else if (EventDiffRequest.completion.is(msg) && msg.id !== undefined) this.onDiff(msg.id, msg.params.diff);
+    else if (SpillRangeRequest.completion.is(msg) && msg.id !== undefined) this.spillLoader.onResult(msg.id, msg.params);
+  }
+
+  /** A spilled range arrived (or could not be read): redraw, and show the selection if it was waiting for it. */
+  private onSpillLoaded(message: string | undefined): void {
+    if (message) this.statusEl.textContent = message;
+    this.view.dataChanged();
+    if (this.ui.selectedSeq !== undefined && this.data.indexOfSeq(this.ui.selectedSeq) >= 0) this.view.selectSeq(this.ui.selectedSeq);
+    this.refreshPanels();
+    this.markDrawn();
   }
 
   /** The counts the header shows. */
@@ -187,16 +221,20 @@ export class TimelineApp {
 
   private onSnapshot(p: SnapshotParams): void {
     const sameSession = this.session?.id === p.session.id;
+    const loaded = sameSession ? this.data.loadedRange : undefined;
     this.session = p.session;
     this.sessions = p.sessions;
     this.data.reset();
+    this.spillLoader.reset();
+    // The spilled part first (its seqs precede the snapshot's), keeping a range this session had loaded.
+    this.data.setSpill(p.spill, loaded ? { ...loaded } : undefined);
+    this.storage = p.storage;
     this.fetchedDiffs.clear();
     this.diffRequests.clear();
     // Another session starts unfiltered; the same one (a fresh snapshot) keeps its filter.
     if (!sameSession) this.filterBar.set({});
     this.summary = p.summary;
-    const readable = p.columns === undefined || this.data.appendColumns(p.columns);
-    this.data.append(p.events);
+    const readable = this.data.appendSnapshot(p);
     this.data.staleWindows = p.summary?.staleWindows ?? [];
     this.data.setLive(p.session.live);
     if (p.nowT !== undefined) this.data.advanceNow(p.nowT);
@@ -237,6 +275,7 @@ export class TimelineApp {
       return;
     }
     if (p.summary) this.summary = p.summary;
+    if (p.storage) this.storage = p.storage;
     if (p.findings) {
       this.findings = p.findings;
       this.showFindings();
@@ -265,7 +304,9 @@ export class TimelineApp {
   private onEmpty(p: EmptyState): void {
     this.session = undefined;
     this.data.reset();
+    this.spillLoader.reset();
     this.summary = undefined;
+    this.storage = undefined;
     this.setEmpty(p.message);
     this.refreshPanels();
   }
@@ -354,9 +395,27 @@ export class TimelineApp {
     this.filterBar.setHandlers(this.data.handlerNames);
     if (this.session && this.summary) renderSummary(this.headerEl, this.summary, this.findings.length, this.session);
     else this.headerEl.replaceChildren();
+    if (this.session && this.storage) this.headerEl.append(this.storageChip(this.storage));
     // What this view holds, for the end-to-end checks that compare it with the host's trace.
     this.headerEl.dataset.events = String(this.data.eventCount);
     this.headerEl.dataset.lastSeq = String(this.data.lastSeq);
+    this.headerEl.dataset.firstSeq = String(this.data.eventCount > 0 ? this.data.events.seqAt(0) : -1);
+    this.headerEl.dataset.relistMarks = String(countMarks(this.data, MarkKind.Relist));
+    this.headerEl.dataset.listMarks = String(countMarks(this.data, MarkKind.List));
+    this.headerEl.dataset.spilledEvents = String(this.data.spilledEvents);
+    this.headerEl.dataset.loadedEvents = String(this.data.loadedRange?.batch.count ?? 0);
+  }
+
+  /** "Events: 2,000 in memory · 18,000 on disk (3.1 MB of 1 GB)"; its tooltip says what search and filters cover. */
+  private storageChip(st: StorageInfo): HTMLElement {
+    const c = el('span', st.dropped > 0 || st.disk?.error ? 'chip loud' : 'chip');
+    c.dataset.k = 'storage';
+    const loaded = this.data.loadedRange;
+    const spilled = this.data.spilledEvents;
+    const scope = spilled === 0 ? '' : loaded ? ' · search: memory + loaded range' : ' · search: memory only';
+    c.append(el('span', 'chip-label', 'Events'), el('span', 'chip-value', storageValue(st) + scope));
+    c.title = storageHelp(st, loaded ? { events: loaded.batch.count, complete: loaded.complete } : undefined, spilled);
+    return c;
   }
 
   private setEmpty(message: string | undefined): void {

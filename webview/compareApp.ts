@@ -9,6 +9,7 @@
 import {
   ClockNotification,
   DeltaNotification,
+  EventDiffRequest,
   ReadyCommand,
   SnapshotNotification,
   type ClockParams,
@@ -16,11 +17,13 @@ import {
   type SessionInfo,
   type SnapshotParams,
 } from '../src/protocol/timeline';
-import { alignSessions, type Alignment } from '../src/protocol/compare';
+import { alignSessions, CompareListNotification, type Alignment, type CompareListParams } from '../src/protocol/compare';
 import type { TraceHeader, TraceSummary } from '../src/format/trace';
+import type { FieldChange } from '../src/format/events';
 import { relistsText } from '../src/protocol/summary';
 import type { VsCodeApi } from './app';
-import { eventDetails } from './model/details';
+import { diffPending, eventDetails } from './model/details';
+import { DiffFetch } from './model/diffFetch';
 import { keyOf, objectHistory } from './model/history';
 import { TimelineData } from './model/timelineData';
 import { renderLegend } from './render/legend';
@@ -47,14 +50,22 @@ export class CompareApp {
   private follow = true;
   private readonly titleEl: HTMLElement;
   private readonly groupsEl: HTMLElement;
+  /** The compared sessions that are gone (after a window reload), one line each. */
+  private readonly goneEl: HTMLElement;
   private readonly detailsEl: HTMLElement;
   private readonly followBox: HTMLInputElement;
+  private nextRequestId = 1;
+  /** The diffs of updates, asked of the host on selection (a snapshot's columns carry none). */
+  private readonly diffs: DiffFetch;
+  /** The event the details pane shows. */
+  private selected: { group: CompareGroup; seq: number } | undefined;
 
   constructor(
     private readonly vscode: VsCodeApi,
     root: HTMLElement,
   ) {
     root.classList.add('compare');
+    this.diffs = new DiffFetch((m) => this.vscode.postMessage(m), () => this.nextRequestId++);
     this.titleEl = root.appendChild(el('h2', 'compare-title', 'Compare: waiting for the informers…'));
     const toolbar = root.appendChild(el('div', 'toolbar'));
     toolbar.setAttribute('role', 'toolbar');
@@ -79,6 +90,8 @@ export class CompareApp {
     const legendHost = root.appendChild(el('div', 'compare-legend'));
     renderLegend(legendHost).open = false;
     this.groupsEl = root.appendChild(el('div', 'compare-groups'));
+    this.goneEl = root.appendChild(el('ul', 'compare-gone'));
+    this.goneEl.setAttribute('aria-label', 'Compared informers that are gone');
     this.detailsEl = root.appendChild(el('section', 'details compare-details'));
     this.detailsEl.setAttribute('aria-live', 'polite');
     this.detailsEl.setAttribute('aria-label', 'Event details');
@@ -93,6 +106,29 @@ export class CompareApp {
     if (SnapshotNotification.is(msg)) this.onSnapshot(msg.params);
     else if (DeltaNotification.is(msg)) this.onDelta(msg.params);
     else if (ClockNotification.is(msg)) this.onClock(msg.params);
+    else if (EventDiffRequest.completion.is(msg) && msg.id !== undefined) this.onDiff(msg.id, msg.params.diff);
+    else if (CompareListNotification.is(msg)) this.onList(msg.params);
+  }
+
+  /**
+   * What the view compares: kept with setState (a window reload restores the view from it), and
+   * those that are gone said plainly, one line each (their groups of lanes cannot come back).
+   */
+  private onList(p: CompareListParams): void {
+    this.vscode.setState({ compared: p.compared });
+    const lines = p.gone.map((i) => {
+      const c = p.compared[i];
+      const why = c.file !== undefined ? 'its trace file could not be read again' : 'its informer ran in the extension host before the window reloaded; start it again and compare anew';
+      const li = el('li', 'compare-gone-item');
+      li.dataset.profile = c.profile;
+      li.append(el('span', 'compare-name', `${c.profile} · ${c.title}`), el('span', 'chip loud', 'gone'), el('span', 'compare-gone-why', why));
+      return li;
+    });
+    this.goneEl.replaceChildren(...lines);
+    if (p.gone.length === p.compared.length) {
+      this.titleEl.textContent =
+        p.compared.length === 0 ? 'Compare: nothing to restore (this view kept no list of its informers)' : `Compare: none of the ${p.compared.length} compared informers is left`;
+    }
   }
 
   /** The alignment in use ("wall clock" or "starts") and each group's offset, in group order. */
@@ -145,9 +181,9 @@ export class CompareApp {
     g.header = p.header;
     g.summary = p.summary;
     g.data.reset();
+    this.diffs.forget(p.session.id);
     // A snapshot's events come as columns (src/protocol/eventColumns.ts); a malformed batch leaves the group empty.
-    if (p.columns !== undefined && !g.data.appendColumns(p.columns)) g.data.reset();
-    g.data.append(p.events);
+    if (!g.data.appendSnapshot(p)) g.data.reset();
     g.data.staleWindows = p.summary?.staleWindows ?? [];
     g.data.setLive(p.session.live);
     if (p.nowT !== undefined) g.data.advanceNow(p.nowT);
@@ -166,7 +202,9 @@ export class CompareApp {
     if (p.summary) g.summary = p.summary;
     g.session = { ...g.session, live: p.live };
     this.renderHead(g);
-    this.renderAll();
+    // Only this group's lanes changed; the others redraw for the shared domain, which may have grown.
+    g.view.dataChanged();
+    for (const other of this.groups) if (other !== g) other.view.requestRender();
   }
 
   private onClock(p: ClockParams): void {
@@ -221,9 +259,27 @@ export class CompareApp {
     g.head.dataset.profile = g.header.profile;
   }
 
+  /** Selects a session's event, as a click on its mark does. */
+  select(sessionId: string, seq: number): void {
+    const g = this.groups.find((x) => x.sessionId === sessionId);
+    if (!g) return;
+    g.view.selectSeq(seq);
+    this.showDetails(g, seq);
+  }
+
+  /** A diff from the host: shown if its event is still the selected one. */
+  private onDiff(id: number, diff: FieldChange[] | undefined): void {
+    const ref = this.diffs.answered(id, diff);
+    const sel = this.selected;
+    if (ref && sel && sel.group.sessionId === ref.sessionId && sel.seq === ref.seq) this.showDetails(sel.group, sel.seq);
+  }
+
   private showDetails(g: CompareGroup, seq: number | undefined): void {
     const e = seq === undefined ? undefined : g.data.bySeq(seq);
-    renderDetails(this.detailsEl, e ? eventDetails(g.data, e) : undefined);
+    this.selected = e ? { group: g, seq: e.seq } : undefined;
+    const details = e ? eventDetails(g.data, e) : undefined;
+    if (e && details && diffPending(g.data, e)) details.diff = this.diffs.get(g.sessionId, e.seq)?.diff;
+    renderDetails(this.detailsEl, details);
     if (e) this.detailsEl.prepend(el('p', 'compare-from', `${g.header.profile} · ${g.session.title}`));
     const key = e ? keyOf(e) : undefined;
     if (key === undefined) return;

@@ -17,7 +17,7 @@ export interface PacedOptions {
 
 export interface PacedStats {
   sent: number;
-  /** ms from the first event to the last. */
+  /** ms from the first event to the last (so far, while the stream runs). */
   durationMs: number;
 }
 
@@ -149,6 +149,7 @@ export class PacedApiserver {
         text += this.event(i % this.o.objects, rv);
       }
       this.stats.sent = i;
+      this.stats.durationMs = performance.now() - started;
       if (text && !res.write(text)) {
         await new Promise<void>((r) => {
           const done = () => {

@@ -86,7 +86,12 @@ export function openLive(target: LiveTarget, options: LiveOptions = {}): LiveInf
   });
   const segment = o.spill ? new SegmentFile(o.spill) : undefined;
   const recorder = new TraceRecorder(header, header.cap, segment);
-  const http = withSelectors(new HttpListerWatcher(o.conn, r, { namespace: o.namespace, clock }), o.labelSelector, o.fieldSelector);
+  const http = withSelectors(new HttpListerWatcher(o.conn, r, {
+      namespace: o.namespace,
+      clock,
+      restClient: o.profile,
+      onRetry: (x) => recorder.emit({ t: clock.now(), type: 'rest.retry', ...x }),
+    }), o.labelSelector, o.fieldSelector);
   const faults = new FaultInjectingListerWatcher(http, { clock, sink: recorder });
   const informer = new SharedIndexInformer({
     listerWatcher: o.requestLog ? logged(faults, o.requestLog) : faults,

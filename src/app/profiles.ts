@@ -4,7 +4,7 @@
  * engine runs with withGates(profile, scenario.gates): gates the profile's client-go does not
  * know, or locks, keep the profile's value. The effective profile is what trace headers record.
  */
-import { DEFAULT_PROFILE, findProfile, PROFILES, unemulatedGateProblem, withGates, type Profile } from '../engine/profiles';
+import { DEFAULT_PROFILE, findProfile, PROFILES, withGates, type Profile } from '../engine/profiles';
 import type { Scenario } from '../scenario/types';
 import { BadInputError } from './errors';
 
@@ -37,12 +37,9 @@ export function replayProfile(scenario: Scenario, requested?: string): ReplayPro
   const meantFor = scenario.profiles;
   const base = profileNamed(requested ?? replayProfileName(meantFor));
   const profile = withGates(base, scenario.gates);
-  const warnings = [
+  const warning =
     requested !== undefined && meantFor && meantFor.length > 0 && !meantFor.includes(base.name)
       ? `scenario ${scenario.name} is meant for ${meantFor.join(', ')}, not ${base.name}; replaying anyway`
-      : undefined,
-    unemulatedGateProblem(profile),
-  ].filter((w): w is string => w !== undefined);
-  const warning = warnings.length > 0 ? warnings.join('; ') : undefined;
+      : undefined;
   return { profile, ...(warning ? { warning } : {}) };
 }

@@ -11,6 +11,7 @@ import type { Profile } from '../engine/profiles';
 import type { KubeConnection } from '../kube';
 import type { Scenario } from '../scenario/types';
 import { replayScenario } from '../sources/engineReplay';
+import { httpTransport } from './httpReplay';
 import type { ReplayResult } from '../sources/replay';
 import { startSandbox, type Sandbox } from '../sources/sandbox';
 import { TraceRecorder } from '../trace/recorder';
@@ -66,7 +67,7 @@ export async function replay(scenario: Scenario, o: ReplayOptions): Promise<Repl
   const { profile, warning } = replayProfile(scenario, o.profile);
   const recorder = o.trace ? new TraceRecorder(traceHeader({ profile, resource: scenarioResource(scenario), source: 'scenario', cap: o.cap }), undefined, o.spill) : undefined;
   if (recorder) o.onRecorder?.(recorder, profile);
-  const result = await replayScenario(scenario, { profile, seed: o.seed, sink: recorder });
+  const result = await replayScenario(scenario, { profile, seed: o.seed, sink: recorder, transport: httpTransport });
   return { result, profile, ...(recorder ? { recorder } : {}), ...(warning ? { warning } : {}) };
 }
 
@@ -80,6 +81,8 @@ export interface SessionEnvironment {
   /** The worker script, or what makes it (tests bundle the source on first use); default: workerSession.ts's workerScript(). */
   workerFile?: string | (() => string);
   spill?: { dir: string; maxBytes: number };
+  /** The recorders' in-memory window in events (default: the recorder's DEFAULT_TRACE_CAP). */
+  cap?: number;
 }
 
 let environment: SessionEnvironment = { engine: 'worker' };
@@ -142,6 +145,7 @@ function workerOptions(simulated: boolean, onStopped?: () => Promise<void>): Par
     simulated,
     ...(environment.workerFile ? { workerFile: typeof environment.workerFile === 'function' ? environment.workerFile() : environment.workerFile } : {}),
     ...(environment.spill ? { spill: environment.spill } : {}),
+    ...(environment.cap !== undefined ? { cap: environment.cap } : {}),
     ...(onStopped ? { onStopped } : {}),
   };
 }
@@ -163,7 +167,7 @@ function workerLiveSession(id: string, target: LiveTarget, sandbox?: Sandbox): P
 
 /** A live session on this thread (SessionEnvironment.engine 'host'). */
 function liveSession(id: string, target: LiveTarget, sandbox?: Sandbox): InformerSession {
-  const live = openLive(target, environment.spill ? { spill: { ...environment.spill, name: id } } : {});
+  const live = openLive(target, { ...(environment.spill ? { spill: { ...environment.spill, name: id } } : {}), ...(environment.cap !== undefined ? { cap: environment.cap } : {}) });
   const { clock, informer } = live;
   // The informer needs at least one handler to show notifications; "main" stands for the controller.
   informer.addEventHandler('main', {});

@@ -70,6 +70,11 @@ export class RealClock implements Clock {
   }
 }
 
+/** Event-loop turns a held FakeClock spins for outside work before it polls on a timer. */
+const HOLD_TURNS = 100;
+/** Wall-clock ms a held FakeClock waits at most for outside work before moving on. */
+const HOLD_WALL_MS = 30_000;
+
 interface FakeTimer {
   at: number;
   seq: number;
@@ -85,6 +90,7 @@ export class FakeClock implements Clock {
   private t: number;
   private seq = 0;
   private timers: FakeTimer[] = [];
+  private readonly holds: (() => boolean)[] = [];
 
   constructor(start = 0) {
     this.t = start;
@@ -108,6 +114,30 @@ export class FakeClock implements Clock {
     return sleepWith(this, ms, signal);
   }
 
+  /**
+   * Outside work that must settle before time moves on (stream I/O, decompression on the thread
+   * pool): while `busy()` is true, advance/runUntilIdle/runNext keep turning the event loop
+   * (bounded) before they fire the next timer.
+   */
+  holdWhile(busy: () => boolean): void {
+    this.holds.push(busy);
+  }
+
+  private async quiet(): Promise<void> {
+    await settle();
+    if (!this.held()) return;
+    // Work on the thread pool finishes in its own time: spin a little, then poll.
+    for (let i = 0; i < HOLD_TURNS && this.held(); i++) await settle(1);
+    const until = Date.now() + HOLD_WALL_MS;
+    while (this.held() && Date.now() < until) await new Promise<void>((r) => setTimeout(r, 1));
+    await settle();
+  }
+
+  /** Whether outside work (holdWhile) is still under way. */
+  held(): boolean {
+    return this.holds.some((h) => h());
+  }
+
   /** Pending (not cancelled) timers. */
   pendingTimers(): number {
     this.timers = this.timers.filter((x) => !x.cancelled);
@@ -128,13 +158,13 @@ export class FakeClock implements Clock {
   async advance(ms: number): Promise<void> {
     const until = this.t + ms;
     for (;;) {
-      await settle();
+      await this.quiet();
       const next = this.nextTimerAt();
       if (next === undefined || next > until) break;
       this.fireNext();
     }
     this.t = until;
-    await settle();
+    await this.quiet();
   }
 
   /**
@@ -145,7 +175,7 @@ export class FakeClock implements Clock {
   async runUntilIdle(done: () => boolean = () => false, maxMs = 24 * 3600_000): Promise<'done' | 'blocked' | 'limit'> {
     const limit = this.t + maxMs;
     for (;;) {
-      await settle();
+      await this.quiet();
       if (done()) return 'done';
       const next = this.nextTimerAt();
       if (next === undefined) return 'blocked';
@@ -159,10 +189,10 @@ export class FakeClock implements Clock {
    * timer is left. For drivers that wait for outside work (real I/O) between timers.
    */
   async runNext(): Promise<boolean> {
-    await settle();
+    await this.quiet();
     if (this.nextTimerAt() === undefined) return false;
     this.fireNext();
-    await settle();
+    await this.quiet();
     return true;
   }
 

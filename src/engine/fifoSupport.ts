@@ -6,7 +6,7 @@
 import { plainObject } from './lazyObject';
 import type { Clock } from './clock';
 import type { DeltaType, EventSink, TraceEvent } from '../format/events';
-import { isRecorded, nullSink } from './sink';
+import { emitterOf, isRecorded } from './sink';
 import { FIFOClosedError, type Delta, type ProcessFunc } from './fifo';
 import { isTombstone, type KubeObject, type StoreObject } from './objects';
 import { KeyError, metaNamespaceKeyFunc, type KeyFunc, type KeyListerGetter } from './store';
@@ -96,8 +96,7 @@ export class SyncState {
 }
 
 export function makeEmitter(sink: EventSink | undefined): (e: TraceEvent) => void {
-  const s = sink ?? nullSink;
-  return (e) => s.emit(e);
+  return emitterOf(sink);
 }
 
 /**

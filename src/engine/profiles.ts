@@ -29,11 +29,6 @@ export interface Profile {
   /** Gates locked to their default in this release: client-go refuses to change them. */
   lockedGates: Partial<Gates>;
   /**
-   * Gate settings under which this release's client-go does something the engine does not reproduce
-   * yet, each with what (docs/conformance-findings.md). A replay with such a setting says so.
-   */
-  unemulatedGates: Partial<Record<GateName, { value: boolean; why: string }>>;
-  /**
    * Backoff between ListAndWatch runs (§1.2, §6):
    * - 'fixed-1s': wait.Until with a 1 s period (≤1.17);
    * - 'quiet-reset': ExponentialBackoffManager, resets only after > 2 min without a delay (1.18–v0.35);
@@ -136,6 +131,12 @@ export interface Profile {
    * by the FIFO's Replace — a non-idempotent transform shows it. v0.32 transforms them once.
    */
   watchListStoreTransforms: boolean;
+  /**
+   * v0.32 with WatchListClient on: the client's List sends an eligible LIST (RV "0" or no limit, not
+   * Exact, no continue) as a watch-list WATCH without timeoutSeconds and collects its initial
+   * events into the list; on any error it sends the LIST (watchListClient.ts). Gone in v0.34.
+   */
+  listUsesWatchList: boolean;
 }
 
 const base = {
@@ -167,6 +168,7 @@ const base = {
   addIndexersAfterStart: true,
   keepsEmptyIndexSets: false,
   watchListStoreTransforms: true,
+  listUsesWatchList: false,
 } as const satisfies Partial<Profile>;
 
 const noGates: Gates = {
@@ -188,7 +190,6 @@ export const PROFILES: readonly Profile[] = [
     gates: { ...noGates },
     knownGates: [],
     lockedGates: {},
-    unemulatedGates: {},
     backoff: 'fixed-1s',
     refusedWatchRelists: true,
     tooManyRequestsRewatches: false,
@@ -221,18 +222,10 @@ export const PROFILES: readonly Profile[] = [
     gates: { ...noGates },
     knownGates: ['WatchListClient'],
     lockedGates: {},
-    unemulatedGates: {
-      WatchListClient: {
-        value: true,
-        why:
-          "client-go v0.32's clients turn a LIST into a watch-list request while WatchListClient is on " +
-          "(PrepareWatchListOptionsFromListOptions, removed in v0.34), the reflector's fallback LIST and relists too; " +
-          'the engine sends a LIST there, so a replay that lists can differ from client-go',
-      },
-    },
     logStyle: 'printf',
     handleErrorSleepMs: 1,
     watchListStoreTransforms: false,
+    listUsesWatchList: true,
   },
   {
     ...base,
@@ -243,7 +236,6 @@ export const PROFILES: readonly Profile[] = [
     gates: { ...noGates, InOrderInformers: true },
     knownGates: ['WatchListClient', 'InOrderInformers'],
     lockedGates: {},
-    unemulatedGates: {},
     skipsTableWatchObjects: 'initial-watch-list',
   },
   {
@@ -263,7 +255,6 @@ export const PROFILES: readonly Profile[] = [
     knownGates: ['WatchListClient', 'InOrderInformers', 'AtomicFIFO', 'InOrderInformersBatchProcess', 'UnlockWhileProcessingFIFO'],
     // InOrderInformers went GA in v0.36.
     lockedGates: { InOrderInformers: true },
-    unemulatedGates: {},
     backoff: 'delay-with-reset',
     rvOrderingGuard: true,
     bookmarksToStore: true,
@@ -293,10 +284,3 @@ export function withGates(profile: Profile, overrides: Partial<Gates> | undefine
   return { ...profile, gates };
 }
 
-/** What the engine does not reproduce under the profile's (effective) gates, or undefined. */
-export function unemulatedGateProblem(profile: Profile): string | undefined {
-  for (const [name, u] of Object.entries(profile.unemulatedGates) as [GateName, { value: boolean; why: string }][]) {
-    if (profile.gates[name] === u.value) return `${name}=${u.value} under profile ${profile.name} is only partly emulated: ${u.why}`;
-  }
-  return undefined;
-}

@@ -19,8 +19,10 @@ import type { BackoffPurpose, HandedWatch, ReflectorPhaseContext, WatchEnding, W
 import { ReflectorLog } from './reflectorLogs';
 import { ReflectorLister } from './reflectorList';
 import { watchWithResync } from './reflectorWatch';
+import { handOver } from './sink';
 import { untilAborted } from './watchHandling';
 import { runWatchList } from './watchList';
+import { WatchListClient } from './watchListClient';
 
 export interface ReflectorOptions {
   /** reflector name used in log texts */
@@ -70,6 +72,8 @@ export class Reflector {
   /** The phases' view of this reflector. */
   private readonly phases: ReflectorPhaseContext;
   private readonly lister: ReflectorLister;
+  /** Where the list phase's pages come from: the ListerWatcher, or v0.32's client-side watch-list over it. */
+  private readonly listClient: Pick<ListerWatcher, 'list'>;
   private lastSyncRV = '';
   private rvUnavailable = false;
   /** A list or watch-list has filled the store once. */
@@ -88,6 +92,7 @@ export class Reflector {
     this.backoffPolicy = newReflectorBackoff(o.profile, o.clock, this.rand);
     this.useWatchList = o.profile.gates.WatchListClient && o.listerWatcher.watchListSupported !== false;
     if (o.profile.gates.WatchListClient && !this.useWatchList) this.log.watchListUnsupported();
+    this.listClient = this.newListClient(o.listerWatcher);
     this.phases = this.phaseContext();
     this.lister = new ReflectorLister(this.phases);
   }
@@ -109,7 +114,13 @@ export class Reflector {
             if (!isAbortError(e)) throw e;
           }
         }
-        if (signal.aborted) break;
+        if (signal.aborted) {
+          // wait.BackoffUntil (sliding) asks the backoff manager for its next timer before it
+          // sees the stop: one more jitter draw from the shared source (a fresh informer after a
+          // restart draws after it). No wait, no trace event.
+          this.backoffPolicy.step();
+          break;
+        }
         if (!(await this.backoff('run-loop', signal, isAccessDenied(err)))) break;
       }
     } finally {
@@ -199,10 +210,7 @@ export class Reflector {
       now: () => this.now(),
       emit: (e) => this.emit(e),
       enter: (state) => this.setState(state),
-      listPage: (opts, signal) => {
-        this.emitRequest('list', opts);
-        return o.listerWatcher.list(opts, signal);
-      },
+      listPage: (opts, signal) => this.listClient.list(opts, signal),
       openWatch: (opts, trace, signal) => this.openWatch(opts, trace, signal),
       lastSyncResourceVersion: () => this.lastSyncRV,
       relistResourceVersion: () => this.relistResourceVersion(),
@@ -223,7 +231,7 @@ export class Reflector {
   }
 
   private emit(e: TraceEvent): void {
-    this.sink.emit(e);
+    handOver(this.sink, e);
   }
 
   private now(): number {
@@ -285,6 +293,22 @@ export class Reflector {
       ...(opts.allowWatchBookmarks ? { allowWatchBookmarks: true } : {}),
       ...(opts.timeoutSeconds !== undefined ? { timeoutSeconds: opts.timeoutSeconds } : {}),
     });
+  }
+
+  /** Profile.listUsesWatchList: v0.32's client turns eligible LISTs into watch-lists while WatchListClient is on. */
+  private newListClient(lw: ListerWatcher): Pick<ListerWatcher, 'list'> {
+    if (this.profile.listUsesWatchList && this.profile.gates.WatchListClient) {
+      return new WatchListClient(lw, {
+        onRequest: (verb, opts) => this.emitRequest(verb, opts),
+        onFallback: (err) => this.log.listWatchListFallback(lw.url, err),
+      });
+    }
+    return {
+      list: (opts, signal) => {
+        this.emitRequest('list', opts);
+        return lw.list(opts, signal);
+      },
+    };
   }
 
   private openWatch(opts: WatchOptions, trace: WatchStartTrace, signal: AbortSignal): Promise<Watcher> {

@@ -116,6 +116,16 @@ export class ReflectorLog {
     this.line('v2', 'watch-list failed - backing off', this.ids({ err: text(err) }), `${this.name}: watch-list of ${this.type} returned ${text(err)} - backing off`);
   }
 
+  /** v0.32's dynamic/typed client List: its own watch-list failed, the plain LIST follows (a klog warning). */
+  listWatchListFallback(resource: string, err: unknown): void {
+    this.sink.emit({
+      t: this.clock.now(),
+      type: 'log',
+      level: 'warning',
+      msg: `The watchlist request for ${resource} ended with an error, falling back to the standard LIST semantics, err = ${text(err)}`,
+    });
+  }
+
   watchListFallback(err: unknown): void {
     if (this.printf) {
       this.sink.emit({

@@ -12,7 +12,7 @@ import { Controller, type ReflectorFactory, type ReflectorRunner } from './contr
 import { DeltaFIFO } from './deltaFifo';
 import { compareUpdate, type UpdateComparison } from './diff';
 import type { DeltaType, EventSink, TraceEvent } from '../format/events';
-import { isRecorded, nullSink } from './sink';
+import { emitterOf, isRecorded, nullSink } from './sink';
 import type { Delta, Queue } from './fifo';
 import type { ListerWatcher } from './listWatch';
 import { DeletedFinalStateUnknown, resourceVersionOf, type KubeObject, type StoreObject } from './objects';
@@ -90,8 +90,7 @@ export class SharedIndexInformer {
   private reflector: ReflectorRunner | undefined;
 
   constructor(private readonly o: SharedInformerOptions) {
-    const sink = o.sink ?? nullSink;
-    this.emitFn = (e) => sink.emit(e);
+    this.emitFn = emitterOf(o.sink);
     this.tracing = isRecorded(o.sink);
     this.log = new InformerLog(o.profile, o.clock, this.emitFn);
     this.defaultHandlerResyncMs = o.resyncPeriodMs ?? 0;

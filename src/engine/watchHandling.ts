@@ -6,7 +6,7 @@
 import { abortError, type Clock } from './clock';
 import { VeryShortWatchError, describeObject, errorFromWatchObject, type CleanEnd } from './errors';
 import type { EventSink, TraceEvent } from '../format/events';
-import { isRecorded } from './sink';
+import { handOver, isRecorded } from './sink';
 import type { ReflectorStore } from './fifo';
 import type { StreamEnd, WatchEvent, Watcher } from './listWatch';
 import { GoMap } from './goMap';
@@ -337,7 +337,7 @@ function emitWatchEvent(sink: EventSink, t: number, event: WatchEvent, accepted:
   const e: TraceEvent & { type: 'watch.event' } = { t, type: 'watch.event', eventType: event.type, key: objectKey(obj) || undefined, rv: obj ? (metaField(obj, 'resourceVersion') ?? '') : '', accepted };
   if (skipped) e.skipped = skipped;
   if (initialEventsEnd) e.initialEventsEnd = initialEventsEnd;
-  sink.emit(e);
+  handOver(sink, e);
 }
 
 function tryStore(op: () => void, onError: (err: unknown) => void): void {

@@ -87,6 +87,12 @@ export type EngineEvent =
       allowWatchBookmarks?: boolean;
       timeoutSeconds?: number;
     })
+  /**
+   * The REST client sends a LIST or WATCH again below the reflector (client-go rest/with_retry.go):
+   * the failed attempt's status `code` or transport `error`, the wait before the retry, and which
+   * retry of the line's budget this is ("429, retried after 1 s (3/10)"). Live and HTTP paths only.
+   */
+  | (Base & { type: 'rest.retry'; verb: 'list' | 'watch'; retry: number; maxRetries: number; waitMs: number; code?: number; error?: string })
   /** A relist begins (every list after the first), with the reason carried from what ended the previous cycle. */
   | (Base & { type: 'relist'; reason: RelistReason; row: number; rv: string; consistent: boolean; text: string })
   | (Base & { type: 'list.start'; rv: string; limit: number; initial: boolean })
@@ -212,5 +218,12 @@ export type RecordedEvent = TraceEvent & { seq: number };
 
 /** Where the engine sends its events. Must not throw; must not call back into the engine. */
 export interface EventSink {
+  /** Takes an event the caller may keep, reuse or hand to others: the sink keeps nothing of it that it changes. */
   emit(event: TraceEvent): void;
+  /**
+   * Optional, the same as emit except that the event is handed over: the caller built it for this
+   * one call and never reads, changes or passes it on again, so the sink may keep that very object
+   * (the recorder stamps its seq on it instead of copying it). The engine's events all qualify.
+   */
+  adopt?(event: TraceEvent): void;
 }

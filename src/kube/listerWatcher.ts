@@ -1,8 +1,8 @@
 /**
  * The ListerWatcher for real clusters: LIST and WATCH over HTTP GET, with client-go's REST-client
- * behaviour below the reflector (spec §1.9): its retries (10 by default) on probable-EOF for
- * LIST, on probable-EOF/timeout for WATCH (ending in an empty closed watcher), and on 429/5xx
- * with Retry-After; its query parameters; and its error values.
+ * behaviour below the reflector (spec §1.9): its retries per profile line (restRequest.ts, the
+ * rule table of src/engine/restRetries.ts: Retry-After, resets, 1.15's artificial 500, the empty
+ * watcher), its query parameters, and its error values.
  */
 import { Clock, RealClock } from '../engine/clock';
 import { goDuration } from '../engine/reflectorLogs';
@@ -14,9 +14,12 @@ import {
   TransportError,
   WatchOptions,
   Watcher,
+  type WatchEvent,
 } from '../engine/listWatch';
-import { GetResponse, httpGet, readBody, redactedUrl, retryAfterSeconds, statusErrorFrom } from './http';
-import type { KubeConnection } from './kubeconfig';
+import { watchDecodeErrorStatus } from '../engine/statusErrors';
+import { ARTIFICIAL_RETRY_AFTER_500, type AttemptEnd, type RestLine } from '../engine/restRetries';
+import { GetResponse, httpGet, type HttpTarget, readBody, redactedUrl, retryAfterSeconds, statusErrorFrom } from './http';
+import { RestRetry, type RestRetryInfo } from './restRequest';
 import type { KubeObject } from '../engine/objects';
 import type { ApiResource } from './discovery';
 import { EmptyWatcher, StreamWatcher } from './watchStream';
@@ -37,8 +40,12 @@ export interface HttpListerWatcherOptions {
   namespace?: string;
   /** Like rest.Config.Timeout: a client-side limit on each whole request, watches included. 0 = none (the default, as in client-go). */
   requestTimeoutMs?: number;
-  /** The REST client's retries per request (client-go: 10). */
+  /** Which REST client line to follow (Profile.restRetriesWatchOpen); default the modern one (v0.32+). */
+  restClient?: RestLine;
+  /** A lower cap on the REST client's retries per request than its line's (tests). */
   maxRetries?: number;
+  /** Called before each of the REST client's own retries (after the failed attempt, before the wait). */
+  onRetry?: (info: RestRetryInfo) => void;
   /** Used for the REST client's Retry-After sleeps. */
   clock?: Clock;
   /** Called for every HTTP request sent, retries included. */
@@ -53,21 +60,22 @@ export class HttpListerWatcher implements ListerWatcher {
   /** Where requests go (user info intact: Node sends it as basic auth, as Go's client does). */
   private readonly base: string;
   private readonly clock: Clock;
-  private readonly maxRetries: number;
+  private readonly restClient: RestLine;
 
   constructor(
-    private readonly conn: KubeConnection,
+    private readonly conn: HttpTarget,
     private readonly res: ResourceRef,
     private readonly opts: HttpListerWatcherOptions = {},
   ) {
     this.base = conn.server + collectionPath(res, opts.namespace);
     this.url = redactedUrl(this.base);
     this.clock = opts.clock ?? new RealClock();
-    this.maxRetries = opts.maxRetries ?? 10;
+    this.restClient = opts.restClient ?? { restRetriesWatchOpen: true };
   }
 
   async list(options: ListOptions, signal: AbortSignal): Promise<ObjectList> {
     const url = `${this.base}?${encodeQuery(listQuery(options))}`;
+    const retry = this.retry('list');
     for (let attempt = 0; ; attempt++) {
       let res: GetResponse;
       let bodyRead: Promise<Buffer> | undefined;
@@ -75,36 +83,25 @@ export class HttpListerWatcher implements ListerWatcher {
         // The body is read from the moment the response arrives (see GetOptions.onResponse).
         res = await this.send('list', url, attempt, signal, (r) => (bodyRead = readBody(r)));
       } catch (e) {
-        // Do() retries a GET on connection reset and probable EOF, after an artificial Retry-After: 1.
-        if (e instanceof TransportError && (e.kind === 'connection-reset' || e.kind === 'eof') && attempt < this.maxRetries) {
-          await this.clock.sleep(1000, signal);
-          continue;
-        }
+        if (!(e instanceof TransportError)) throw e;
+        const end: AttemptEnd = { kind: 'network', network: e.kind };
+        if (await retry.again(end, signal)) continue;
+        if (retry.outcome(end) === 'internal-error') throw new StatusError(structuredClone(ARTIFICIAL_RETRY_AFTER_500));
         throw e;
       }
-      let body: Buffer;
-      try {
-        body = await (bodyRead ?? readBody(res));
-      } catch (e) {
-        if (e instanceof TransportError) {
-          throw new TransportError(e.kind, `unexpected error when reading response body. Please retry. Original error: ${e.message}`);
-        }
-        throw e;
-      }
-      if (res.status < 200 || res.status > 206) {
-        const wait = this.retryWait(res, attempt);
-        if (wait !== undefined) {
-          await this.clock.sleep(wait, signal);
-          continue;
-        }
-        throw statusErrorFrom(res.status, res.headers, body, this.res);
-      }
+      const body = await settledBody(bodyRead ?? readBody(res));
+      // The retry is decided on the status and Retry-After alone (IsNextRetry runs before
+      // transformResponse reads the body): a cut body of a retried answer does not matter.
+      if ((res.status < 200 || res.status > 206) && (await retry.again(statusEnd(res), signal))) continue;
+      if (!(body instanceof Buffer)) throw body;
+      if (res.status < 200 || res.status > 206) throw statusErrorFrom(res.status, res.headers, body, this.res);
       return decodeList(body);
     }
   }
 
   async watch(options: WatchOptions, signal: AbortSignal): Promise<Watcher> {
     const url = `${this.base}?${encodeQuery(watchQuery(options))}`;
+    const retry = this.retry('watch');
     for (let attempt = 0; ; attempt++) {
       let res: GetResponse;
       let watcher: StreamWatcher | undefined;
@@ -117,27 +114,20 @@ export class HttpListerWatcher implements ListerWatcher {
           else bodyRead = readBody(r, 1 << 20);
         });
       } catch (e) {
-        const retryable = e instanceof TransportError && (e.kind === 'connection-reset' || e.kind === 'eof' || e.kind === 'timeout');
-        if (!retryable) throw e;
-        if (attempt < this.maxRetries) {
-          await this.clock.sleep(1000, signal);
-          continue;
-        }
-        // Request.Watch: retries exhausted on probable-EOF/timeout → watch.NewEmptyWatch(), nil.
-        return new EmptyWatcher({ kind: 'open-retries-exhausted', message: (e as Error).message });
+        if (!(e instanceof TransportError)) throw e;
+        const end: AttemptEnd = { kind: 'network', network: e.kind };
+        if (await retry.again(end, signal)) continue;
+        // Request.Watch: stopped on probable-EOF (v0.32+: or timeout) → watch.NewEmptyWatch(), nil.
+        if (retry.outcome(end) === 'empty-watcher') return new EmptyWatcher({ kind: 'open-retries-exhausted', message: e.message });
+        throw e;
       }
-      if (res.status === 200) return watcher ?? new StreamWatcher(res);
-      let body: Buffer;
-      try {
-        body = await (bodyRead ?? readBody(res, 1 << 20));
-      } catch {
-        body = Buffer.alloc(0);
+      if (res.status === 200) {
+        const w = watcher ?? new StreamWatcher(res);
+        return this.restClient.restRetriesWatchOpen ? w : new TimeoutAsErrorEvent(w);
       }
-      const wait = this.retryWait(res, attempt);
-      if (wait !== undefined) {
-        await this.clock.sleep(wait, signal);
-        continue;
-      }
+      const body = await settledBody(bodyRead ?? readBody(res, 1 << 20));
+      if (await retry.again(statusEnd(res), signal)) continue;
+      if (!(body instanceof Buffer)) throw body;
       if (res.status >= 200 && res.status <= 206) {
         throw new TransportError('other', `for request ${redactedUrl(url)}, got status: ${res.status}`);
       }
@@ -145,12 +135,8 @@ export class HttpListerWatcher implements ListerWatcher {
     }
   }
 
-  /** checkWait: a 429 or ≥500 answer with a valid Retry-After is retried after that many seconds. */
-  private retryWait(res: GetResponse, attempt: number): number | undefined {
-    if (attempt >= this.maxRetries) return undefined;
-    if (res.status !== 429 && res.status < 500) return undefined;
-    const s = retryAfterSeconds(res.headers);
-    return s === undefined ? undefined : s * 1000;
+  private retry(verb: 'list' | 'watch'): RestRetry {
+    return new RestRetry({ client: this.restClient, verb, clock: this.clock, maxRetries: this.opts.maxRetries, onRetry: this.opts.onRetry });
   }
 
   private send(
@@ -163,6 +149,59 @@ export class HttpListerWatcher implements ListerWatcher {
     this.opts.onRequest?.({ verb, method: 'GET', url, attempt });
     return httpGet(this.conn, url, { signal, timeoutMs: this.opts.requestTimeoutMs, onResponse });
   }
+}
+
+/**
+ * The body, or the error transformResponse makes of a body that cannot be read: a plain wrapped
+ * error (fmt.Errorf "%w"), so no identity check (io.EOF, io.ErrUnexpectedEOF) matches it; only
+ * its text can (IsProbableEOF's "connection reset by peer").
+ */
+async function settledBody(read: Promise<Buffer>): Promise<Buffer | Error> {
+  try {
+    return await read;
+  } catch (e) {
+    if (e instanceof TransportError) {
+      return new TransportError('other', `unexpected error when reading response body. Please retry. Original error: ${e.message}`);
+    }
+    return e as Error;
+  }
+}
+
+/**
+ * client-go 1.15's StreamWatcher.receive has no IsTimeout case (apimachinery watch/streamwatcher.go):
+ * a read that times out is not probable-EOF, so it becomes one ERROR event "unable to decode an
+ * event from the watch stream: …" before the channel closes.
+ */
+class TimeoutAsErrorEvent implements Watcher {
+  private reported = false;
+
+  constructor(private readonly inner: Watcher) {}
+
+  get end() {
+    return this.inner.end;
+  }
+
+  async next(): Promise<WatchEvent | null> {
+    const e = await this.inner.next();
+    const end = this.inner.end;
+    if (e !== null || this.reported || end?.kind !== 'timeout') return e;
+    this.reported = true;
+    return { type: 'ERROR', object: watchDecodeErrorStatus(readErrorText(end.message)) as unknown as KubeObject };
+  }
+
+  stop(): void {
+    this.inner.stop();
+  }
+}
+
+/** The socket error inside a `Get "url": …` text (what the stream's read returned). */
+function readErrorText(message: string): string {
+  return message.replace(/^Get "[^"]*": /, '');
+}
+
+/** How a non-200 answer ended its attempt, for the retry rule (checkWait reads the Retry-After header). */
+function statusEnd(res: GetResponse): AttemptEnd {
+  return { kind: 'status', code: res.status, retryAfterSeconds: retryAfterSeconds(res.headers) };
 }
 
 export function collectionPath(res: ResourceRef, namespace?: string): string {

@@ -25,6 +25,7 @@ import {
 import type { Finding, StaleWindow, TraceHeader, TraceSummary } from '../format/trace';
 import type { FieldChange, RecordedEvent } from '../format/events';
 import type { ColumnBatch } from './eventColumns';
+import type { DenseRow, SegmentChunk, SpillOverview } from '../format/spill';
 
 /** One informer session the host knows about (running, finished, imported or replayed). */
 export interface SessionInfo {
@@ -47,6 +48,12 @@ export interface SnapshotParams {
    * not in them: the webview asks for one with EventDiffRequest.
    */
   columns?: ColumnBatch;
+  /**
+   * More events as column batches, in seq order after those of `columns`, each with its own
+   * string table: a worker session's window as the host holds it (src/protocol/columnChunks.ts),
+   * sent without being decoded or merged.
+   */
+  chunks?: ColumnBatch[];
   findings: Finding[];
   /** Every session, so a view can offer to switch. */
   sessions: SessionInfo[];
@@ -54,6 +61,36 @@ export interface SnapshotParams {
   summary?: TraceSummary;
   /** The session's current engine time (same base as event t); only for a live session. */
   nowT?: number;
+  /** What of the trace lies in the spill segment and not in `columns` (src/format/spill.ts). */
+  spill?: SpillOverview;
+  /** Where the session keeps its events: memory, disk (against its bound), dropped. */
+  storage?: StorageInfo;
+}
+
+/** How many events a session holds where (the header shows it). */
+export interface StorageInfo {
+  memoryEvents: number;
+  dropped: number;
+  /** Present when the session spills: the segment's events and bytes, and its bound. */
+  disk?: { events: number; bytes: number; maxBytes: number; error?: string };
+}
+
+/** Asks for the spilled events of the segment chunks that meet [t0, t1] (session time). */
+export interface SpillRangeParams {
+  sessionId: string;
+  t0: number;
+  t1: number;
+}
+
+export interface SpillRangeResult {
+  /** The events read, as columns; absent when the read failed (then `message` says why). */
+  columns?: ColumnBatch;
+  /** The time span of the chunks read. */
+  t0: number;
+  t1: number;
+  /** Every chunk the range touches was read (false: the read stopped at its event limit). */
+  complete: boolean;
+  message?: string;
 }
 
 export interface DeltaParams {
@@ -61,6 +98,11 @@ export interface DeltaParams {
   /** seq of the last event the host sent this view before this batch (-1: none). */
   afterSeq: number;
   events: RecordedEvent[];
+  /**
+   * The batch's events as column batches (each with its own string table), in seq order before
+   * those of `events`; diffs are not in them (EventDiffRequest asks for one).
+   */
+  columns?: ColumnBatch[];
   /** Present when the findings changed since the last message. */
   findings?: Finding[];
   live: boolean;
@@ -68,6 +110,7 @@ export interface DeltaParams {
   summary?: TraceSummary;
   /** The session's current engine time (same base as event t); only while it is live. */
   nowT?: number;
+  storage?: StorageInfo;
 }
 
 /** The heartbeat of a live session: its current engine time, sent while the view is visible. */
@@ -145,13 +188,53 @@ function isSnapshot(v: unknown): v is SnapshotParams {
   return (
     isRecord(v) &&
     (v.columns === undefined || isColumnBatch(v.columns)) &&
+    (v.chunks === undefined || isArrayOf(v.chunks, isColumnBatch)) &&
     isSessionInfo(v.session) &&
     isTraceHeader(v.header) &&
     isArrayOf(v.events, isRecordedEvent) &&
     isArrayOf(v.findings, isFinding) &&
     isArrayOf(v.sessions, isSessionInfo) &&
     isOptionalSummary(v.summary) &&
-    isOptionalTime(v.nowT)
+    isOptionalTime(v.nowT) &&
+    (v.spill === undefined || isSpillOverview(v.spill)) &&
+    (v.storage === undefined || isStorageInfo(v.storage))
+  );
+}
+
+function isChunk(v: unknown): v is SegmentChunk {
+  return isRecord(v) && ['firstSeq', 'lastSeq', 't0', 't1', 'count', 'offset', 'bytes'].every((k) => isFiniteNumber(v[k]));
+}
+
+function isDenseRow(v: unknown): v is DenseRow {
+  return isRecord(v) && isString(v.type) && isFiniteNumber(v.t) && isFiniteNumber(v.count) && v.count > 0;
+}
+
+export function isSpillOverview(v: unknown): v is SpillOverview {
+  return isRecord(v) && isArrayOf(v.chunks, isChunk) && isArrayOf(v.exact, isRecordedEvent) && isArrayOf(v.dense, isDenseRow);
+}
+
+export function isStorageInfo(v: unknown): v is StorageInfo {
+  return (
+    isRecord(v) &&
+    isFiniteNumber(v.memoryEvents) &&
+    isFiniteNumber(v.dropped) &&
+    (v.disk === undefined ||
+      (isRecord(v.disk) && isFiniteNumber(v.disk.events) && isFiniteNumber(v.disk.bytes) && isFiniteNumber(v.disk.maxBytes) && (v.disk.error === undefined || isString(v.disk.error))))
+  );
+}
+
+function isSpillRange(v: unknown): v is SpillRangeParams {
+  return isRecord(v) && isString(v.sessionId) && typeof v.t0 === 'number' && typeof v.t1 === 'number' && !Number.isNaN(v.t0) && !Number.isNaN(v.t1);
+}
+
+function isSpillRangeResult(v: unknown): v is SpillRangeResult {
+  return (
+    isRecord(v) &&
+    (v.columns === undefined || isColumnBatch(v.columns)) &&
+    isFiniteNumber(v.t0) &&
+    isFiniteNumber(v.t1) &&
+    isBoolean(v.complete) &&
+    (v.message === undefined || isString(v.message))
   );
 }
 
@@ -161,10 +244,12 @@ function isDelta(v: unknown): v is DeltaParams {
     isString(v.sessionId) &&
     isFiniteNumber(v.afterSeq) &&
     isArrayOf(v.events, isRecordedEvent) &&
+    (v.columns === undefined || isArrayOf(v.columns, isColumnBatch)) &&
     (v.findings === undefined || isArrayOf(v.findings, isFinding)) &&
     isBoolean(v.live) &&
     isOptionalSummary(v.summary) &&
-    isOptionalTime(v.nowT)
+    isOptionalTime(v.nowT) &&
+    (v.storage === undefined || isStorageInfo(v.storage))
   );
 }
 
@@ -245,6 +330,8 @@ export const OpenLinkCommand = new IpcMessageType('command', 'timeline/openLink'
 export const ExportTraceRequest = new IpcRequestType('timeline/exportTrace', isSessionRef, isExportResult);
 /** The diff of one event, which a snapshot's columns leave with the host. */
 export const EventDiffRequest = new IpcRequestType('timeline/eventDiff', isEventRef, isEventDiff);
+/** The spilled events of a time range the view zoomed into (they are on disk, not in the snapshot). */
+export const SpillRangeRequest = new IpcRequestType('timeline/spillRange', isSpillRange, isSpillRangeResult);
 
 // ---- host → webview
 

@@ -62,6 +62,8 @@ export interface ListPageStep {
   listTypeMeta?: { apiVersion: string; kind: string };
   /** Extension: the body is gzip-encoded (the REST client undoes it). */
   gzip?: boolean;
+  /** Extension: the connection closes after this many body bytes (docs/scenario-format.md, "gzip and cut bodies"). */
+  cutAtByte?: number;
 }
 
 export interface ErrorStep {
@@ -69,6 +71,8 @@ export interface ErrorStep {
   error: ErrorSpec;
   /** Extension: the body is gzip-encoded (the REST client undoes it). */
   gzip?: boolean;
+  /** Extension: the connection closes after this many body bytes (docs/scenario-format.md, "gzip and cut bodies"). */
+  cutAtByte?: number;
 }
 
 export interface NetworkStep {
@@ -88,6 +92,8 @@ export interface WatchStreamStep {
   durationMs?: number;
   /** Extension: the stream is gzip-encoded, flushed per burst (the REST client undoes it). */
   gzip?: boolean;
+  /** Extension: the connection closes after this many body bytes (docs/scenario-format.md, "gzip and cut bodies"). */
+  cutAtByte?: number;
 }
 
 export interface AdvanceStep {
@@ -122,13 +128,15 @@ export interface InformerSpec {
 
 /**
  * Extension: something the test does to the informer at a virtual time (ms since the start),
- * once that instant has settled: add or remove a handler, add indexers, or stop (end the run).
+ * once that instant has settled: add or remove a handler, add indexers, stop (end the run), or
+ * restart (stop the informer and start a fresh one with the scenario's handlers).
  */
 export type Action =
   | { atMs: number; addHandler: HandlerSpec }
   | { atMs: number; removeHandler: string }
   | { atMs: number; addIndexers: IndexerSpecs }
-  | { atMs: number; stop: true };
+  | { atMs: number; stop: true }
+  | { atMs: number; restart: true };
 
 export interface Scenario {
   format: typeof SCENARIO_FORMAT;

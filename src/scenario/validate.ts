@@ -133,7 +133,7 @@ function semanticProblems(s: Scenario): string[] {
   return problems;
 }
 
-const ACTION_KINDS = ['addHandler', 'removeHandler', 'addIndexers', 'stop'] as const;
+const ACTION_KINDS = ['addHandler', 'removeHandler', 'addIndexers', 'stop', 'restart'] as const;
 
 function indexerProblems(specs: IndexerSpecs | undefined, at: string): string[] {
   return Object.entries(specs ?? {})

@@ -61,7 +61,29 @@ export interface ReplayInformerOptions {
 
 export type InformerFactory = (o: ReplayInformerOptions) => ReplayInformer;
 
+/** What a replay transport gets to build the ListerWatcher the informer talks to. */
+export interface ReplayTransportContext {
+  /** The scenario's server (its steps, request lines, end of run). */
+  scripted: ScriptedServer;
+  scenario: Scenario;
+  clock: FakeClock;
+  /** The profile with the scenario's gates applied. */
+  profile: Profile;
+  sink: EventSink;
+  /** Aborts when the run stops. */
+  runSignal: AbortSignal;
+}
+
+/**
+ * Builds the informer's ListerWatcher over the scripted server. Absent: the informer talks to
+ * the ListerWatcher-level server directly (sandbox, replay). The conformance engine side passes
+ * one that runs the real HttpListerWatcher over in-memory HTTP (test/conformance/httpTransport.ts).
+ */
+export type ReplayTransport = (ctx: ReplayTransportContext) => ListerWatcher;
+
 export interface ReplayOptions {
+  /** How the informer reaches the scripted server (see ReplayTransport). */
+  transport?: ReplayTransport;
   /** The profile to emulate; the scenario's gates are applied on top. */
   profile: Profile;
   /** Seed of the informer's rand (jitter, watch timeouts). Default 1. */
@@ -96,6 +118,12 @@ export interface ReplayResult {
   /** Virtual ms at the end of the run. */
   durationMs: number;
 }
+
+/**
+ * Wall-clock ms a run may go without any progress (and no timer) before it counts as blocked:
+ * real I/O below the engine (in-memory HTTP, zlib on the thread pool) finishes in its own time.
+ */
+const STALL_WALL_MS = 2_000;
 
 /** Turns of the event loop a run may go without any progress before it counts as blocked. */
 const IDLE_POLL_LIMIT = 10_000;
@@ -153,6 +181,12 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
   };
   const indexNames = new Set(Object.keys(scenario.informer.indexers ?? {}));
   let endRun: () => void = () => undefined;
+  // One jitter source for every informer of the run, as client-go's informers share math/rand.
+  const rand = options.rand ?? seededRand(options.seed ?? 1);
+  /** Every informer's run (a restart action adds one); the current informer's stop. */
+  const runs: Promise<void>[] = [];
+  let stopCurrent = new AbortController();
+  stop.signal.addEventListener('abort', () => stopCurrent.abort(), { once: true });
 
   const server = new ScriptedServer(scenario, clock, {
     onRequest(line) {
@@ -174,7 +208,7 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
         // index, store and end carry the instant the informer was found idle and stopped.
         const stoppedAt = clock.now();
         stop.abort();
-        await running;
+        await Promise.all(runs);
         if (v2 && indexNames.size) log.push(indexLine(), stoppedAt);
         if (v2) log.push(storeLine(), stoppedAt);
         log.push({ kind: 'end' }, stoppedAt);
@@ -183,28 +217,55 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
     },
   }, profile);
 
-  informer = factory({
-    listerWatcher: server,
-    profile,
-    clock,
-    sink,
-    rand: options.rand ?? seededRand(options.seed ?? 1),
-    resyncPeriodMs: scenario.informer.resyncPeriodMs ?? 0,
-    typeDescription: '*unstructured.Unstructured',
-    name: `scenario/${scenario.name}`,
-    ...indexersFor(scenario),
-  });
-  for (const h of scenario.informer.handlers) addHandler(h);
-  const running = informer.run(stop.signal).catch((e: unknown) => {
-    runError = e;
-  });
+  const listerWatcher = options.transport ? options.transport({ scripted: server, scenario, clock, profile, sink, runSignal: stop.signal }) : server;
+  /**
+   * A fresh informer on the same server (the scenario's transform, indexers and handlers), run
+   * until the run stops or a restart action replaces it.
+   */
+  const startInformer = () => {
+    informer = factory({
+      listerWatcher,
+      profile,
+      clock,
+      sink,
+      rand,
+      resyncPeriodMs: scenario.informer.resyncPeriodMs ?? 0,
+      typeDescription: '*unstructured.Unstructured',
+      name: `scenario/${scenario.name}`,
+      ...indexersFor(scenario),
+    });
+    registrations.clear();
+    for (const h of scenario.informer.handlers) addHandler(h);
+    runs.push(
+      informer.run(stopCurrent.signal).catch((e: unknown) => {
+        runError = e;
+      }),
+    );
+  };
+  startInformer();
   endRun = () => server.endNow();
   const target: ActionTarget = {
-    informer,
+    // The current informer: a restart action replaces it.
+    get informer() {
+      return informer as ReplayInformer;
+    },
     addHandler,
     registration: (name) => registrations.get(name),
     indexAdded: (name) => indexNames.add(name),
     stop: () => endRun(),
+    restart: async () => {
+      // client-go cannot run a stopped informer again: a new one takes its place once the
+      // stopped one's run has returned (so its reflector's last backoff draw comes first). Its
+      // synced line, registrations and added indexes go with it.
+      const stopped = runs[runs.length - 1];
+      stopCurrent.abort();
+      await stopped;
+      stopCurrent = new AbortController();
+      synced = false;
+      indexNames.clear();
+      for (const name of Object.keys(scenario.informer.indexers ?? {})) indexNames.add(name);
+      startInformer();
+    },
   };
   void runActions(scenario.actions ?? [], clock, stop.signal, target);
 
@@ -213,7 +274,7 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
   if (!ended) {
     // Stop what is left; whatever still runs after that is not waited for.
     stop.abort();
-    await Promise.race([running, settle(20)]);
+    await Promise.race([Promise.all(runs), settle(20)]);
     if (v2) log.push(storeLine());
     log.push({ kind: 'end' });
   }
@@ -250,6 +311,7 @@ export async function replayWith(factory: InformerFactory, scenario: Scenario, o
 async function driveClock(clock: FakeClock, done: () => boolean, maxMs: number, progress: () => number): Promise<ReplayOutcome> {
   const limit = clock.now() + maxMs;
   let stalls = 0;
+  let stalledSince = Date.now();
   for (;;) {
     const before = progress();
     const r = await clock.runUntilIdle(done, Math.max(0, limit - clock.now()));
@@ -257,8 +319,10 @@ async function driveClock(clock: FakeClock, done: () => boolean, maxMs: number, 
     if (r === 'limit') return 'limit';
     await settle(5);
     if (done()) return 'ended';
-    if (progress() !== before || clock.pendingTimers() > 0) stalls = 0;
-    else if (++stalls > 20) return 'blocked';
+    if (progress() !== before || clock.pendingTimers() > 0 || clock.held()) {
+      stalls = 0;
+      stalledSince = Date.now();
+    } else if (++stalls > 20 && Date.now() - stalledSince > STALL_WALL_MS) return 'blocked';
   }
 }
 

@@ -22,6 +22,8 @@ export interface ActionTarget {
   indexAdded(name: string): void;
   /** End the run now (a `stop` action). */
   stop(): void;
+  /** Stop the informer and start a fresh one with the scenario's handlers (a `restart` action). */
+  restart(): Promise<void>;
 }
 
 /** One nanosecond in virtual ms: an action runs after everything at its instant. */
@@ -53,11 +55,11 @@ export async function runActions(actions: readonly Action[], clock: Clock, signa
       return; // the run stopped
     }
     if (signal.aborted) return;
-    perform(action, target);
+    await perform(action, target);
   }
 }
 
-function perform(action: Action, target: ActionTarget): void {
+async function perform(action: Action, target: ActionTarget): Promise<void> {
   if ('addHandler' in action) {
     target.addHandler(action.addHandler);
   } else if ('removeHandler' in action) {
@@ -70,6 +72,8 @@ function perform(action: Action, target: ActionTarget): void {
     } catch {
       // refused by this client-go line: nothing added
     }
+  } else if ('restart' in action) {
+    await target.restart();
   } else {
     target.stop();
   }

@@ -18,31 +18,17 @@ import {
   type ListOptions,
   type ListerWatcher,
   type ObjectList,
-  type Status,
   type Watcher,
   type WatchOptions,
 } from '../engine/listWatch';
 import { watchDecodeErrorStatus } from '../engine/statusErrors';
 import type { Profile } from '../engine/profiles';
-import { restRetries, type AttemptEnd } from '../engine/restRetries';
+import { ARTIFICIAL_RETRY_AFTER_500, restRetries, type AttemptEnd } from '../engine/restRetries';
 import { requestLine, type DivergenceLine, type RequestLine } from '../scenario/notificationLog';
 import { ScriptedWatcher, closedWatcher } from './scriptedWatcher';
 import { statusOf, withResourceType } from './statusObjects';
 import { stepKind, type ErrorSpec, type HandlerSpec, type ListPageStep, type NetworkStep, type Scenario, type Step, type Verb, type WatchStreamStep } from '../scenario/types';
 
-/**
- * client-go 1.15: a LIST whose every attempt is reset ends with the REST client's artificial
- * "500, Retry-After: 1" response, which Do() turns into this Status (rest/request.go).
- */
-const ARTIFICIAL_RETRY_AFTER_500: Status = {
-  apiVersion: 'v1',
-  kind: 'Status',
-  status: 'Failure',
-  message: 'an error on the server ("unknown") has prevented the request from succeeding',
-  reason: 'InternalError',
-  code: 500,
-  details: { causes: [{ type: 'UnexpectedServerResponse', reason: 'UnexpectedServerResponse', message: 'unknown' }] },
-};
 /** A scripted watch stream's default lifetime: long enough not to be a "very short watch". */
 export const DEFAULT_WATCH_DURATION_MS = 1_500;
 
@@ -87,7 +73,7 @@ export class ScriptedServer implements ListerWatcher {
   }
 
   async list(options: ListOptions, signal: AbortSignal): Promise<ObjectList> {
-    const step = await this.take('list', options, signal);
+    const step = await this.nextStep('list', options, signal);
     switch (stepKind(step)) {
       case 'network': {
         const net = step as NetworkStep;
@@ -97,21 +83,13 @@ export class ScriptedServer implements ListerWatcher {
       }
       case 'error':
         throw await this.statusError('list', (step as { error: ErrorSpec }).error, signal);
-      default: {
-        const page = step as ListPageStep;
-        const r = this.scenario.resource;
-        return {
-          apiVersion: page.listTypeMeta?.apiVersion ?? r.apiVersion,
-          kind: page.listTypeMeta?.kind ?? `${r.kind}List`,
-          metadata: { resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}) },
-          items: page.items.map((o) => withResourceType(o, r)),
-        };
-      }
+      default:
+        return listBody(step as ListPageStep, this.scenario.resource);
     }
   }
 
   async watch(options: WatchOptions, signal: AbortSignal): Promise<Watcher> {
-    const step = await this.take('watch', options, signal);
+    const step = await this.nextStep('watch', options, signal);
     switch (stepKind(step)) {
       case 'network': {
         const net = step as NetworkStep;
@@ -172,9 +150,10 @@ export class ScriptedServer implements ListerWatcher {
 
   /**
    * Logs the call, runs the leading advanceMs/addHandler steps and returns the step that answers
-   * it. When the run is over it never resolves (it rejects once `signal` aborts).
+   * it. When the run is over it never resolves (it rejects once `signal` aborts). The HTTP
+   * responder (scriptedHttp.ts) calls it for the first HTTP request of each call.
    */
-  private async take(verb: Verb, options: ListOptions | WatchOptions, signal: AbortSignal): Promise<Step> {
+  async nextStep(verb: Verb, options: ListOptions | WatchOptions, signal: AbortSignal): Promise<Step> {
     if (signal.aborted) throw abortError();
     // The selectors are the ListWatch's (client-go's tweakListOptions sets them on every call).
     const { labelSelector, fieldSelector } = this.scenario.informer;
@@ -224,6 +203,16 @@ function pendingUntilAbort(signal: AbortSignal): Promise<never> {
     if (signal.aborted) reject(abortError());
     else signal.addEventListener('abort', () => reject(abortError()), { once: true });
   });
+}
+
+/** A list step's page as the server sends it (items with the resource's apiVersion/kind). */
+export function listBody(page: ListPageStep, r: Scenario['resource']): ObjectList {
+  return {
+    apiVersion: page.listTypeMeta?.apiVersion ?? r.apiVersion,
+    kind: page.listTypeMeta?.kind ?? `${r.kind}List`,
+    metadata: { resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}) },
+    items: page.items.map((o) => withResourceType(o, r)),
+  };
 }
 
 /** The URL client-go would request, used only in error texts. */

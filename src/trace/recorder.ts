@@ -15,7 +15,9 @@
 import type { EventSink, RecordedEvent, TraceEvent } from '../format/events';
 import type { TraceHeader } from '../format/trace';
 import { redactEvent, type RedactionContext } from './redact';
+import type { SpillOverview } from '../format/spill';
 import { readSegment, type SegmentFile, type SpillState } from './segments';
+import { SpillOverviewBuilder } from './spillOverview';
 
 export const TRACE_FORMAT = 'informer-trace/v1';
 export const DEFAULT_TRACE_CAP = 200_000;
@@ -37,6 +39,7 @@ export class TraceRecorder implements EventSink {
   private nextSeq = 0;
   private droppedCount = 0;
   private readonly spill: SegmentFile | undefined;
+  private readonly overview = new SpillOverviewBuilder();
 
   /**
    * @param cap default 200 000 events (the header's own `cap` is overwritten with the effective
@@ -54,13 +57,24 @@ export class TraceRecorder implements EventSink {
     return this.droppedCount;
   }
 
+  /** Records a copy of e (at most one copy: a redacted one is already ours); e stays as it was. */
   emit(e: TraceEvent): void {
+    this.record(e, false);
+  }
+
+  /**
+   * Records e itself (EventSink.adopt: the caller hands it over and never touches it again): it
+   * gets its seq in place, with no copy, unless redaction had to copy it.
+   */
+  adopt(e: TraceEvent): void {
+    this.record(e, true);
+  }
+
+  private record(e: TraceEvent, owned: boolean): void {
     const marker = this.buffer.length >= this.head.cap ? this.evictOldest(e.t) : undefined;
     const clean = this.redaction ? redactEvent(e, this.redaction) : e;
-    // One copy per event at most: a redacted copy is already ours and takes the seq in place;
-    // an untouched event is the engine's object, so it is copied once (the engine's stays as it was).
     let recorded: RecordedEvent;
-    if (clean === e) recorded = { ...e, seq: this.nextSeq++ };
+    if (clean === e && !owned) recorded = { ...e, seq: this.nextSeq++ };
     else {
       recorded = clean as RecordedEvent;
       recorded.seq = this.nextSeq++;
@@ -88,6 +102,11 @@ export class TraceRecorder implements EventSink {
   /** The spill segment's state; undefined when the recorder has none. */
   spillState(): SpillState | undefined {
     return this.spill?.state();
+  }
+
+  /** What the timeline draws of the spilled events without reading them (built as they are spilled). */
+  spillOverview(): SpillOverview | undefined {
+    return this.spill ? this.overview.overview() : undefined;
   }
 
   /** Every event still recorded, the spilled ones (read back from the segment) and those in memory, in seq order. */
@@ -122,8 +141,10 @@ export class TraceRecorder implements EventSink {
    */
   private evictOldest(t: number): RecordedEvent | undefined {
     const count = evictionCount(this.head.cap, this.buffer.length);
-    if (this.spill?.tryAppend(this.buffer.slice(0, count))) {
+    const oldest = this.buffer.slice(0, count);
+    if (this.spill?.tryAppend(oldest)) {
       this.buffer.splice(0, count);
+      this.overview.add(this.spill.lastAppended!, oldest);
       return undefined;
     }
     this.buffer.splice(0, count);

@@ -42,8 +42,33 @@ const TEXT_RULES: ReadonlyArray<readonly [RegExp, string]> = [
   [/\b([a-z][a-z0-9+.-]*:\/\/)(?!\[redacted\])[^\s/@:]+:[^\s/@]+@/gi, `$1${REDACTED}@`],
 ];
 
+/**
+ * Whether no rule in TEXT_RULES can match s, by its characters alone: every rule needs a
+ * character outside [A-Za-z0-9._/-] (whitespace, ':', '=', a quote) or a capital J (the JWT
+ * rule, whose other characters are all in that set). Object keys, names, resource versions and
+ * handler names are made of such characters; this loop is cheaper than the pre-check regex.
+ */
+function plainText(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // a-z, 0-9, '.', '/', '-', '_', and A-Z except 'J'
+    if ((c >= 97 && c <= 122) || (c >= 45 && c <= 57) || c === 95 || (c >= 65 && c <= 90 && c !== 74)) continue;
+    return false;
+  }
+  return true;
+}
+
+/** Whether redactText could change s (false is exact; true may be a false alarm). */
+function mayChangeText(s: string): boolean {
+  return !plainText(s) && MAYBE_SENSITIVE.test(s);
+}
+
 export function redactText(s: string): string {
-  if (!MAYBE_SENSITIVE.test(s)) return s;
+  return mayChangeText(s) ? applyTextRules(s) : s;
+}
+
+/** Every rule of TEXT_RULES applied to s, without the pre-checks (redactText's exact result). */
+export function applyTextRules(s: string): string {
   let out = s;
   for (const [re, replacement] of TEXT_RULES) out = out.replace(re, replacement);
   return out;
@@ -134,7 +159,7 @@ function redactChange(c: FieldChange, ctx: RedactionContext): FieldChange {
  * return an equal value), a true one may be a false alarm that the copy path then leaves alone.
  */
 function mayChange(v: unknown): boolean {
-  if (typeof v === 'string') return MAYBE_SENSITIVE.test(v);
+  if (typeof v === 'string') return mayChangeText(v);
   if (v === null || typeof v !== 'object') return false;
   if (Array.isArray(v)) return v.some(mayChange);
   const record = v as Record<string, unknown>;
@@ -143,17 +168,44 @@ function mayChange(v: unknown): boolean {
 }
 
 /**
- * Whether an event must go through the copying path. Diffs always do: they carry parts of
- * cluster objects (a Secret's payload among them), and the copy also keeps a trace from aliasing
- * the cache's objects. Everything else only when a value could change (mayChange).
+ * Whether redactChange could give anything but an equal copy of c, or c holds an object (a part
+ * of a cluster object, which the copy keeps the trace from aliasing): a Secret's change always;
+ * else c must be exactly { path, old?, new? } in that order (redactChange's own shape), its path
+ * name no credential and its values primitives that scrubbing leaves alone. Allocates nothing.
  */
-function needsCopy(e: TraceEvent): boolean {
+function changeNeedsCopy(c: unknown, secret: boolean): boolean {
+  if (secret || c === null || typeof c !== 'object' || Array.isArray(c)) return true;
+  const change = c as Record<string, unknown>;
+  let at = 0; // 0: expecting path, 1: after path, 2: after old, 3: after new
+  for (const k in change) {
+    if (k === 'path' && at === 0) at = 1;
+    else if (k === 'old' && at === 1) at = 2;
+    else if (k === 'new' && (at === 1 || at === 2)) at = 3;
+    else return true;
+    if (at === 1) continue;
+    const v = change[k];
+    if (v !== null && typeof v === 'object') return true;
+    if (typeof v === 'string' && mayChangeText(v)) return true;
+  }
+  return at === 0 || typeof change.path !== 'string' || pathHasCredential(change.path);
+}
+
+/**
+ * Whether an event must go through the copying path: when a value could change (mayChange), and
+ * for a diff when one of its changes could (changeNeedsCopy: always for a Secret's, and for any
+ * that holds a part of a cluster object).
+ */
+function needsCopy(e: TraceEvent, ctx: RedactionContext): boolean {
   // for-in over an event (a plain object literal) allocates nothing, unlike Object.entries.
   const fields = e as unknown as Record<string, unknown>;
   for (const k in fields) {
     if (k === 'type' || k === 't') continue; // the vocabulary's own name and the clock time
     const v = fields[k];
-    if (k === 'diff' ? Array.isArray(v) && v.length > 0 : mayChange(v)) return true;
+    if (k === 'diff' && Array.isArray(v)) {
+      if (v.length === 0) continue;
+      const secret = isSecretResource(ctx);
+      for (let i = 0; i < v.length; i++) if (changeNeedsCopy(v[i], secret)) return true;
+    } else if (mayChange(v)) return true;
   }
   return false;
 }
@@ -164,7 +216,7 @@ function needsCopy(e: TraceEvent): boolean {
  * callers must treat the result as read-only; otherwise a scrubbed deep copy.
  */
 export function redactEvent<E extends TraceEvent>(e: E, ctx: RedactionContext): E {
-  if (!needsCopy(e)) return e;
+  if (!needsCopy(e, ctx)) return e;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(e)) {
     if (k === 'diff' && Array.isArray(v)) out[k] = (v as FieldChange[]).map((c) => redactChange(c, ctx));

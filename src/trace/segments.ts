@@ -10,6 +10,7 @@ import { closeSync, createReadStream, mkdirSync, openSync, rmSync, writeSync } f
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RecordedEvent } from '../format/events';
+import type { SegmentChunk } from '../format/spill';
 
 /** The default bound of one session's segment file: 1 GB. */
 export const DEFAULT_SPILL_LIMIT_BYTES = 1024 * 1024 * 1024;
@@ -31,6 +32,8 @@ export interface SpillState {
   maxBytes: number;
   /** Set once a write failed (disk full, folder gone): nothing more is spilled. */
   error?: string;
+  /** Where each append's events lie in the file, in seq order (segmentRange.ts reads by them). */
+  chunks: SegmentChunk[];
 }
 
 export class SegmentFile {
@@ -42,6 +45,8 @@ export class SegmentFile {
   private error: string | undefined;
   private closed = false;
   private readonly dir: string;
+  private readonly chunks: SegmentChunk[] = [];
+  private lastChunk: SegmentChunk | undefined;
 
   constructor(o: SpillOptions) {
     this.maxBytes = Math.max(0, Math.floor(o.maxBytes));
@@ -66,13 +71,27 @@ export class SegmentFile {
       this.error = (e as Error).message.split('\n')[0];
       return false;
     }
+    this.lastChunk = chunkOf(events, this.bytes, size);
+    this.chunks.push(this.lastChunk);
     this.bytes += size;
     this.count += events.length;
     return true;
   }
 
+  /** The chunk the last successful append wrote. */
+  get lastAppended(): SegmentChunk | undefined {
+    return this.lastChunk;
+  }
+
   state(): SpillState {
-    return { path: this.path, events: this.count, bytes: this.bytes, maxBytes: this.maxBytes, ...(this.error !== undefined ? { error: this.error } : {}) };
+    return {
+      path: this.path,
+      events: this.count,
+      bytes: this.bytes,
+      maxBytes: this.maxBytes,
+      ...(this.error !== undefined ? { error: this.error } : {}),
+      chunks: [...this.chunks],
+    };
   }
 
   /** No more appends; the file stays (readSegment can still read it). */
@@ -87,6 +106,16 @@ export class SegmentFile {
     this.close();
     removeSegment(this.path);
   }
+}
+
+function chunkOf(events: readonly RecordedEvent[], offset: number, bytes: number): SegmentChunk {
+  let t0 = Number.POSITIVE_INFINITY;
+  let t1 = Number.NEGATIVE_INFINITY;
+  for (const e of events) {
+    if (e.t < t0) t0 = e.t;
+    if (e.t > t1) t1 = e.t;
+  }
+  return { firstSeq: events[0].seq, lastSeq: events[events.length - 1].seq, t0, t1, count: events.length, offset, bytes };
 }
 
 /** Deletes a segment file; a file already gone is fine. */

@@ -2,7 +2,8 @@
  * Where recorders spill past their memory window: a folder per extension host under the
  * extension's global storage (`segments/<pid>`), so windows sharing the storage never touch
  * each other's segments. Folders of extension hosts that no longer run (a crash left them) are
- * removed at start. The bound comes from `informerInspector.spillLimitMB` (0: never spill).
+ * removed at start. The bound comes from `informerInspector.spillLimitMB` (0: never spill), the
+ * in-memory window from `informerInspector.memoryEvents`.
  */
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,9 @@ import { configureSessions } from '../app/sessions';
 
 export const SPILL_SETTING = 'spillLimitMB';
 export const DEFAULT_SPILL_LIMIT_MB = 1024;
+export const MEMORY_SETTING = 'memoryEvents';
+/** The smallest in-memory window the setting takes (the recorder spills a tenth of it at a time). */
+export const MIN_MEMORY_EVENTS = 1000;
 
 function alive(pid: number): boolean {
   try {
@@ -41,14 +45,17 @@ export function configureSpill(context: vscode.ExtensionContext): vscode.Disposa
   removeStale(root);
   const dir = join(root, String(process.pid));
   const apply = () => {
-    const mb = vscode.workspace.getConfiguration('informerInspector').get<number>(SPILL_SETTING, DEFAULT_SPILL_LIMIT_MB);
+    const config = vscode.workspace.getConfiguration('informerInspector');
+    const mb = config.get<number>(SPILL_SETTING, DEFAULT_SPILL_LIMIT_MB);
     const maxBytes = Number.isFinite(mb) && mb > 0 ? Math.floor(mb * 1024 * 1024) : 0;
-    configureSessions({ spill: maxBytes > 0 ? { dir, maxBytes } : undefined });
+    const events = config.get<number>(MEMORY_SETTING);
+    const cap = typeof events === 'number' && Number.isFinite(events) ? Math.max(MIN_MEMORY_EVENTS, Math.floor(events)) : undefined;
+    configureSessions({ spill: maxBytes > 0 ? { dir, maxBytes } : undefined, cap });
   };
   apply();
   return vscode.Disposable.from(
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(`informerInspector.${SPILL_SETTING}`)) apply();
+      if (e.affectsConfiguration(`informerInspector.${SPILL_SETTING}`) || e.affectsConfiguration(`informerInspector.${MEMORY_SETTING}`)) apply();
     }),
     { dispose: () => rmSync(dir, { recursive: true, force: true }) },
   );

@@ -2,6 +2,8 @@
  * Feeds one webview (panel or view) from one session, following the timeline protocol: a full
  * snapshot (its events as columns) when the webview says `ready`, when it is shown again or when it switches session;
  * otherwise delta batches, at most one per `intervalMs` (~30/s), each naming the seq it follows.
+ * Events travel as column chunks (session.columnsSince): a worker session's chunks are passed on
+ * as the worker sent them, so the host touches no event on the way.
  * While the webview is hidden nothing is sent (it gets a snapshot when shown). Free of 'vscode'.
  *
  * A live session's timeline ends at now: snapshots and deltas carry the session's engine time
@@ -10,10 +12,23 @@
  * ends, the view is hidden or the stream is disposed).
  */
 import type { IpcMessage } from '../protocol/ipc';
-import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, type SessionInfo } from '../protocol/timeline';
+import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, type SessionInfo, type StorageInfo } from '../protocol/timeline';
 import type { Finding } from '../format/trace';
-import { encodeBatch } from '../protocol/eventColumns';
+import { lastSeqOf } from '../protocol/columnChunks';
+import type { ColumnBatch } from '../protocol/eventColumns';
 import type { InformerSession } from '../app/session';
+
+/** The session's storage as the webview header shows it (undefined for an imported trace). */
+export function storageInfo(s: InformerSession): StorageInfo | undefined {
+  const st = s.storage();
+  if (!st) return undefined;
+  const d = st.spill;
+  return {
+    memoryEvents: st.memoryEvents,
+    dropped: st.dropped,
+    ...(d ? { disk: { events: d.events, bytes: d.bytes, maxBytes: d.maxBytes, ...(d.error !== undefined ? { error: d.error } : {}) } } : {}),
+  };
+}
 
 export interface StreamTimers {
   now(): number;
@@ -157,22 +172,28 @@ export class TimelineStream {
       return;
     }
     const findings = s.findings(true);
-    const columns = s.columns() ?? encodeBatch(s.events());
-    this.lastSentSeq = s.lastSeq();
+    // A trace that does not change (imported, opened) has its columns once; a running one is sent as its chunks.
+    const fixed = s.columns();
+    const chunks = fixed ? [] : s.columnsSince(-1);
+    this.lastSentSeq = fixed ? s.lastSeq() : chunks.length > 0 ? lastSeqOf(chunks[chunks.length - 1]) : -1;
     this.lastFindings = findings;
     this.lastLive = s.live;
     this.lastFlushAt = this.timers.now();
     const nowT = s.engineNow();
+    const spill = s.spillOverview();
+    const storage = storageInfo(s);
     this.post(
       SnapshotNotification.create({
         session: s.info(),
         header: s.header(),
         events: [],
-        columns,
+        ...(fixed ? { columns: fixed } : { chunks }),
         findings,
         sessions: this.allSessions(),
         summary: s.summary(),
         ...(nowT !== undefined ? { nowT } : {}),
+        ...(spill ? { spill } : {}),
+        ...(storage ? { storage } : {}),
       }),
     );
   }
@@ -189,25 +210,28 @@ export class TimelineStream {
   private flush(): void {
     const s = this.session;
     if (!s || !this.ready || !this.visible) return;
-    const events = s.since(this.lastSentSeq);
+    const columns: ColumnBatch[] = s.columnsSince(this.lastSentSeq);
     const findings = s.findings(!s.live);
     const findingsChanged = findings !== this.lastFindings;
-    if (events.length === 0 && !findingsChanged && s.live === this.lastLive) return;
+    if (columns.length === 0 && !findingsChanged && s.live === this.lastLive) return;
     const afterSeq = this.lastSentSeq;
-    if (events.length > 0) this.lastSentSeq = events[events.length - 1].seq;
+    if (columns.length > 0) this.lastSentSeq = lastSeqOf(columns[columns.length - 1]);
     this.lastFindings = findings;
     this.lastLive = s.live;
     this.lastFlushAt = this.timers.now();
     const nowT = s.engineNow();
+    const storage = storageInfo(s);
     this.post(
       DeltaNotification.create({
         sessionId: s.id,
         afterSeq,
-        events,
+        events: [],
+        columns,
         live: s.live,
         summary: s.summary(),
         ...(findingsChanged ? { findings } : {}),
         ...(nowT !== undefined ? { nowT } : {}),
+        ...(storage ? { storage } : {}),
       }),
     );
   }

@@ -5,7 +5,9 @@
  * was started last; a panel or editor stays on its own session).
  */
 import * as vscode from 'vscode';
-import { EventDiffRequest, ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand } from '../protocol/timeline';
+import { EventDiffRequest, ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand, SpillRangeRequest, type EventRef, type SpillRangeResult } from '../protocol/timeline';
+import type { IpcMessage } from '../protocol/ipc';
+import { encodeBatch } from '../protocol/eventColumns';
 import { Disposable, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
@@ -13,6 +15,24 @@ import { TimelineStream } from './timelineStream';
 import { exportSessionTrace } from './traceCommands';
 
 export const NO_SESSION_MESSAGE = 'No informer yet. Run "Informer Inspector: Inspect informer", "Replay scenario" or "Open trace".';
+
+/** The answer to an event-diff request (a timeline or the compare view): the diff of that session's event, or none. */
+export async function eventDiffAnswer(registry: SessionRegistry, ref: EventRef, id: number): Promise<IpcMessage> {
+  const s = registry.get(ref.sessionId);
+  const diff = s ? await s.diffFor(ref.seq).catch(() => undefined) : undefined;
+  return EventDiffRequest.completion.create(diff ? { diff } : {}, id);
+}
+
+/** The spilled events of [t0, t1] as columns, or one line saying why there are none. */
+async function spillRange(s: InformerSession | undefined, t0: number, t1: number): Promise<SpillRangeResult> {
+  if (!s) return { t0, t1, complete: false, message: 'That session is gone.' };
+  try {
+    const r = await s.readSpilled(t0, t1);
+    return { columns: encodeBatch(r.events), t0: r.t0, t1: r.t1, complete: r.complete };
+  } catch (e) {
+    return { t0, t1, complete: false, message: `Could not read the spilled events: ${String((e as Error)?.message ?? e).split('\n')[0]}` };
+  }
+}
 
 export class TimelineWebviewBinding extends Disposable {
   private readonly stream: TimelineStream;
@@ -76,11 +96,11 @@ export class TimelineWebviewBinding extends Disposable {
       const uri = vscode.Uri.parse(msg.params.url, true);
       if (uri.scheme === 'https') void vscode.env.openExternal(uri);
     } else if (EventDiffRequest.is(msg) && msg.id !== undefined) {
+      void eventDiffAnswer(this.registry, msg.params, msg.id).then((answer) => this.webview.postMessage(answer));
+    } else if (SpillRangeRequest.is(msg) && msg.id !== undefined) {
       const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);
-      void (s ? s.diffFor(msg.params.seq) : Promise.resolve(undefined))
-        .catch(() => undefined)
-        .then((diff) => this.webview.postMessage(EventDiffRequest.completion.create(diff ? { diff } : {}, id)));
+      void spillRange(s, msg.params.t0, msg.params.t1).then((r) => this.webview.postMessage(SpillRangeRequest.completion.create(r, id)));
     } else if (ExportTraceRequest.is(msg) && msg.id !== undefined) {
       const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);

@@ -33,7 +33,7 @@ export async function exportSessionTrace(session: InformerSession, target?: vsco
     // A file on disk is written as it is read (spilled events first, then memory); other file
     // systems take the text of what is in memory.
     if (uri.scheme === 'file') await session.exportTo(uri.fsPath);
-    else await vscode.workspace.fs.writeFile(uri, Buffer.from(exportTrace(session.traceData()), 'utf8'));
+    else await vscode.workspace.fs.writeFile(uri, Buffer.from(exportTrace(await session.traceData()), 'utf8'));
     return { ok: true, message: `Trace saved to ${uri.fsPath || uri.toString()}` };
   } catch (e) {
     return { ok: false, message: `Could not save the trace: ${reasonOf(e)}` };
@@ -52,7 +52,7 @@ export async function exportSessionPerfetto(session: InformerSession, target?: v
     }));
   if (!uri) return { ok: false, message: 'Export cancelled.' };
   try {
-    const { header, events } = session.traceData();
+    const { header, events } = await session.traceData();
     await vscode.workspace.fs.writeFile(uri, Buffer.from(JSON.stringify(toPerfetto(header, events)), 'utf8'));
     return { ok: true, message: `Perfetto trace saved to ${uri.fsPath || uri.toString()}; open it in https://ui.perfetto.dev` };
   } catch (e) {
@@ -75,9 +75,18 @@ export async function readTraceText(uri: vscode.Uri): Promise<string> {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
+/** The trace file each imported session was read from. */
+const traceFiles = new WeakMap<InformerSession, vscode.Uri>();
+
+/** The trace file an imported session was read from (undefined for every other session). */
+export function traceFileOf(session: InformerSession): vscode.Uri | undefined {
+  return traceFiles.get(session);
+}
+
 /** The imported trace as a session (its file checked by the importer: a bad one throws a one-line BadInputError). */
 export async function importedSession(registry: SessionRegistry, uri: vscode.Uri, content: { text: string } | { columnar: ColumnarTrace }): Promise<InformerSession> {
   const session = await createSession(registry.newId(), { kind: 'import', name: uri.path.split('/').pop() ?? 'trace', ...content });
+  traceFiles.set(session, uri);
   registry.add(session);
   return session;
 }

@@ -25,6 +25,7 @@ import type { Scenario } from '../../src/scenario/types';
 import { replayScenario } from '../../src/sources/engineReplay';
 import { compareWithVariants, formatMismatches, splitVariants, type Mismatch } from './compare';
 import { goRand } from './goRand';
+import { judgeTransport } from './httpTransport';
 
 const HERE = __dirname;
 const ORACLE_BIN = join(HERE, 'oracle', 'bin');
@@ -91,6 +92,21 @@ const planArb = fc
     return fc.record({ plan: fc.constant(p), steps: fc.array(stepArb(keys), { minLength: 1, maxLength: 7 }) });
   });
 
+/** A ConfigMapList blueprint (base64 JSON, no items), as an apiserver puts on the initial-events-end bookmark. */
+const LIST_BLUEPRINT = Buffer.from('{"kind":"ConfigMapList","apiVersion":"v1","metadata":{}}').toString('base64');
+
+/**
+ * A watch-list plan's bookmarks end the initial events; every other one (even RV) also carries the
+ * list blueprint, which v0.32's client-side watch-list needs (without it that LIST falls back to a
+ * plain LIST): both paths without a new random draw, so a seed's scenarios stay otherwise the same.
+ */
+function bookmark(rv: string, watchList: boolean): Raw {
+  if (!watchList) return { metadata: { resourceVersion: rv } };
+  const annotations: Record<string, string> = { 'k8s.io/initial-events-end': 'true' };
+  if (Number(rv) % 2 === 0) annotations['kubernetes.io/initial-events-list-blueprint'] = LIST_BLUEPRINT;
+  return { metadata: { resourceVersion: rv, annotations } };
+}
+
 /** Builds a valid scenario from a plan: resourceVersions increase through the script. */
 export function buildScenario(name: string, g: { plan: Raw; steps: Raw[] }): Raw {
   let rv = 10;
@@ -122,7 +138,7 @@ export function buildScenario(name: string, g: { plan: Raw; steps: Raw[] }): Raw
       case 'watch': {
         const events = (s.events as { type: string; o: { key: string; color: string }; atMs?: number }[]).map((e) => ({
           type: e.type,
-          object: e.type === 'BOOKMARK' ? { metadata: { resourceVersion: next(), ...(plan.watchList ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}) } } : o(e.o),
+          object: e.type === 'BOOKMARK' ? bookmark(next(), plan.watchList) : o(e.o),
           ...(e.atMs !== undefined ? { atMs: e.atMs } : {}),
         }));
         const step: Raw = { on: 'watch', events, close: s.close };
@@ -196,18 +212,37 @@ export function withExtensions(raw: Raw, seed: number, index: number): Raw {
   return out;
 }
 
+/**
+ * What the wire does to the answers (extension fields both sides serve as bytes): gzip on every
+ * body of some scenarios (transparent to the reflector) and, in fewer, one list page or watch
+ * stream cut after a number of body bytes. Drawn from a PRNG of its own, so the base scenarios and
+ * withExtensions' choices of a seed stay what they were.
+ */
+export function withWire(raw: Raw, seed: number, index: number): Raw {
+  let state = (Math.imul(seed ^ 0x27d4eb2f, 17) + Math.imul(index + 1, 0x85ebca6b)) >>> 0;
+  const rnd = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = structuredClone(raw) as Raw & { steps: Raw[] };
+  const bodies = out.steps.filter((st) => 'items' in st || 'events' in st || 'error' in st);
+  if (rnd() < 0.3) for (const st of bodies) st.gzip = true;
+  const cuttable = out.steps.filter((st) => 'items' in st || ('events' in st && (st.events as unknown[]).length > 0));
+  if (cuttable.length > 0 && rnd() < 0.12) {
+    const st = cuttable[Math.floor(rnd() * cuttable.length)];
+    st.cutAtByte = Math.floor(rnd() * 400);
+  }
+  return out;
+}
+
 /** The scenario as a profile can run it: without the calls its client-go lacks. */
 export function forProfile(raw: Raw, profileName: string): Raw {
   const p = findProfile(profileName)!;
   const out = structuredClone(raw) as Raw & { informer: Raw; actions?: Raw[] };
   out.profiles = [profileName];
-  // A gate setting whose LISTs the engine does not reproduce under this profile yet
-  // (Profile.unemulatedGates: v1.32 with WatchListClient on, docs/conformance-findings.md) runs
-  // with the profile's default instead; the corpus keeps such scenarios that never LIST.
-  const gates = out.gates as Record<string, boolean> | undefined;
-  for (const [name, u] of Object.entries(p.unemulatedGates)) {
-    if (gates && u && gates[name] === u.value) gates[name] = p.gates[name as keyof typeof p.gates];
-  }
   if (!p.hasSetTransform) delete out.informer.transform;
   if (!p.hasRemoveEventHandler && out.actions) out.actions = out.actions.filter((a) => !('removeHandler' in a));
   return out;
@@ -244,7 +279,7 @@ function oracleBatch(profile: string, files: string[], runs: string): Map<string
 }
 
 async function engineMismatches(scenario: Scenario, profile: string, expected: LogLine[]): Promise<Mismatch[]> {
-  const ours = await replayScenario(scenario, { profile: findProfile(profile)!, logV2: true, rand: goRand() });
+  const ours = await replayScenario(scenario, { profile: findProfile(profile)!, logV2: true, rand: goRand(), transport: judgeTransport() });
   const m = compareWithVariants(splitVariants(expected), ours.log);
   if (ours.outcome !== 'ended') m.push({ aspect: 'run', diff: [`+ our run did not end normally: ${ours.outcome}${ours.error ? ` (${ours.error})` : ''}`] });
   return m;
@@ -328,7 +363,7 @@ async function main(): Promise<number> {
     const plans = fc.sample(planArb, { seed, numRuns: count });
     const raws: Raw[] = [];
     for (const [i, g] of plans.entries()) {
-      const raw = withExtensions(buildScenario(`gen-s${seed}-${i}`, g as { plan: Raw; steps: Raw[] }), seed, i);
+      const raw = withWire(withExtensions(buildScenario(`gen-s${seed}-${i}`, g as { plan: Raw; steps: Raw[] }), seed, i), seed, i);
       raws.push(raw);
     }
     for (const profile of profiles) {

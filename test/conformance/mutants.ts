@@ -1,6 +1,6 @@
 /**
  * Mutation testing of the conformance judge: each named mutant is a small text patch to
- * src/engine, applied to a temporary copy of the repository; the engine side of the conformance
+ * src/engine (or to the HTTP path below it in src/kube, which the judge runs), applied to a temporary copy of the repository; the engine side of the conformance
  * corpus then runs against the stored expected logs (real client-go, notification log v2). A
  * mutant is KILLED when some run fails, SURVIVES when all pass. Every edit is anchored on a snippet
  * that must occur exactly once in its file; when it does not (the code moved or changed), the
@@ -25,7 +25,7 @@ interface Edit {
 
 export interface Mutant {
   name: string;
-  /** Path under src/engine. */
+  /** Path under src/engine (`../kube/…` for the HTTP path below it). */
   file: string;
   edits: Edit[];
   /** What the mutant breaks (the client-go behaviour it stands for). */
@@ -100,11 +100,22 @@ export const MUTANTS: Mutant[] = [
   m('resync-due-one-ms-late', 'processorListener.ts', 'a listener is due 1 ms after its resync time', ['return this.resyncPeriodMs !== 0 && now >= this.nextResyncMs;', 'return this.resyncPeriodMs !== 0 && now >= this.nextResyncMs + 1;']),
   m('min-resync-500ms', 'sharedInformer.ts', 'minimum resync period 500 ms', ['export const MINIMUM_RESYNC_PERIOD_MS = 1000;', 'export const MINIMUM_RESYNC_PERIOD_MS = 500;']),
   m('is-in-initial-list-false', 'sharedInformer.ts', 'isInInitialList always false', ['const initial = this.o.profile.hasInitialListFlag && isInInitialList;', 'const initial = this.o.profile.hasInitialListFlag && false;']),
-  // ---- the REST client below the reflector (restRetries.ts, read by the scripted server) ----
-  m('rest-retry-after-ignored', 'restRetries.ts', 'a 429/5xx Retry-After is not retried by the REST client', ["const waits = (end.code === 429 || end.code >= 500) && (end.retryAfterSeconds ?? 0) > 0;", 'const waits = false;']),
-  m('rest-list-reset-not-retried', 'restRetries.ts', 'a reset LIST fails at once', ["    if (end.network !== 'connection-reset') return none;", '    return none;']),
-  m('rest-v115-retries-10', 'restRetries.ts', '1.15 REST client retries 10 times like v0.32+', ['const maxRetries = modern ? 10 : 9;', 'const maxRetries = 10;']),
-  m('rest-watch-open-retry-2s', 'restRetries.ts', 'watch-open retries 2 s apart', ["  return { retries: maxRetries, waitMs: 1000, outcome: 'empty-watcher' };", "  return { retries: maxRetries, waitMs: 2000, outcome: 'empty-watcher' };"]),
+  // ---- the REST client below the reflector (restRetries.ts: the HTTP request layer and the scripted server) ----
+  m('rest-retry-after-ignored', 'restRetries.ts', 'a 429/5xx Retry-After is not retried by the REST client', ['return end.retryAfterSeconds === undefined ? undefined : Math.max(0, end.retryAfterSeconds) * 1000;', 'return undefined;']),
+  m('rest-list-reset-not-retried', 'restRetries.ts', 'a reset LIST fails at once (v0.32+)', ["if (verb === 'list') return network === 'connection-reset' || network === 'eof';", "if (verb === 'list') return network === 'eof';"]),
+  m('rest-v115-retries-10', 'restRetries.ts', '1.15 REST client retries 10 times like v0.32+', ['return client.restRetriesWatchOpen ? 10 : 9;', 'return 10;']),
+  m('rest-watch-open-retry-2s', 'restRetries.ts', 'watch-open retries 2 s apart', ['return retryableError(modern, verb, end.network) ? 1000 : undefined;', "return retryableError(modern, verb, end.network) ? (verb === 'watch' ? 2000 : 1000) : undefined;"]),
+  // ---- the HTTP path below the reflector (src/kube: the request layer, HTTP client, decoding) ----
+  m('http-gzip-ignored', '../kube/http.ts', 'a Content-Encoding: gzip body is not decompressed', ["if (enc === 'gzip') {", "if (enc === 'gzip-ignored') {"]),
+  m('http-status-body-ignored', '../kube/http.ts', "an error answer's Status body is ignored (generic server response error)", ["if (parsed && typeof parsed === 'object' && parsed.kind === 'Status' && parsed.status === 'Failure') {", 'if (parsed && false) {']),
+  m('rest-request-no-wait', '../kube/restRequest.ts', 'the request layer retries without the Retry-After / 1 s wait', ['await this.o.clock.sleep(wait, signal);', 'await this.o.clock.sleep(0, signal);']),
+  m(
+    'rest-retry-after-body-read',
+    '../kube/listerWatcher.ts',
+    'a LIST whose error body cannot be read fails before the retry is decided',
+    ['      if ((res.status < 200 || res.status > 206) && (await retry.again(statusEnd(res), signal))) continue;\n      if (!(body instanceof Buffer)) throw body;', '      if (!(body instanceof Buffer)) throw body;\n      if ((res.status < 200 || res.status > 206) && (await retry.again(statusEnd(res), signal))) continue;'],
+  ),
+  m('v115-stream-timeout-quiet', '../kube/listerWatcher.ts', "1.15's StreamWatcher closes quietly on a read timeout (no ERROR event)", ['return this.restClient.restRetriesWatchOpen ? w : new TimeoutAsErrorEvent(w);', 'return w;']),
   m('go-map-appends-readded-key', 'goMap.ts', "the store's map order ignores Go's slot reuse (a re-added key goes last)", ['    if (this.slots) this.slots[this.slots.indexOf(key)] = undefined;', '    if (this.slots) {\n      this.slots.splice(this.slots.indexOf(key), 1);\n      this.slots.push(undefined);\n    }']),
   m('rv-equal-sync-rule-off', 'sharedInformer.ts', 'relisted updates with equal RVs are not syncs', [': resourceVersionOf(oldObj) === resourceVersionOf(newObj);', ': false;']),
   // ---- transforms, indexers, handler removal (scenario extensions) ----
@@ -112,6 +123,14 @@ export const MUTANTS: Mutant[] = [
   m('transform-on-sync', 'fifoSupport.ts', 'a resync Sync is transformed again', ["    if (!t || type === 'Sync' || isTombstone(obj)) return obj;", '    if (!t || isTombstone(obj)) return obj;']),
   m('transform-at-pop', 'sharedInformer.ts', 'the transform runs when a delta is popped (also on Syncs), not when it is queued', ['      transform: this.o.transform,\n', ''], ['          const obj = d.object as KubeObject;', '          const obj = this.o.transform ? this.o.transform(d.object as KubeObject) : (d.object as KubeObject);']),
   m('watchlist-store-no-transform', 'profiles.ts', "v0.34+'s watch-list temporary store without the transformer", ['  watchListStoreTransforms: true,', '  watchListStoreTransforms: false,']),
+  m('stop-skips-backoff-draw', 'reflector.ts', "a stopped reflector skips BackoffUntil's last Backoff() call (its jitter draw, seen by a restarted informer)", ['          this.backoffPolicy.step();\n          break;', '          break;']),
+  // ---- v0.32's client-side watch-list (finding 6) ----
+  m('v032-list-not-watch-list', 'profiles.ts', "v0.32's client sends the LIST as asked while WatchListClient is on", ['    listUsesWatchList: true,', '    listUsesWatchList: false,']),
+  m('watchlist-client-only-rv-0', 'watchListClient.ts', 'only a LIST at RV "0" becomes a watch-list (not one at a specific RV or "" without a limit)', ["  if (o.limit && o.limit > 0 && rv !== '0') return undefined;", "  if (rv !== '0') return undefined;"]),
+  m('watchlist-client-blueprint-optional', 'watchListClient.ts', 'a bookmark without the list blueprint ends the watch-list like one with it', ["  if (encoded.length === 0) throw", "  if (encoded.length === 0) return { metadata: { resourceVersion: rv }, items };\n  if (encoded.length < 0) throw"]),
+  m('watchlist-client-no-order-check', 'watchListClient.ts', 'initial events out of key order are accepted', ["      if (lastKey !== '' && lastKey > key) {", "      if (lastKey !== '' && lastKey > key && key === '') {"]),
+  m('watchlist-client-other-events-skipped', 'watchListClient.ts', 'a MODIFIED/DELETED initial event is skipped, not an error', ["      throw new Error(`unexpected watch event ${describeEvent(ev)}", "      if (ev) continue;\n      throw new Error(`unexpected watch event ${describeEvent(ev)}"]),
+  m('watchlist-client-close-is-end', 'watchListClient.ts', 'a stream closed before the bookmark is taken as the whole list', ["    if (ev === null) throw new Error('unexpected watch close');", "    if (ev === null) return { metadata: { resourceVersion: '' }, items };"]),
   m('index-not-updated-on-delete', 'store.ts', 'a delete leaves its key in the indexes', ['    this.applyIndexChange(key, this.valuesOf(key, old), new Map());\n', '']),
   m('v115-drops-empty-index-sets', 'profiles.ts', '1.15 drops an emptied index value', ['    keepsEmptyIndexSets: true,', '    keepsEmptyIndexSets: false,']),
   m('v115-add-indexers-after-start', 'profiles.ts', '1.15 accepts AddIndexers after start', ['    addIndexersAfterStart: false,', '    addIndexersAfterStart: true,']),
@@ -133,7 +152,7 @@ export const EQUIVALENT_REASONS: Record<string, string> = {
 export const EQUIVALENT = new Set(Object.keys(EQUIVALENT_REASONS));
 
 /** The fixed sample `npm test` runs (each is killed within seconds). */
-export const SAMPLE = ['backoff-factor-1', 'jitter-none', 'v036-uses-quiet-reset', 'very-short-threshold-500ms', 'v115-very-short-timer-before-request', 'bookmark-no-rv-advance', 'row6-refused-open-relists', 'relist-rv-always-0', 'pager-limit-250', 'deltafifo-dedup-keeps-older-tombstone', 'is-in-initial-list-false', 'go-map-appends-readded-key', 'transform-on-sync', 'index-not-updated-on-delete', 'removed-handler-still-notified', 'rest-retry-after-ignored'];
+export const SAMPLE = ['backoff-factor-1', 'jitter-none', 'v036-uses-quiet-reset', 'very-short-threshold-500ms', 'v115-very-short-timer-before-request', 'bookmark-no-rv-advance', 'row6-refused-open-relists', 'relist-rv-always-0', 'pager-limit-250', 'deltafifo-dedup-keeps-older-tombstone', 'is-in-initial-list-false', 'go-map-appends-readded-key', 'transform-on-sync', 'index-not-updated-on-delete', 'removed-handler-still-notified', 'rest-retry-after-ignored', 'v032-list-not-watch-list', 'http-gzip-ignored', 'rest-retry-after-body-read'];
 
 const ROOT = resolve(__dirname, '..', '..');
 

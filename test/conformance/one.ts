@@ -16,6 +16,7 @@ import { parseScenarioText } from '../../src/scenario/validate';
 import { replayScenario } from '../../src/sources/engineReplay';
 import { compareWithVariants, formatMismatches, splitVariants } from './compare';
 import { goRand } from './goRand';
+import { judgeTransport } from './httpTransport';
 
 async function main(): Promise<number> {
   const [file, ...asked] = process.argv.slice(2);
@@ -42,7 +43,7 @@ async function main(): Promise<number> {
       out = err.stdout;
     }
     const variants = splitVariants(parseLog(out, `oracle ${name}`));
-    const ours = await replayScenario(scenario, { profile, logV2: true, rand: goRand() });
+    const ours = await replayScenario(scenario, { profile, logV2: true, rand: goRand(), transport: judgeTransport() });
     const mismatches = compareWithVariants(variants, ours.log);
     if (ours.outcome !== 'ended') mismatches.push({ aspect: 'run', diff: [`+ our run did not end normally: ${ours.outcome} ${ours.error ?? ''}`] });
     console.log(`${mismatches.length ? 'FAIL' : 'ok  '} ${name} ${scenario.name} (${variants.length} oracle log(s))`);

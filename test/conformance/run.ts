@@ -19,6 +19,7 @@ import { formatLog, parseLog, type LogLine } from '../../src/scenario/notificati
 import { parseScenarioText } from '../../src/scenario/validate';
 import { compareWithVariants, formatMismatches, isV2Log, splitVariants } from './compare';
 import { goRand } from './goRand';
+import { judgeTransport } from './httpTransport';
 
 const HERE = __dirname;
 const SCENARIOS = join(HERE, 'scenarios');
@@ -49,6 +50,7 @@ async function main(): Promise<number> {
   const { values } = parseArgs({ options: { profile: { type: 'string', multiple: true }, only: { type: 'string' }, quiet: { type: 'boolean' }, 'fail-fast': { type: 'boolean' } } });
   const wanted = values.profile ?? PROFILES.map((p) => p.name);
   for (const p of wanted) if (!findProfile(p)) throw new Error(`unknown profile ${p}`);
+  const transport = judgeTransport();
   let passed = 0;
   let failed = 0;
   const fail = (label: string, why: string) => {
@@ -77,7 +79,7 @@ async function main(): Promise<number> {
         continue;
       }
       const v2 = isV2Log(expected.log);
-      const ours = await replayScenario(scenario, { profile: findProfile(profileName)!, ...(v2 ? { logV2: true, rand: goRand() } : {}) });
+      const ours = await replayScenario(scenario, { profile: findProfile(profileName)!, transport, ...(v2 ? { logV2: true, rand: goRand() } : {}) });
       const mismatches = compareWithVariants(splitVariants(expected.log), ours.log);
       if (ours.outcome !== 'ended') mismatches.push({ aspect: 'run', diff: [`+ our run did not end normally: ${ours.outcome}${ours.error ? ` (${ours.error})` : ''}`] });
       if (mismatches.length === 0) {

@@ -8,6 +8,7 @@ import { StatusError, TransportError, type Watcher, type WatchEvent } from '../.
 import { discoverResources, resolveResource } from '../../src/kube/discovery';
 import { KubeConnection } from '../../src/kube/kubeconfig';
 import { HttpListerWatcher, type HttpRequestInfo } from '../../src/kube/listerWatcher';
+import { WatchListClient } from '../../src/engine/watchListClient';
 import { useCluster } from './cluster';
 import { FaultProxy } from './faultProxy';
 import { assertEngineOnlyGot, CONFIGMAPS, cmBody, createConfigMaps, createNamespace, waitFor } from './helpers';
@@ -88,6 +89,25 @@ describe('e2e: kube layer against kube-apiserver', function () {
     const nt = await lw.list({ resourceVersion: rv, resourceVersionMatch: 'NotOlderThan', limit: 2000 }, signal());
     assert.equal(nt.items.length, 1100);
     assert.ok(requests.every((r) => r.method === 'GET'));
+  });
+
+  it("v0.32's client-side watch-list (WatchListClient over the HTTP ListerWatcher) against this apiserver: one WATCH, no list blueprint, then the LIST", async () => {
+    const c = cluster();
+    const requests: HttpRequestInfo[] = [];
+    const lw = new HttpListerWatcher(KubeConnection.load({ kubeconfigPath: c.kubeconfigPath }), CONFIGMAPS, { namespace: 'many', onRequest: (r) => requests.push(r) });
+    const fallbacks: Error[] = [];
+    const got = await new WatchListClient(lw, { onFallback: (e) => fallbacks.push(e as Error) }).list({ resourceVersion: '0', limit: 500 }, signal());
+    // kube-apiserver ≥ 1.34 no longer puts the kubernetes.io/initial-events-list-blueprint
+    // annotation on the end bookmark (kubernetes/kubernetes#132326), so a v0.32 client's
+    // watch-list cannot build its list and falls back to the LIST it was asked for.
+    assert.deepEqual(fallbacks.map((e) => e.message), ['"kubernetes.io/initial-events-list-blueprint" annotation is missing content']);
+    assert.equal(requests.length, 2);
+    assert.match(requests[0].url, /sendInitialEvents=true/);
+    assert.match(requests[0].url, /resourceVersionMatch=NotOlderThan/);
+    assert.doesNotMatch(requests[0].url, /limit=|timeoutSeconds=/);
+    assert.match(requests[1].url, /limit=500/);
+    assert.doesNotMatch(requests[1].url, /watch=/);
+    assert.equal(got.items.length, 1100);
   });
 
   it('watches create, update and delete made by the test', async () => {

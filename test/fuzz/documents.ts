@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import * as timeline from '../../src/protocol/timeline';
+import * as compareProtocol from '../../src/protocol/compare';
 import { IpcMessageType } from '../../src/protocol/ipc';
 import { KubeConfigError, KubeConnection } from '../../src/kube/kubeconfig';
 import { ScenarioValidationError, parseScenarioText } from '../../src/scenario/validate';
@@ -183,7 +184,7 @@ export const traces: FuzzTarget<{ text: string; intact: boolean }> = {
 
 // ---- host ↔ webview protocol
 
-const GUARDS: IpcMessageType<string, unknown>[] = (Object.values(timeline) as unknown[]).filter((v): v is IpcMessageType<string, unknown> => v instanceof IpcMessageType);
+const GUARDS: IpcMessageType<string, unknown>[] = ([...Object.values(timeline), ...Object.values(compareProtocol)] as unknown[]).filter((v): v is IpcMessageType<string, unknown> => v instanceof IpcMessageType);
 const sessionInfo = fc.record({ id: awkwardString, title: awkwardString, live: fc.boolean(), simulated: fc.boolean() });
 const wireEvent = fc.nat(SAMPLES.length - 1).chain((i) => fc.record({ t: fc.double({ noNaN: true, noDefaultInfinity: true }), seq: fc.nat() }).map((x) => ({ ...structuredClone(SAMPLES[i]), ...x })));
 const wireFinding = fc.record({ id: awkwardString, severity: fc.constantFrom('info', 'warning', 'error'), title: awkwardString, detail: awkwardString, advice: awkwardString, evidence: fc.array(fc.nat(), { maxLength: 4 }) });
@@ -203,6 +204,26 @@ const VALID_PARAMS: Record<string, fc.Arbitrary<unknown>> = {
   'timeline/sessions': fc.record({ sessions: fc.array(sessionInfo, { maxLength: 3 }), activeId: fc.option(awkwardString, { nil: undefined }) }, { requiredKeys: ['sessions'] }),
   'timeline/clock': fc.record({ sessionId: awkwardString, nowT: fc.double({ noNaN: true, noDefaultInfinity: true }) }),
   'timeline/empty': fc.record({ message: awkwardString }),
+  'timeline/spillRange': fc.record({ sessionId: awkwardString, t0: fc.double({ noNaN: true }), t1: fc.double({ noNaN: true }) }),
+  'timeline/spillRange/completion': fc.record(
+    {
+      columns: fc.option(fc.array(wireEvent, { maxLength: 5 }).map((evs) => encodeBatch(evs as never)), { nil: undefined }),
+      t0: fc.double({ noNaN: true, noDefaultInfinity: true }),
+      t1: fc.double({ noNaN: true, noDefaultInfinity: true }),
+      complete: fc.boolean(),
+      message: fc.option(awkwardString, { nil: undefined }),
+    },
+    { requiredKeys: ['t0', 't1', 'complete'] },
+  ),
+  'compare/list': fc
+    .array(
+      fc.record(
+        { title: awkwardString, profile: awkwardString, source: fc.constantFrom('cluster', 'sandbox', 'scenario', 'import'), resource: awkwardString, startedAt: awkwardString, file: fc.option(awkwardString, { nil: undefined }) },
+        { requiredKeys: ['title', 'profile', 'source', 'resource', 'startedAt'] },
+      ),
+      { minLength: 1, maxLength: 4 },
+    )
+    .chain((compared) => fc.record({ compared: fc.constant(compared), gone: fc.subarray([...compared.keys()]) })),
 };
 const MESSAGE_TYPES = [...GUARDS, ...GUARDS.flatMap((g) => ('completion' in g ? [(g as unknown as { completion: IpcMessageType<string, unknown> }).completion] : []))];
 

@@ -20,7 +20,8 @@ export function binOf(w: BinWindow, t: number): number {
 
 /**
  * Counts rows per bin and category: result[bin * categories + code]. Rows whose code is
- * >= categories are ignored (they belong to another series).
+ * >= categories are ignored (they belong to another series). With `weights`, a row counts as
+ * its weight (an overview row standing for several events), added into `into` when given.
  */
 export function binCounts(
   times: ArrayLike<number>,
@@ -28,8 +29,10 @@ export function binCounts(
   n: number,
   w: BinWindow,
   categories: number,
+  weights?: ArrayLike<number>,
+  into?: Uint32Array,
 ): Uint32Array {
-  const out = new Uint32Array(Math.max(0, w.bins) * categories);
+  const out = into ?? new Uint32Array(Math.max(0, w.bins) * categories);
   if (w.bins <= 0) return out;
   // binOf inlined (same arithmetic, so a row on a bin edge lands where binOf puts it): this loop
   // visits every visible row once per frame, and a whole-trace view has hundreds of thousands.
@@ -42,7 +45,7 @@ export function binCounts(
     const code = codes[i];
     if (code >= categories) continue;
     const b = span === 0 ? 0 : Math.min(last, Math.floor(((t - t0) / span) * bins));
-    out[b * categories + code]++;
+    out[b * categories + code] += weights ? weights[i] : 1;
   }
   return out;
 }

@@ -50,6 +50,7 @@ export enum MarkKind {
   Fault = 7,
   Consistency = 8,
   Synced = 9,
+  RestRetry = 10,
 }
 
 /** Handler notification categories (one lane per handler). */

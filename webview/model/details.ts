@@ -48,6 +48,8 @@ export function describeEvent(e: RecordedEvent): string {
       return `watch from RV ${e.rv || '""'}${e.watchList ? ' (watch-list)' : ''}, timeout ${e.timeoutSeconds} s`;
     case 'watch.end':
       return `watch ended (${e.how}) after ${formatMs(e.durationMs)}, ${e.eventCount} events → ${e.outcome} (row ${rowText(e.row)})`;
+    case 'rest.retry':
+      return `${e.verb} ${e.code ?? e.error ?? 'failed'}, retried after ${formatMs(e.waitMs)} (${e.retry}/${e.maxRetries})`;
     case 'relist':
       return `RELIST (${e.reason}${e.consistent ? ', consistent read' : ''}) from RV ${e.rv || '""'}`;
     case 'fifo.resync':

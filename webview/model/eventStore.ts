@@ -197,6 +197,26 @@ export class EventStore {
     this.n += count;
   }
 
+  /** Appends the first `count` rows of a batch (checked by batchArrays). */
+  pushPrefix(batch: ColumnBatch, cols: EventColumnArrays, count: number): void {
+    if (count >= batch.count) return this.pushBatch(batch, cols);
+    const sub = {} as EventColumnArrays;
+    for (const name of COLUMN_NAMES) (sub as Record<string, unknown>)[name] = (cols[name] as Float64Array).subarray(0, count);
+    this.pushBatch({ ...batch, count }, sub);
+  }
+
+  /** Appends rows [from, to) of another store (with their diffs), translating its string references. */
+  appendFrom(other: EventStore, from: number, to: number): void {
+    if (to <= from) return;
+    const sub = {} as EventColumnArrays;
+    for (const name of COLUMN_NAMES) (sub as Record<string, unknown>)[name] = (other.cols[name] as Float64Array).subarray(from, to);
+    const extras: RecordedEvent[] = [];
+    for (let i = from; i < to; i++) if (other.cols.type[i] === EXTRA) extras.push(other.extras.get(i)!);
+    const base = this.n;
+    this.pushBatch({ count: to - from, columns: {} as ColumnBatch['columns'], strings: other.strings.strings, extras }, sub);
+    for (const [i, diff] of other.diffs) if (i >= from && i < to) this.diffs.set(base + i - from, diff);
+  }
+
   private reserve(size: number): void {
     if (size <= this.capacity) return;
     let cap = this.capacity;

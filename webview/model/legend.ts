@@ -59,6 +59,7 @@ const MARK_ORDER: readonly MarkKind[] = [
   MarkKind.WatchStart,
   MarkKind.WatchEnd,
   MarkKind.ListError,
+  MarkKind.RestRetry,
   MarkKind.Bookmark,
   MarkKind.Resync,
   MarkKind.Consistency,

@@ -39,6 +39,12 @@ export const MARK_STYLES: Record<MarkKind, MarkStyle> = {
   [MarkKind.Bookmark]: { label: 'bookmark', description: 'A BOOKMARK event moved the resourceVersion on without a change.', colour: FOREGROUND, shape: 'square' },
   [MarkKind.Resync]: { label: 'resync', description: 'A periodic resync queued every object again as Sync deltas.', colour: YELLOW, shape: 'ring' },
   [MarkKind.Consistency]: { label: 'cache check', description: 'A consistency check compared the cache with a fresh LIST; the label says what differed.', colour: FOREGROUND, shape: 'frame' },
+  [MarkKind.RestRetry]: {
+    label: 'REST retry',
+    description: 'The REST client sent the same LIST or WATCH again below the reflector (429/5xx with Retry-After, a reset); the details say after how long and which retry.',
+    colour: ERROR_COLOUR,
+    shape: 'ring',
+  },
   [MarkKind.Synced]: { label: 'synced', description: 'The initial list was delivered (HasSynced): the cache can be trusted from here.', colour: GREEN, shape: 'dot' },
 };
 

@@ -11,7 +11,10 @@
  */
 import type { RecordedEvent } from '../../src/format/events';
 import type { StaleWindow } from '../../src/format/trace';
-import { DELTA_TYPES, MarkKind, NotifyKind, REFLECTOR_STATES, RELIST_REASONS, codeOf } from './codes';
+import type { SpillOverview } from '../../src/format/spill';
+import { DELTA_TYPES, MarkKind, REFLECTOR_STATES, RELIST_REASONS, codeOf } from './codes';
+import { notifyKind, rowNotifyKind } from './notifyKind';
+import { OverviewLanes } from './overviewLanes';
 import { filterActive, handlerShown, passes, type TimelineFilter } from './filter';
 import { PackedLane } from './packed';
 import { EventStore } from './eventStore';
@@ -21,7 +24,6 @@ import {
   CHANGES,
   EXTRA,
   HAS_TOMBSTONE,
-  IS_SYNC,
   OP_MASK,
   OPS,
   ROW_TYPES,
@@ -42,6 +44,15 @@ export type MarkLane = PackedLane<typeof markSpec>;
 export type PointLane = PackedLane<typeof pointSpec>;
 export type DepthLane = PackedLane<typeof depthSpec>;
 
+/** A spilled range read back from the host: its events as columns and the time span of its chunks. */
+export interface LoadedRange {
+  batch: ColumnBatch;
+  t0: number;
+  t1: number;
+  /** The read covered every chunk of the range asked for. */
+  complete: boolean;
+}
+
 export class TimelineData {
   /** reflector.state rows: code = index in REFLECTOR_STATES. */
   readonly states: PointLane = new PackedLane(pointSpec);
@@ -61,7 +72,13 @@ export class TimelineData {
   /** The summary's stale-cache windows (the host computes them; set with every summary). */
   staleWindows: readonly StaleWindow[] = [];
 
-  private readonly store = new EventStore();
+  private store = new EventStore();
+  /** The first rows of `store` that are spilled events (the overview's exact ones and a loaded range); memory's rows follow. */
+  private spilledRows = 0;
+  private spill: SpillOverview | undefined;
+  private loaded: LoadedRange | undefined;
+  /** The overview's counted rows outside the loaded range, drawn with the lanes (undefined: nothing spilled). */
+  overview: OverviewLanes | undefined;
   /** Index in `marks` of the watch.start whose watch has not ended yet. */
   private openWatch = -1;
   private lastT = 0;
@@ -80,8 +97,83 @@ export class TimelineData {
     return this.store.length > 0 ? this.store.seqAt(this.store.length - 1) : -1;
   }
 
+  /** Where the recording starts: its first spilled chunk, else its first event. */
   get firstT(): number {
-    return this.store.length > 0 ? this.store.tAt(0) : 0;
+    const held = this.store.length > 0 ? this.store.tAt(0) : undefined;
+    const spilled = this.spill && this.spill.chunks.length > 0 ? this.spill.chunks[0].t0 : undefined;
+    return Math.min(held ?? spilled ?? 0, spilled ?? held ?? 0);
+  }
+
+  /** The time span of the spilled events [first chunk start, last chunk end], if any. */
+  get spilledSpan(): [number, number] | undefined {
+    const c = this.spill?.chunks;
+    return c && c.length > 0 ? [c[0].t0, c[c.length - 1].t1] : undefined;
+  }
+
+  /** How many events are on disk for this view (its overview's chunks). */
+  get spilledEvents(): number {
+    return this.spill?.chunks.reduce((n, c) => n + c.count, 0) ?? 0;
+  }
+
+  /** The spilled range whose events are loaded (a range read), if any. */
+  get loadedRange(): Readonly<LoadedRange> | undefined {
+    return this.loaded;
+  }
+
+  /** The overview the host sent with the snapshot, if anything was spilled. */
+  get spillOverview(): SpillOverview | undefined {
+    return this.spill;
+  }
+
+  /**
+   * Takes the snapshot's overview of spilled events (and a loaded range of them to keep, if any):
+   * call it after reset() and before the snapshot's own events. Its exact events become rows
+   * like any other; the counted ones become the overview lanes.
+   */
+  setSpill(overview: SpillOverview | undefined, loaded?: LoadedRange): void {
+    this.spill = overview && overview.chunks.length > 0 ? overview : undefined;
+    this.loaded = this.spill ? loaded : undefined;
+    this.rebuild();
+  }
+
+  /**
+   * The events of a spilled range (a range read's columns): they replace the range loaded before
+   * and are drawn exactly as events in memory. False (nothing changed) when the columns are malformed.
+   */
+  loadSpilled(range: LoadedRange | undefined): boolean {
+    if (range && !batchArrays(range.batch)) return false;
+    this.loaded = range;
+    this.rebuild();
+    return true;
+  }
+
+  /**
+   * Rebuilds the rows and lanes: the overview's exact events outside the loaded range, the loaded
+   * range, then the rows that came from memory (the snapshot and deltas), in seq order.
+   */
+  private rebuild(): void {
+    const old = this.store;
+    const memoryFrom = this.spilledRows;
+    const memoryFirst = memoryFrom < old.length ? old.seqAt(memoryFrom) : Number.POSITIVE_INFINITY;
+    const fresh = new EventStore();
+    const batch = this.loaded?.batch;
+    const cols = batch ? batchArrays(batch) : undefined;
+    // A range read after the snapshot may reach events this view holds from memory: those stay memory rows.
+    let count = 0;
+    if (batch && cols) while (count < batch.count && cols.seq[count] < memoryFirst) count++;
+    const firstLoaded = count > 0 ? cols!.seq[0] : Number.POSITIVE_INFINITY;
+    const lastLoaded = count > 0 ? cols!.seq[count - 1] : Number.NEGATIVE_INFINITY;
+    const exact = this.spill?.exact ?? [];
+    let k = 0;
+    for (; k < exact.length && exact[k].seq < Math.min(firstLoaded, memoryFirst); k++) fresh.push(exact[k]);
+    if (count > 0) fresh.pushPrefix(batch!, cols!, count);
+    for (; k < exact.length && exact[k].seq < memoryFirst; k++) if (exact[k].seq > lastLoaded) fresh.push(exact[k]);
+    this.spilledRows = fresh.length;
+    fresh.appendFrom(old, memoryFrom, old.length);
+    this.store = fresh;
+    const skip: [number, number] | undefined = this.loaded ? [this.loaded.t0, this.loaded.t1] : undefined;
+    this.overview = this.spill ? new OverviewLanes(this.spill.dense, skip, memoryFirst < Number.POSITIVE_INFINITY && memoryFrom < old.length ? old.tAt(memoryFrom) : this.spill.chunks[this.spill.chunks.length - 1].t1) : undefined;
+    this.setFilter(this.filterBy);
   }
 
   /** The latest event time seen. */
@@ -176,8 +268,17 @@ export class TimelineData {
    * the recorder dropped nothing; returns false otherwise (the view must ask for a snapshot: it
    * missed a batch, the host restarted its stream, or this view would hold more than the cap).
    */
-  applyDelta(p: { afterSeq: number; events: readonly RecordedEvent[]; live: boolean; nowT?: number; summary?: { staleWindows: readonly StaleWindow[] } }): boolean {
-    if (p.afterSeq !== this.lastSeq || p.events.some((e) => e.type === 'trace.dropped')) return false;
+  applyDelta(p: {
+    afterSeq: number;
+    events: readonly RecordedEvent[];
+    columns?: readonly ColumnBatch[];
+    live: boolean;
+    nowT?: number;
+    summary?: { staleWindows: readonly StaleWindow[] };
+  }): boolean {
+    const dropped = (events: readonly RecordedEvent[]) => events.some((e) => e?.type === 'trace.dropped');
+    if (p.afterSeq !== this.lastSeq || dropped(p.events) || (p.columns ?? []).some((c) => dropped(c.extras))) return false;
+    for (const c of p.columns ?? []) if (!this.appendColumns(c)) return false;
     this.append(p.events);
     this.setLive(p.live);
     if (p.nowT !== undefined) this.advanceNow(p.nowT);
@@ -202,13 +303,22 @@ export class TimelineData {
     const lastT = this.lastT;
     this.lastT = 0;
     this.ingestRows(0, this.store.length);
-    this.lastT = lastT;
+    this.lastT = Math.max(lastT, this.lastT);
+    // Handlers seen only in the overview still get their lane (after those the rows made).
+    for (const name of this.overview?.handlers.keys() ?? []) {
+      this.handlerSet.add(name);
+      if (handlerShown(this.filterBy, name)) this.handlerLane(name);
+    }
   }
 
   reset(): void {
     this.clearLanes();
+    this.store = new EventStore();
+    this.spilledRows = 0;
+    this.spill = undefined;
+    this.loaded = undefined;
+    this.overview = undefined;
     this.staleWindows = [];
-    this.store.clear();
     this.handlerSet.clear();
     this.lastT = 0;
     this.now = 0;
@@ -231,6 +341,17 @@ export class TimelineData {
       if (e.type === 'notify' || e.type === 'handler.added') this.handlerSet.add(e.handler);
       this.ingest(e, t);
     }
+  }
+
+  /**
+   * A snapshot's events: its `columns`, its `chunks`, then its objects. False when a batch is
+   * malformed or out of order (what was appended stays; the caller resets).
+   */
+  appendSnapshot(p: { columns?: ColumnBatch; chunks?: readonly ColumnBatch[]; events: readonly RecordedEvent[] }): boolean {
+    if (p.columns !== undefined && !this.appendColumns(p.columns)) return false;
+    for (const c of p.chunks ?? []) if (!this.appendColumns(c)) return false;
+    this.append(p.events);
+    return true;
   }
 
   /**
@@ -346,6 +467,9 @@ export class TimelineData {
       case 'watch.event':
         if (e.eventType === 'BOOKMARK') this.mark(t, MarkKind.Bookmark, seq);
         break;
+      case 'rest.retry':
+        this.mark(t, MarkKind.RestRetry, seq);
+        break;
       case 'fault.injected':
         this.mark(t, MarkKind.Fault, seq);
         break;
@@ -397,19 +521,3 @@ export class TimelineData {
   }
 }
 
-/** notifyKind of a notify row. */
-function rowNotifyKind(flags: number, tombstone: boolean): NotifyKind {
-  const op = OPS[flags & OP_MASK];
-  const isSync = (flags & IS_SYNC) !== 0;
-  if (op === 'delete') return tombstone ? NotifyKind.Tombstone : NotifyKind.Delete;
-  if (op === 'add') return isSync ? NotifyKind.Sync : NotifyKind.Add;
-  if ((flags & CHANGE_MASK) === IDENTICAL_BITS) return NotifyKind.Identical;
-  return isSync ? NotifyKind.Sync : NotifyKind.Update;
-}
-
-function notifyKind(e: Extract<RecordedEvent, { type: 'notify' }>): NotifyKind {
-  if (e.op === 'delete') return e.tombstone ? NotifyKind.Tombstone : NotifyKind.Delete;
-  if (e.op === 'add') return e.isSync ? NotifyKind.Sync : NotifyKind.Add;
-  if (e.change === 'identical') return NotifyKind.Identical;
-  return e.isSync ? NotifyKind.Sync : NotifyKind.Update;
-}

@@ -4,10 +4,11 @@
  */
 import { binCounts, binRuns, type BinRun } from '../model/binning';
 import { DELTA_TYPES, MarkKind, NOTIFY_KIND_COUNT } from '../model/codes';
-import { depthColumns, depthHeight, peakLabel } from '../model/depthLane';
+import { depthColumns, depthHeight, peakLabel, type DepthColumns } from '../model/depthLane';
 import { lowerBound, upperBound } from '../model/packed';
 import type { PointLane, TimelineData } from '../model/timelineData';
-import { handlerLane, STALE_PREFIX, type TrackDraw } from '../model/tracks';
+import { HANDLER_PREFIX, handlerLane, STALE_PREFIX, type TrackDraw } from '../model/tracks';
+import type { WeightedLane } from '../model/overviewLanes';
 import { MARK_STYLES, type MarkShape } from '../model/marks';
 import type { LaneBand } from './layout';
 import type { Palette } from './palette';
@@ -39,13 +40,17 @@ const TRACK_DRAWERS: Record<TrackDraw, Drawer> = {
   state: (dc, band) => drawStates(dc, band),
   marks: (dc, band) => drawMarks(dc, band),
   depth: (dc, band) => drawDepth(dc, band),
-  deltas: (dc, band) => drawStacked(dc, band, dc.data.deltas, DELTA_TYPES.length, dc.palette.deltas),
-  identical: (dc, band) => drawStacked(dc, band, dc.data.identical, 1, [dc.palette.identical], 0.45, true),
-  tombstones: (dc, band) => drawTicks(dc, band, dc.data.tombstones, dc.palette.tombstone),
+  deltas: (dc, band) => drawStacked(dc, band, dc.data.deltas, DELTA_TYPES.length, dc.palette.deltas, 0.15, false, dc.data.overview?.deltas),
+  identical: (dc, band) => drawStacked(dc, band, dc.data.identical, 1, [dc.palette.identical], 0.45, true, dc.data.overview?.identical),
+  tombstones: (dc, band) => {
+    drawTicks(dc, band, dc.data.tombstones, dc.palette.tombstone);
+    if (dc.data.overview) drawTicks(dc, band, dc.data.overview.tombstones, dc.palette.tombstone);
+  },
   stale: (dc, band) => drawStale(dc, band),
   handler: (dc, band) => {
     const lane = handlerLane(dc.data, band.track);
-    if (lane) drawStacked(dc, band, lane, NOTIFY_KIND_COUNT, dc.palette.notify, 0.35);
+    const spilled = dc.data.overview?.handlers.get(band.track.id.slice(HANDLER_PREFIX.length));
+    if (lane) drawStacked(dc, band, lane, NOTIFY_KIND_COUNT, dc.palette.notify, 0.35, false, spilled);
   },
 };
 
@@ -222,6 +227,12 @@ function drawDepth({ ctx, data, x, width, palette }: DrawContext, band: LaneBand
   const bins = Math.max(1, Math.floor(width));
   const { t, keys, deltas } = data.depth.columns;
   const columns = depthColumns(t, keys, deltas, data.depth.length, { t0, t1, bins }, DEPTH_MIN_WIDTH_PX);
+  const spilled = data.overview?.depth;
+  if (spilled && spilled.length > 0) {
+    const o = spilled.columns;
+    const more = depthColumns(o.t, o.keys, o.deltas, spilled.length, { t0, t1, bins }, DEPTH_MIN_WIDTH_PX);
+    mergeDepth(columns, more);
+  }
   const top = columns.peakDeltas;
   const base = band.y + band.height;
   const plotHeight = band.height - 12; // the top 12 px hold the peak label, clear of the areas
@@ -252,6 +263,19 @@ function drawDepth({ ctx, data, x, width, palette }: DrawContext, band: LaneBand
   ctx.textAlign = 'left';
 }
 
+/** The larger of two depth series per column (the overview's and the rows'), and their joint peak. */
+function mergeDepth(into: DepthColumns, other: DepthColumns): void {
+  for (let b = 0; b < into.deltas.length; b++) {
+    into.deltas[b] = Math.max(into.deltas[b], other.deltas[b]);
+    into.keys[b] = Math.max(into.keys[b], other.keys[b]);
+  }
+  if (other.peakDeltas > into.peakDeltas) {
+    into.peakDeltas = other.peakDeltas;
+    into.peakBin = other.peakBin;
+  }
+  into.peakKeys = Math.max(into.peakKeys, other.peakKeys);
+}
+
 /** Stacked count bars per bin; `minFraction` makes a single event still visible (loud series). */
 function drawStacked(
   { ctx, x, width, palette }: DrawContext,
@@ -261,10 +285,13 @@ function drawStacked(
   colours: readonly string[],
   minFraction = 0.15,
   countLabels = false,
+  spilled?: WeightedLane,
 ): void {
   const [t0, t1] = x.domain();
   const bins = Math.max(1, Math.floor(width / BIN_PX));
   const counts = binCounts(lane.columns.t, lane.columns.code, lane.length, { t0, t1, bins }, categories);
+  // The counted rows of what stays on disk go into the same bins (an overview row stands for `w` events).
+  if (spilled) binCounts(spilled.columns.t, spilled.columns.code, spilled.length, { t0, t1, bins }, categories, spilled.columns.w, counts);
   let max = 0;
   for (let b = 0; b < bins; b++) {
     let total = 0;
@@ -306,7 +333,7 @@ function drawRunCounts(ctx: CanvasRenderingContext2D, band: LaneBand, runs: read
   }
 }
 
-function drawTicks({ ctx, x, width }: DrawContext, band: LaneBand, lane: PointLane, colour: string): void {
+function drawTicks({ ctx, x, width }: DrawContext, band: LaneBand, lane: PointLane | WeightedLane, colour: string): void {
   const { t } = lane.columns;
   const [from, to] = visibleRange(t, lane.length, x);
   ctx.fillStyle = colour;
@@ -323,4 +350,26 @@ function drawTicks({ ctx, x, width }: DrawContext, band: LaneBand, lane: PointLa
     ctx.closePath();
     ctx.fill();
   }
+}
+
+/**
+ * The strip above the lanes says what lies on disk: a muted bar over the spilled span, a bar in
+ * the focus colour over the range loaded from it (drawn there as events in memory).
+ */
+export function drawDiskStrip(ctx: CanvasRenderingContext2D, data: TimelineData, x: TimeScale, width: number, height: number, palette: Palette): void {
+  const span = data.spilledSpan;
+  if (!span) return;
+  const bar = (a: number, b: number, alpha: number) => {
+    const left = Math.max(0, x(a));
+    const right = Math.min(width, x(b));
+    if (right < 0 || left > width) return;
+    ctx.globalAlpha = alpha;
+    ctx.fillRect(left, height - 5, Math.max(1, right - left), 4);
+  };
+  ctx.fillStyle = palette.muted;
+  bar(span[0], span[1], 0.45);
+  const loaded = data.loadedRange;
+  ctx.fillStyle = palette.focus;
+  if (loaded) bar(loaded.t0, loaded.t1, 1);
+  ctx.globalAlpha = 1;
 }

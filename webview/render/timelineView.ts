@@ -13,7 +13,7 @@ import { describeEvent } from '../model/details';
 import { cursorForSeq, cursorSeq, isNavKey, moveCursor, type Cursor, type NavLane } from '../model/selection';
 import { navigableLanes } from '../model/tracks';
 import type { TimelineData } from '../model/timelineData';
-import { drawLanes } from './canvasLanes';
+import { drawDiskStrip, drawLanes } from './canvasLanes';
 import { bandAt, bandsHeight, laneBands, type LaneBand } from './layout';
 import { drawAxis, drawCheckLabels, drawMarkLabels, drawSelection } from './overlay';
 import { onThemeChange, readPalette, type Palette } from './palette';
@@ -27,6 +27,8 @@ const HIT_PX = 6;
 export interface TimelineCallbacks {
   onSelect(seq: number | undefined): void;
   onFollowChange(follow: boolean): void;
+  /** The visible window after each render (the app loads spilled ranges for it). */
+  onWindow?(t0: number, t1: number): void;
 }
 
 /**
@@ -302,6 +304,7 @@ export class TimelineView {
     ctx.clearRect(0, 0, this.width, height);
     const x = this.shownScale();
     drawLanes({ ctx, data: this.data, x, width: this.width, palette: this.palette }, this.bands);
+    drawDiskStrip(ctx, this.data, x, this.width, BRUSH_HEIGHT, this.palette);
     this.renderLabels();
     const svg = select(this.svg);
     drawAxis(svg.select<SVGGElement>('g.axis').attr('transform', `translate(0,${lanesBottom + 2})`), x, this.width, this.shared?.offset ?? 0);
@@ -315,6 +318,8 @@ export class TimelineView {
     const band = this.bands.find((b) => b.id === this.lanes[this.cursor.lane]?.id);
     drawSelection(svg.select<SVGGElement>('g.selections'), e ? x(e.t) : undefined, band, lanesBottom);
     this.renderBrush();
+    const [w0, w1] = x.domain();
+    this.callbacks.onWindow?.(w0, w1);
   }
 
   private renderLabels(): void {

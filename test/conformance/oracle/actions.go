@@ -39,15 +39,20 @@ type extensions struct {
 	stopNow       chan struct{}          // closed by a stop action
 }
 
-func (r *runner) initExtensions() error {
-	r.ext = &extensions{registrations: map[string]interface{}{}, indexNames: map[string]bool{}, stopNow: make(chan struct{})}
-	for name := range r.sc.Informer.Indexers {
-		r.ext.indexNames[name] = true
+func (r *runner) initExtensions() {
+	r.ext = &extensions{stopNow: make(chan struct{})}
+	r.ext.reset(r.sc)
+}
+
+// reset: no registration yet, the scenario's own indexes (a new informer's state).
+func (e *extensions) reset(sc *Scenario) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.registrations = map[string]interface{}{}
+	e.indexNames = map[string]bool{}
+	for name := range sc.Informer.Indexers {
+		e.indexNames[name] = true
 	}
-	if t := r.sc.Informer.Transform; t != "" {
-		return setTransform(r.inf, transformFunc(t))
-	}
-	return nil
 }
 
 // sleep waits d of virtual time; false when a stop action came first.
@@ -97,9 +102,9 @@ func (r *runner) runActions(start time.Time, done <-chan struct{}) {
 			r.ext.mu.Lock()
 			reg := r.ext.registrations[a.RemoveHandler]
 			r.ext.mu.Unlock()
-			_ = removeHandler(r.inf, reg)
+			_ = removeHandler(r.current(), reg)
 		case a.AddIndexers != nil:
-			if err := r.inf.AddIndexers(indexersOf(a.AddIndexers)); err == nil {
+			if err := r.current().AddIndexers(indexersOf(a.AddIndexers)); err == nil {
 				r.ext.mu.Lock()
 				for name := range a.AddIndexers {
 					r.ext.indexNames[name] = true
@@ -109,6 +114,9 @@ func (r *runner) runActions(start time.Time, done <-chan struct{}) {
 		case a.Stop:
 			close(r.ext.stopNow)
 			return
+		case a.Restart:
+			// Only the transform can fail, and it did not for the first informer.
+			_ = r.restart(done)
 		}
 	}
 }
@@ -121,7 +129,7 @@ func (r *runner) indexDump() map[string]map[string][]string {
 	if len(r.ext.indexNames) == 0 {
 		return nil
 	}
-	idx := r.inf.GetIndexer()
+	idx := r.current().GetIndexer()
 	out := map[string]map[string][]string{}
 	for name := range r.ext.indexNames {
 		values := map[string][]string{}

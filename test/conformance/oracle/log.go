@@ -214,7 +214,14 @@ func (l *Log) Notify(n notify) {
 	}
 }
 
-// Synced logs {"kind":"synced"} the first time it is called.
+// Restarted: the next Synced call logs again (a restart action's fresh informer).
+func (l *Log) Restarted() {
+	l.mu.Lock()
+	l.synced = false
+	l.mu.Unlock()
+}
+
+// Synced logs {"kind":"synced"} the first time it is called (since Start or Restarted).
 func (l *Log) Synced() {
 	l.mu.Lock()
 	first := !l.synced

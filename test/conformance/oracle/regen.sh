@@ -4,6 +4,8 @@
 # scenario is meant for (its optional top-level "profiles" list; default: all).
 #
 #   test/conformance/oracle/regen.sh [PROFILE...]
+#
+# REGEN_ONLY="name1 name2" limits the run to those scenarios (file names without .json).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 conf=$(dirname "$here")
@@ -22,6 +24,7 @@ for p in "${profiles[@]}"; do
   done
   for sc in "$conf"/scenarios/*.json; do
     name=$(basename "$sc" .json)
+    if [ -n "${REGEN_ONLY:-}" ] && [[ " $REGEN_ONLY " != *" $name "* ]]; then continue; fi
     out="$conf/expected/$p/$name.ndjson"
     tmp=$(mktemp)
     ORACLE_RUNS=${ORACLE_RUNS:-auto} ORACLE_ONLY_MEANT_FOR_PROFILE=1 "$here/bin/$p/oracle" "$sc" >"$tmp"

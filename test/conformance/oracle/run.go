@@ -10,10 +10,12 @@ import (
 	"net/url"
 	"os"
 	goruntime "runtime"
+	"sync"
 	"testing/synctest"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -92,14 +94,118 @@ type Result struct {
 }
 
 type runner struct {
-	sc    *Scenario
-	log   *Log
-	srv   *server
-	inf   cache.SharedIndexInformer
-	busy  busyHandlers
-	idx   int
-	limit time.Duration
-	ext   *extensions // actions.go
+	sc     *Scenario
+	log    *Log
+	srv    *server
+	tap    *tap
+	client dynamic.Interface
+	busy   busyHandlers
+	idx    int
+	limit  time.Duration
+	ext    *extensions // actions.go
+
+	infMu   sync.Mutex
+	inf     cache.SharedIndexInformer // the current informer (cur.inf)
+	cur     *instance
+	all     []*instance     // every informer of the run, the current one last
+	pollers []chan struct{} // one synced poller per informer
+	// exited is closed when the current informer's Run returns although nobody stopped it.
+	exited   chan struct{}
+	exitOnce sync.Once
+}
+
+// instance is one informer of the run: the first, or the fresh one of a restart action.
+type instance struct {
+	inf  cache.SharedIndexInformer
+	stop chan struct{}
+	done chan struct{}
+}
+
+// current is the informer actions and the end of run act on.
+func (r *runner) current() cache.SharedIndexInformer {
+	r.infMu.Lock()
+	defer r.infMu.Unlock()
+	return r.inf
+}
+
+// startInformer builds a fresh informer from the run's client (as the dynamic informer
+// factory would), sets the scenario's transform, adds the scenario's handlers and runs it.
+func (r *runner) startInformer() error {
+	inf := newInformer(r.client, r.sc.gvr(), ms(r.sc.Informer.ResyncPeriodMs), indexersOf(r.sc.Informer.Indexers), r.tweakOptions(r.tap.beginCall))
+	if t := r.sc.Informer.Transform; t != "" {
+		if err := setTransform(inf, transformFunc(t)); err != nil {
+			return err
+		}
+	}
+	in := &instance{inf: inf, stop: make(chan struct{}), done: make(chan struct{})}
+	r.infMu.Lock()
+	r.inf, r.cur = inf, in
+	r.all = append(r.all, in)
+	r.infMu.Unlock()
+	for i := range r.sc.Informer.Handlers {
+		if err := r.addHandler(&r.sc.Informer.Handlers[i]); err != nil {
+			return err
+		}
+	}
+	go func() {
+		defer close(in.done)
+		inf.Run(in.stop)
+		select {
+		case <-in.stop:
+		default:
+			r.exitOnce.Do(func() { close(r.exited) })
+		}
+	}()
+	return nil
+}
+
+// restart (a restart action): stop the current informer, wait until its Run has returned,
+// and start a fresh one. client-go cannot run a stopped SharedIndexInformer again (Run logs
+// "run more than once is not allowed", AddEventHandler after stop fails), so a new informer
+// takes its place. Waiting for Run makes the order of the two informers' jitter draws (the
+// stopped reflector's last Backoff(), the fresh one's first timeoutSeconds) the program's,
+// not the goroutine scheduler's.
+func (r *runner) restart(runStop <-chan struct{}) error {
+	r.infMu.Lock()
+	old := r.cur
+	r.infMu.Unlock()
+	close(old.stop)
+	<-old.done
+	r.ext.reset(r.sc)
+	r.log.Restarted()
+	if err := r.startInformer(); err != nil {
+		return err
+	}
+	r.pollSynced(r.current(), runStop)
+	return nil
+}
+
+// pollSynced logs synced for inf: after each kick, once everything at that instant has
+// settled (a 1 ns timer fires only when every goroutine of the bubble is blocked), look at
+// HasSynced. The line gets the instant of the kick: "t" is rounded to the microsecond.
+func (r *runner) pollSynced(inf cache.SharedIndexInformer, runStop <-chan struct{}) {
+	done := make(chan struct{})
+	r.infMu.Lock()
+	r.pollers = append(r.pollers, done)
+	r.infMu.Unlock()
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-r.srv.kick:
+			case <-runStop:
+				return
+			}
+			time.Sleep(time.Nanosecond)
+			if r.current() != inf {
+				return
+			}
+			if inf.HasSynced() {
+				r.log.Synced()
+				return
+			}
+		}
+	}()
 }
 
 // waitIdle returns once every goroutine of the informer is blocked and no handler call is in
@@ -136,71 +242,54 @@ func Run(sc *Scenario, log *Log) Result {
 	r.limit = time.Hour + ms(maxDur)
 
 	prepareBubble()
-	t := &tap{srv: r.srv, next: r.newTransport()}
-	inf, err := newInformer(t, sc.gvr(), ms(sc.Informer.ResyncPeriodMs), indexersOf(sc.Informer.Indexers), r.tweakOptions(t.beginCall))
+	r.tap = &tap{srv: r.srv, next: r.newTransport()}
+	client, err := newClient(r.tap)
 	if err != nil {
 		return Result{Err: err}
 	}
-	r.inf = inf
-	if err := r.initExtensions(); err != nil {
+	r.client = client
+	r.exited = make(chan struct{})
+	r.initExtensions()
+	if err := r.startInformer(); err != nil {
 		return Result{Err: err}
 	}
-	for i := range sc.Informer.Handlers {
-		if err := r.addHandler(&sc.Informer.Handlers[i]); err != nil {
-			return Result{Err: err}
-		}
-	}
-	stop := make(chan struct{})
-	runDone := make(chan struct{})
-	go func() {
-		defer close(runDone)
-		r.inf.Run(stop)
-	}()
+	runStop := make(chan struct{})
 	actionsDone := make(chan struct{})
 	go func() {
 		defer close(actionsDone)
-		r.runActions(log.start, stop)
+		r.runActions(log.start, runStop)
 	}()
-	// synced: after each kick, once everything at that instant has settled (a 1 ns timer
-	// fires only when every goroutine of the bubble is blocked), look at HasSynced. The line
-	// gets the instant of the kick: "t" is rounded to the microsecond.
-	pollDone := make(chan struct{})
-	go func() {
-		defer close(pollDone)
-		for {
-			select {
-			case <-r.srv.kick:
-			case <-stop:
-				return
-			}
-			time.Sleep(time.Nanosecond)
-			if r.inf.HasSynced() {
-				log.Synced()
-				return
-			}
-		}
-	}()
+	r.pollSynced(r.current(), runStop)
 
-	res := r.serve(runDone)
+	res := r.serve()
 
-	// End of run: wait until the informer is idle, stop it, wait for its tasks.
+	// End of run: wait until the informer is idle, stop it, wait for its tasks (and for
+	// those of the informers a restart action stopped).
 	r.waitIdle()
-	if r.inf.HasSynced() {
+	if r.current().HasSynced() {
 		log.Synced()
 	}
 	stoppedAt := time.Now()
 	close(r.srv.stopped)
-	close(stop)
-	<-runDone
-	<-pollDone
+	close(runStop)
 	<-actionsDone
-	t.next.(interface{ CloseIdleConnections() }).CloseIdleConnections()
+	r.infMu.Lock()
+	cur, all, pollers := r.cur, r.all, r.pollers
+	r.infMu.Unlock()
+	close(cur.stop)
+	for _, in := range all {
+		<-in.done
+	}
+	for _, p := range pollers {
+		<-p
+	}
+	r.tap.next.(interface{ CloseIdleConnections() }).CloseIdleConnections()
 	synctest.Wait()
 	if ix := r.indexDump(); ix != nil {
 		log.Index(stoppedAt, ix)
 	}
 	final := map[string]string{}
-	for _, obj := range r.inf.GetStore().List() {
+	for _, obj := range r.current().GetStore().List() {
 		key, err := cache.MetaNamespaceKeyFunc(obj)
 		if err != nil {
 			key = "?" + err.Error()
@@ -212,14 +301,14 @@ func Run(sc *Scenario, log *Log) Result {
 	return res
 }
 
-func (r *runner) serve(runDone <-chan struct{}) Result {
+func (r *runner) serve() Result {
 	for {
 		var c call
 		t := time.NewTimer(r.limit)
 		select {
 		case c = <-r.srv.calls:
 			t.Stop()
-		case <-runDone:
+		case <-r.exited:
 			t.Stop()
 			return Result{Err: errors.New("informer stopped by itself")}
 		case <-r.ext.stopNow:
@@ -271,7 +360,7 @@ func (r *runner) addHandler(h *HandlerSpec) error {
 		delay = ms(*h.DelayMs)
 	}
 	r.log.Handler(h.Name)
-	reg, err := addHandler(r.inf, &logHandler{name: h.Name, log: r.log, delay: delay, busy: &r.busy}, resync)
+	reg, err := addHandler(r.current(), &logHandler{name: h.Name, log: r.log, delay: delay, busy: &r.busy}, resync)
 	r.ext.remember(h.Name, reg)
 	return err
 }

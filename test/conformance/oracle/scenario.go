@@ -52,6 +52,7 @@ type Action struct {
 	RemoveHandler string            `json:"removeHandler"`
 	AddIndexers   map[string]string `json:"addIndexers"`
 	Stop          bool              `json:"stop"`
+	Restart       bool              `json:"restart"`
 }
 
 type StatusCause struct {
@@ -353,8 +354,11 @@ func checkExtensions(sc *Scenario, path string, checkHandler func(string, *Handl
 			kinds++
 			stops++
 		}
+		if a.Restart {
+			kinds++
+		}
 		if kinds != 1 {
-			return bad("%s: %s: needs exactly one of addHandler, removeHandler, addIndexers, stop", path, where)
+			return bad("%s: %s: needs exactly one of addHandler, removeHandler, addIndexers, stop, restart", path, where)
 		}
 	}
 	if stops > 1 {

@@ -352,15 +352,20 @@ func (s *server) sleepOrStop(d time.Duration) bool {
 	}
 }
 
-// newInformer builds the informer exactly as client-go's dynamic informer factory does
-// (dynamicinformer.NewFilteredDynamicInformer: the dynamic client's List/Watch in a
-// cache.ListWatch), over a REST client whose transport is t. tweak runs at the start
-// of every List/Watch call of the reflector (the factory's tweakListOptions hook, which also
-// sets the selectors).
-func newInformer(t *tap, gvr schema.GroupVersionResource, resync time.Duration, indexers cache.Indexers, tweak func(*metav1.ListOptions)) (cache.SharedIndexInformer, error) {
+// newClient is the dynamic client every informer of the run uses, its REST client's
+// transport t.
+func newClient(t *tap) (dynamic.Interface, error) {
 	client, err := dynamic.NewForConfig(&rest.Config{Host: scenarioHost, Transport: t})
 	if err != nil {
 		return nil, fmt.Errorf("dynamic client: %v", err)
 	}
-	return dynamicinformer.NewFilteredDynamicInformer(client, gvr, metav1.NamespaceAll, resync, indexers, tweak).Informer(), nil
+	return client, nil
+}
+
+// newInformer builds the informer exactly as client-go's dynamic informer factory does
+// (dynamicinformer.NewFilteredDynamicInformer: the dynamic client's List/Watch in a
+// cache.ListWatch). tweak runs at the start of every List/Watch call of the reflector (the
+// factory's tweakListOptions hook, which also sets the selectors).
+func newInformer(client dynamic.Interface, gvr schema.GroupVersionResource, resync time.Duration, indexers cache.Indexers, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
+	return dynamicinformer.NewFilteredDynamicInformer(client, gvr, metav1.NamespaceAll, resync, indexers, tweak).Informer()
 }

@@ -2,15 +2,17 @@
  * What a user sees of the sandbox storylines at 1400×900 in code-server (real VS Code, Debian
  * chromium): the numbers on screen agree with each other (header chips, the Findings tab, the
  * status bar), the stale-cache row of the etcd-lost-delete story, one-line findings that expand,
- * light / dark / high contrast, the bottom panel in its compact layout, find and filter, and the
- * compare view (restart-storm as v1.15 and v1.36 on one time axis).
+ * light / dark / high contrast, the bottom panel in its compact layout (no dropdown text cut, also
+ * at 800×600), find and filter, the compare view (restart-storm as v1.15 and v1.36 on one time
+ * axis) and the compare views after a window reload.
  * Screenshots go to test-results/screenshots/storyline-*.png. Prints `N passed, M failed`.
  * Run: npx tsx test/e2e/vscode/storylines.e2e.ts
  */
 import { mkdirSync } from 'node:fs';
 import type { FrameLocator, Page } from 'playwright-core';
 import { ensureCodeServer, packageExtension, startCodeServer } from './codeServer';
-import { clearFilterByKeyboard, findAndFilter, groupChip, groupTicks, startCompare } from './compareSteps';
+import { clearFilterByKeyboard, compareAcrossReload, findAndFilter, groupChip, groupTicks, startCompare } from './compareSteps';
+import { clippedSelects } from './layoutChecks';
 import { SHOTS, answer, check, chipValue, results, runCommand, sessionTitle, setTheme, shot, openWorkbench, step, visibleTimeline, waitForExtension, waitUntil } from './workbench';
 
 async function inspectSandbox(page: Page, storyline: string, profile: string): Promise<void> {
@@ -229,11 +231,25 @@ async function main(): Promise<void> {
       check(!!tabs && tabs.y < 900 - 60, `the findings tab is in view in the bottom panel (top ${tabs?.y} of 900)`);
       const lanes = (await f.locator('.lane-labels').textContent()) ?? '';
       check(lanes.includes('Handler main'), `the handler lane is there in the bottom panel: "${lanes}"`);
+      // A select cuts its text without a sign ("any opera"): each one must be as wide as its text needs.
+      const cut = await clippedSelects(f);
+      check(cut.length === 0, `dropdown text cut off in the bottom panel: ${JSON.stringify(cut)}`);
       await setTheme(page, 'Default Dark Modern');
       await shot(page, 'storyline-bottom-panel-dark.png');
       await setTheme(page, 'Default High Contrast');
       await shot(page, 'storyline-bottom-panel-hc.png');
+      await setTheme(page, 'Default Light Modern');
+      // A narrow, short window: the filter bar wraps, and no dropdown is cut.
+      await page.setViewportSize({ width: 800, height: 600 });
+      await page.waitForTimeout(1500);
+      await shot(page, 'storyline-bottom-panel-narrow-light.png');
+      const narrowCut = await clippedSelects(f);
+      check(narrowCut.length === 0, `dropdown text cut off in the bottom panel at 800×600: ${JSON.stringify(narrowCut)}`);
+      await page.setViewportSize({ width: 1400, height: 900 });
+      await page.waitForTimeout(1000);
     });
+
+    await step('compare after a window reload: compared traces come back with the same groups; sandbox informers are named as gone', () => compareAcrossReload(page, cs.workspace));
   } finally {
     await browser.close();
     cs.stop();

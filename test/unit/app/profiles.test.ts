@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { DEFAULT_PROFILE, unemulatedGateProblem } from '../../../src/engine/profiles';
+import { DEFAULT_PROFILE } from '../../../src/engine/profiles';
 import { replayProfile, replayProfileName } from '../../../src/app/profiles';
 import type { Scenario } from '../../../src/scenario/types';
 
@@ -17,19 +17,19 @@ describe('replayProfileName', () => {
   });
 });
 
-describe('replayProfile: gate settings the engine only partly emulates', () => {
-  const scenario = (gates: Record<string, boolean>) =>
-    ({ format: 'informer-scenario/v1', name: 's', resource: {}, informer: { handlers: [{ name: 'main' }] }, gates, steps: [] }) as unknown as Scenario;
+describe('replayProfile', () => {
+  const scenario = (gates: Record<string, boolean>, profiles?: string[]) =>
+    ({ format: 'informer-scenario/v1', name: 's', resource: {}, informer: { handlers: [{ name: 'main' }] }, gates, ...(profiles ? { profiles } : {}), steps: [] }) as unknown as Scenario;
 
-  it('v1.32 with WatchListClient on says the LISTs of that setting may differ from client-go (finding 6)', () => {
+  it('v1.32 with WatchListClient on runs the gate and the client-side watch-list, with no warning (finding 6 is emulated)', () => {
     const r = replayProfile(scenario({ WatchListClient: true }), 'v1.32');
     assert.equal(r.profile.gates.WatchListClient, true);
-    assert.match(r.warning ?? '', /WatchListClient=true under profile v1\.32 is only partly emulated: .*PrepareWatchListOptionsFromListOptions/);
-    assert.equal(unemulatedGateProblem(r.profile), r.warning);
+    assert.equal(r.profile.listUsesWatchList, true);
+    assert.equal(r.warning, undefined);
   });
 
-  it('says nothing for the same gate under v1.34, or for v1.32 with the gate off', () => {
-    assert.equal(replayProfile(scenario({ WatchListClient: true }), 'v1.34').warning, undefined);
-    assert.equal(replayProfile(scenario({ WatchListClient: false }), 'v1.32').warning, undefined);
+  it('warns when the requested profile is not one the scenario is meant for', () => {
+    const r = replayProfile(scenario({}, ['v1.34']), 'v1.32');
+    assert.match(r.warning ?? '', /meant for v1\.34, not v1\.32; replaying anyway/);
   });
 });

@@ -5,11 +5,20 @@ import { TraceRecorder } from '../../../src/trace/recorder';
 import { InformerSession } from '../../../src/app/session';
 import { TimelineStream, type StreamTimers } from '../../../src/vscode/timelineStream';
 import { decodeBatch } from '../../../src/protocol/eventColumns';
-import type { SnapshotParams } from '../../../src/protocol/timeline';
+import type { DeltaParams, SnapshotParams } from '../../../src/protocol/timeline';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SegmentFile } from '../../../src/trace/segments';
 
-/** A snapshot's events: those of its columns, then those sent as objects. */
+/** A snapshot's events: those of its columns and chunks, then those sent as objects. */
 function snapshotEvents(p: SnapshotParams) {
-  return [...(p.columns ? decodeBatch(p.columns)! : []), ...p.events];
+  return [...(p.columns ? decodeBatch(p.columns)! : []), ...(p.chunks ?? []).flatMap((c) => decodeBatch(c)!), ...p.events];
+}
+
+/** A delta's events: those of its column chunks, then those sent as objects. */
+function deltaEvents(p: DeltaParams) {
+  return [...(p.columns ?? []).flatMap((c) => decodeBatch(c)!), ...p.events];
 }
 
 /** Timers driven by hand: advance(ms) runs what is due. */
@@ -96,7 +105,8 @@ describe('host: timeline stream', () => {
     const d1 = sent[1];
     assert.ok(DeltaNotification.is(d1));
     assert.equal(d1.params.afterSeq, -1);
-    assert.equal(d1.params.events.length, 50);
+    assert.equal(deltaEvents(d1.params).length, 50);
+    assert.equal(d1.params.events.length, 0, 'a delta sends its events as columns');
     rec.emit({ t: 60, type: 'synced' });
     timers.advance(10);
     assert.equal(sent.length, 2, 'rate limited: the next batch waits for the interval');
@@ -104,7 +114,7 @@ describe('host: timeline stream', () => {
     const d2 = sent[2];
     assert.ok(DeltaNotification.is(d2));
     assert.equal(d2.params.afterSeq, 49);
-    assert.deepEqual(d2.params.events.map((e) => e.seq), [50]);
+    assert.deepEqual(deltaEvents(d2.params).map((e) => e.seq), [50]);
   });
 
   it('a hidden view gets nothing, then one full snapshot when shown again', () => {
@@ -252,5 +262,36 @@ describe('host: timeline stream', () => {
       assert.equal(c.length, 1);
       assert.equal(timers.pending(), 1);
     });
+  });
+
+  it('a session that spilled: the snapshot carries the overview and the storage, deltas the storage; a damaged segment is one line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stream-spill-'));
+    try {
+      const seg = new SegmentFile({ dir, maxBytes: 1 << 20, name: 's' });
+      const rec = new TraceRecorder({ ...recorder().header(), cap: 20 }, 20, seg);
+      const session = new InformerSession({ id: 'sp', kind: 'replay', title: 'spill', simulated: false, recorder: rec });
+      for (let i = 0; i < 100; i++) rec.emit(i % 10 === 0 ? { t: i, type: 'relist', reason: 'Expired', row: 1, rv: String(i), consistent: true, text: 'x' } : { t: i, type: 'resync.timer', shouldResync: false });
+      const timers = new ManualTimers();
+      const sent: IpcMessage[] = [];
+      const stream = new TimelineStream((m) => sent.push(m), () => [session.info()], 'none', timers, 33);
+      stream.show(session);
+      stream.onReady();
+      const snap = sent[0];
+      assert.ok(SnapshotNotification.is(snap));
+      assert.equal(snap.params.spill?.exact.filter((e) => e.type === 'relist').length, 8, 'the spilled relists, whole');
+      assert.deepEqual(snap.params.storage, { memoryEvents: rec.events().length, dropped: 0, disk: { events: seg.state().events, bytes: seg.state().bytes, maxBytes: 1 << 20 } });
+      rec.emit({ t: 200, type: 'synced' });
+      timers.advance(33);
+      const delta = sent[1];
+      assert.ok(DeltaNotification.is(delta));
+      assert.equal(delta.params.storage?.disk?.events, seg.state().events);
+      // The range of the first chunks, and the same read after the file was damaged.
+      const range = await session.readSpilled(0, 25);
+      assert.deepEqual(range.events.map((e) => e.seq), Array.from({ length: range.events.length }, (_, i) => i));
+      writeFileSync(seg.state().path, 'not json\n'.repeat(200));
+      await assert.rejects(session.readSpilled(0, 25), /the spill segment .* is damaged/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

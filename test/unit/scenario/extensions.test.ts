@@ -37,6 +37,7 @@ describe('scenario extensions: validation', () => {
             { atMs: 100, addHandler: { name: 'late' } },
             { atMs: 200, removeHandler: 'late' },
             { atMs: 300, addIndexers: { byTeam: 'label:team' } },
+            { atMs: 350, restart: true },
             { atMs: 400, stop: true },
           ],
         },
@@ -68,8 +69,8 @@ describe('scenario extensions: validation', () => {
       }),
     );
     assert.deepEqual(p, [
-      'scenario x.json: actions[0] needs exactly one of addHandler, removeHandler, addIndexers, stop (has removeHandler, stop)',
-      'scenario x.json: actions[1] needs exactly one of addHandler, removeHandler, addIndexers, stop (has none)',
+      'scenario x.json: actions[0] needs exactly one of addHandler, removeHandler, addIndexers, stop, restart (has removeHandler, stop)',
+      'scenario x.json: actions[1] needs exactly one of addHandler, removeHandler, addIndexers, stop, restart (has none)',
       "scenario x.json: actions[1].atMs 100 is before the previous action's 500: list actions in time order",
       'scenario x.json: actions[2].removeHandler "ghost" names no handler of the scenario',
       'scenario x.json: actions[3]: only one stop per scenario (the run ends there)',

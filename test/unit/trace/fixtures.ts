@@ -10,7 +10,7 @@ import type { TraceHeader } from '../../../src/format/trace';
 /** Every event type of the union; a missing or extra key is a compile error. */
 export const ALL_EVENT_TYPES: Record<TraceEventType, true> = {
   'informer.start': true, 'informer.stop': true, synced: true, 'handler.added': true,
-  'reflector.state': true, request: true, relist: true, 'list.start': true, 'list.page': true,
+  'reflector.state': true, request: true, 'rest.retry': true, relist: true, 'list.start': true, 'list.page': true,
   'list.expiredContinue': true, 'list.retryConsistent': true, 'list.done': true, 'list.error': true,
   'watch.start': true, 'watch.event': true, 'watch.end': true, 'watchlist.fallback': true, backoff: true,
   rv: true, 'rv.unavailable': true, 'resync.timer': true, watchErrorHandler: true, 'fifo.enqueue': true,
@@ -27,6 +27,7 @@ export const SAMPLE_EVENTS: { [K in TraceEventType]: EventOf<K> } = {
   'handler.added': { t: 0, type: 'handler.added', handler: 'main', requestedResyncMs: 0, effectiveResyncMs: 0, afterStart: false, syntheticAdds: 0 },
   'reflector.state': { t: 0, type: 'reflector.state', state: 'listing' },
   request: { t: 0, type: 'request', verb: 'watch', rv: '10', limit: 500, continue: 'abc', resourceVersionMatch: 'NotOlderThan', sendInitialEvents: true, allowWatchBookmarks: true, timeoutSeconds: 300 },
+  'rest.retry': { t: 1, type: 'rest.retry', verb: 'list', retry: 3, maxRetries: 10, waitMs: 1000, code: 429 },
   relist: { t: 5, type: 'relist', reason: 'Expired', row: 9, rv: '11', consistent: false, text: 'too old resource version: 11 (20)' },
   'list.start': { t: 0, type: 'list.start', rv: '0', limit: 500, initial: true },
   'list.page': { t: 0, type: 'list.page', page: 1, items: 3, rv: '10', continue: 'tok' },

@@ -1,5 +1,6 @@
 import { strict as assert } from 'assert';
 import type { TraceEvent } from '../../../src/format/events';
+import { emitterOf } from '../../../src/engine/sink';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import { REDACTED, redactEvent } from '../../../src/trace/redact';
 import { header } from './fixtures';
@@ -60,5 +61,27 @@ describe('redaction copies only what it must', () => {
     value.labels.app = 'changed later';
     assert.deepEqual(a.type === 'distribute' && a.diff?.[0].new, { labels: { app: 'db' } }, 'diff values are copies, not the cache objects');
     assert.deepEqual(b, { t: 2, type: 'rv', rv: '7', source: 'event', seq: 1 });
+  });
+
+  it('an adopted event (handed over by the engine) is kept as that object with its seq, unless it had to be scrubbed', () => {
+    const r = recorder();
+    const plain: TraceEvent = { t: 2, type: 'rv', rv: '7', source: 'event' };
+    const dirty: TraceEvent = { t: 3, type: 'log', level: 'info', msg: 'ok', kv: { token: 'tok-1' } };
+    r.adopt(plain);
+    r.adopt(dirty);
+    const [a, b] = r.events();
+    assert.equal(a, plain, 'no copy');
+    assert.deepEqual(a, { t: 2, type: 'rv', rv: '7', source: 'event', seq: 0 });
+    assert.notEqual(b, dirty);
+    assert.deepEqual(b, { t: 3, type: 'log', level: 'info', msg: 'ok', kv: { token: REDACTED }, seq: 1 });
+    assert.deepEqual(dirty, { t: 3, type: 'log', level: 'info', msg: 'ok', kv: { token: 'tok-1' } }, 'the scrubbed event stays as it was');
+  });
+
+  it('the engine hands events over to a sink that adopts them, and emits them to any other', () => {
+    const seen: string[] = [];
+    const e: TraceEvent = { t: 0, type: 'synced' };
+    emitterOf({ emit: () => seen.push('emit'), adopt: () => seen.push('adopt') })(e);
+    emitterOf({ emit: () => seen.push('emit') })(e);
+    assert.deepEqual(seen, ['adopt', 'emit']);
   });
 });

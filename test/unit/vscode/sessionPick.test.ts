@@ -41,7 +41,7 @@ describe('sessions: the one on screen first, unique names', () => {
 
   it('the tooltip says where a session keeps its events: memory, the spill segment against its bound, drops', () => {
     const s = new SummaryModel().snapshot();
-    const spill = { path: '/x', events: 1200, bytes: 300 * 1024 * 1024, maxBytes: 1024 * 1024 * 1024 };
+    const spill = { path: '/x', events: 1200, bytes: 300 * 1024 * 1024, maxBytes: 1024 * 1024 * 1024, chunks: [] };
     const bar = statusText([{ id: 'a', title: 'a', summary: () => s, storage: () => ({ memoryEvents: 200000, dropped: 0, spill }) }]);
     assert.equal(bar.tooltip, 'a: relists 0\n  200000 events in memory, 1200 on disk (300 MB of 1 GB)');
     assert.equal(storageText({ memoryEvents: 5, dropped: 7 }), '5 events in memory, no spill to disk, 7 dropped');

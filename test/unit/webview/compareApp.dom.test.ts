@@ -4,7 +4,9 @@
  */
 import { strict as assert } from 'node:assert';
 import { registerDom, unregisterDom } from './dom';
-import { DeltaNotification, ReadyCommand, SnapshotNotification, type SessionInfo } from '../../../src/protocol/timeline';
+import { encodeBatch } from '../../../src/protocol/eventColumns';
+import { CompareListNotification, comparedSession } from '../../../src/protocol/compare';
+import { DeltaNotification, EventDiffRequest, ReadyCommand, SnapshotNotification, type SessionInfo } from '../../../src/protocol/timeline';
 import type { IpcMessage } from '../../../src/protocol/ipc';
 import type { RecordedEvent } from '../../../src/format/events';
 import type { TraceHeader } from '../../../src/format/trace';
@@ -85,7 +87,61 @@ describe('webview compare view (happy-dom)', () => {
     assert.equal(posted.filter((m) => ReadyCommand.is(m)).length, 0);
     app.handle(DeltaNotification.create({ sessionId: 'new', afterSeq: 3, events: events.slice(cut), live: false }));
     assert.equal(posted.filter((m) => ReadyCommand.is(m)).length, 1);
+    // A delta rebuilds its own group's lanes only; the other group just redraws (the shared axis may have grown).
+    const rebuilt = [0, 0];
+    app.groups.forEach((g, i) => {
+      const original = g.view.dataChanged.bind(g.view);
+      g.view.dataChanged = () => {
+        rebuilt[i]++;
+        original();
+      };
+    });
+    app.handle(DeltaNotification.create({ sessionId: 'old', afterSeq: events[events.length - 1].seq, events: [], live: true }));
+    assert.deepEqual(rebuilt, [1, 0]);
     app.handle({ kind: 'notification', method: 'timeline/delta', params: { sessionId: 'old' } });
     assert.equal(app.groups[0].data.eventCount, events.length, 'a malformed message changes nothing');
+  });
+
+  it('the details of an update from a snapshot\'s columns ask the host for its diff, for that session, and show the answer', () => {
+    const { app, posted, root } = fresh();
+    const events = cycleTrace();
+    const columns = (s: SessionInfo, h: TraceHeader) =>
+      SnapshotNotification.create({ session: s, header: h, events: [], columns: encodeBatch(events), findings: [], sessions: [OLD, NEW], summary: SummaryModel.of(events).snapshot() });
+    app.handle(columns(OLD, header('v1.15', '2026-01-01T00:00:00.000Z')));
+    app.handle(columns(NEW, header('v1.36', '2026-01-01T00:00:00.000Z')));
+    const changed = events.find((e) => e.type === 'distribute' && (e.diff?.length ?? 0) > 0)!;
+    const q = (sel: string) => (root as unknown as { querySelector(s: string): { textContent: string | null } | null }).querySelector(sel);
+    app.select('new', changed.seq);
+    const asked = posted.filter((m) => EventDiffRequest.is(m));
+    assert.equal(asked.length, 1, 'one diff request');
+    assert.deepEqual(asked[0].params, { sessionId: 'new', seq: changed.seq });
+    assert.equal(q('table.diff'), null, 'no diff before the host answers');
+    app.select('new', changed.seq);
+    assert.equal(posted.filter((m) => EventDiffRequest.is(m)).length, 1, 'asked once while in flight');
+    app.handle(EventDiffRequest.completion.create({ diff: [{ path: 'data.x', old: '1', new: '2' }] }, asked[0].id));
+    assert.match(q('table.diff')?.textContent ?? '', /data\.x/);
+    // The other session's same seq is another event: asked for separately.
+    app.select('old', changed.seq);
+    assert.equal(posted.filter((m) => EventDiffRequest.is(m)).length, 2);
+  });
+
+  it('keeps what it compares for a reload (setState) and names each compared session that is gone, saying why', () => {
+    const saved: unknown[] = [];
+    const doc = (globalThis as unknown as { document: { createElement(t: string): unknown; body: { append(e: unknown): void } } }).document;
+    const root = doc.createElement('div') as { querySelectorAll(s: string): ArrayLike<{ textContent: string | null; dataset: { profile?: string } }>; querySelector(s: string): { textContent: string | null } | null };
+    doc.body.append(root);
+    const app = new mod.CompareApp({ postMessage: () => undefined, getState: () => undefined, setState: (s) => saved.push(s) }, root as never);
+    const a = comparedSession(header('v1.15', '2026-01-01T00:00:00.000Z'), OLD.title);
+    const b = comparedSession(header('v1.36', '2026-01-01T00:00:00.000Z'), NEW.title, 'file:///w/b.json');
+    app.handle(CompareListNotification.create({ compared: [a, b], gone: [0, 1] }));
+    assert.deepEqual(saved, [{ compared: [a, b] }]);
+    const gone = Array.from(root.querySelectorAll('.compare-gone-item'));
+    assert.deepEqual(gone.map((g) => g.dataset.profile), ['v1.15', 'v1.36']);
+    assert.match(gone[0].textContent ?? '', /gone.*before the window reloaded/);
+    assert.match(gone[1].textContent ?? '', /trace file could not be read again/);
+    assert.match(root.querySelector('.compare-title')?.textContent ?? '', /none of the 2 compared informers is left/);
+    // One came back: only the other is named.
+    app.handle(CompareListNotification.create({ compared: [a, b], gone: [0] }));
+    assert.equal(root.querySelectorAll('.compare-gone-item').length, 1);
   });
 });
