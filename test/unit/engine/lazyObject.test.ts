@@ -111,4 +111,36 @@ describe('engine: lazy objects', () => {
     );
     assert.ok(partial > 100, `${partial} lazy pairs compared`);
   });
+
+  it('nested members and elements compared by text give the same comparison as the parsed objects', async () => {
+    // Texts from small pools, so the two objects share many nested members and elements, differ in
+    // a few, and have repeated keys, escaped keys and quotes, `__proto__`, other spellings of one value.
+    const space = fc.constantFrom('', ' ', '\n  ');
+    const leaf = fc.constantFrom('1', '1.0', '2', '"x"', '"y"', '"a\\"b\\\\"', 'null', 'true', '[]', '{}');
+    const key = fc.constantFrom('"a"', '"b"', '"\\u0061"', '"1"', '"__proto__"', '"resourceVersion"', '"managedFields"');
+    const { value } = fc.letrec<{ value: string; object: string; array: string }>((t) => ({
+      value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, t('object'), t('array')),
+      object: fc
+        .tuple(fc.array(fc.tuple(key, t('value')), { maxLength: 4 }), space)
+        .map(([ms, w]) => `{${ms.map(([k, v]) => `${w}${k}${w}:${v}`).join(',')}${w}}`),
+      array: fc.tuple(fc.array(t('value'), { maxLength: 4 }), space).map(([vs, w]) => `[${vs.join(`,${w}`)}]`),
+    }));
+    const pod = fc
+      .tuple(value, value, value, fc.constantFrom('Pod', 'Secret'))
+      .map(([m, st, d, kind]) => `{"kind":"${kind}","metadata":${m},"status":${st},"data":${d}}`);
+    let nested = 0;
+    await check(
+      fc.property(pod, pod, (ta, tb) => {
+        const sa = scanObject(ta, 0);
+        const sb = scanObject(tb, 0);
+        if (!sa || !sb) return;
+        const a = lazyObject(ta, sa.fields);
+        const b = lazyObject(tb, sb.fields);
+        assert.deepEqual(compareUpdate(a, b), compareUpdate(JSON.parse(ta), JSON.parse(tb)), `${ta} / ${tb}`);
+        if (/^\{"kind":"\w+","metadata":[{[]/.test(ta) && /^\{"kind":"\w+","metadata":[{[]/.test(tb)) nested++;
+      }),
+      { numRuns: 3000, timeMs: 6000 },
+    );
+    assert.ok(nested > 100, `${nested} pairs with nested metadata compared`);
+  });
 });
