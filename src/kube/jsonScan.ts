@@ -14,6 +14,7 @@
  * MAX_SCAN_DEPTH, and on a field of another type than string (or a metadata that is not an
  * object). The caller then takes the JSON.parse path, which gives the exact value or error.
  */
+import type { LazyFields } from '../engine/lazyObject';
 
 /** Nesting the scanner follows (recursively); deeper values are left to JSON.parse. */
 export const MAX_SCAN_DEPTH = 256;
@@ -32,18 +33,11 @@ const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const STRING_BODY = /(?:[^\\"\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"/y;
 const CONTROL = /[\x00-\x1f]/g;
 
-/** The fields of a Kubernetes object the engine reads (all strings, or absent). */
-export interface ScannedFields {
-  kind?: string;
-  apiVersion?: string;
-  /** Whether the object has a metadata member (an object). */
-  hasMetadata: boolean;
-  name?: string;
-  namespace?: string;
-  resourceVersion?: string;
-  /** Every top-level member in text order, as key, value start, value end (from the object's `{`). */
-  members?: (string | number)[];
-}
+/**
+ * The fields of a Kubernetes object the engine reads (all strings, or absent); `members` offsets
+ * count from the object's `{`.
+ */
+export type ScannedFields = LazyFields;
 
 /** A field read with another type than the engine reads it as. */
 const NOT_STRING = Symbol('notString');
