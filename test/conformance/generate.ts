@@ -22,6 +22,7 @@ import { PROFILES, findProfile } from '../../src/engine/profiles';
 import { parseLog, type LogLine } from '../../src/scenario/notificationLog';
 import { validateScenario } from '../../src/scenario/validate';
 import type { Scenario } from '../../src/scenario/types';
+import { seededRand } from '../../src/sources/seededRand';
 import { replayScenario } from '../../src/sources/engineReplay';
 import { compareWithVariants, formatMismatches, splitVariants, type Mismatch } from './compare';
 import { goRand } from './goRand';
@@ -169,18 +170,6 @@ export function buildScenario(name: string, g: { plan: Raw; steps: Raw[] }): Raw
   };
 }
 
-/** A small seeded generator (mulberry32): uniform in [0, 1), the same sequence for the same seed. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * The scenario extensions (selectors, a transform, indexers, timed actions) laid over a built
  * scenario. Drawn from their own small generator seeded by (seed, index), not from fast-check, so
@@ -188,7 +177,7 @@ function mulberry32(seed: number): () => number {
  * RemoveEventHandler (v1.15) runs the scenario without them (forProfile).
  */
 export function withExtensions(raw: Raw, seed: number, index: number): Raw {
-  const rnd = mulberry32((Math.imul(seed ^ 0x5bd1e995, 31) + Math.imul(index + 1, 0x9e3779b1)) >>> 0);
+  const rnd = seededRand((Math.imul(seed ^ 0x5bd1e995, 31) + Math.imul(index + 1, 0x9e3779b1)) >>> 0);
   const out = structuredClone(raw) as Raw & { informer: Raw; steps: Raw[] };
   if (rnd() < 0.2) out.informer.labelSelector = 'app=web';
   if (rnd() < 0.25) {
@@ -223,7 +212,7 @@ export function withExtensions(raw: Raw, seed: number, index: number): Raw {
  * withExtensions' choices of a seed stay what they were.
  */
 export function withWire(raw: Raw, seed: number, index: number): Raw {
-  const rnd = mulberry32((Math.imul(seed ^ 0x27d4eb2f, 17) + Math.imul(index + 1, 0x85ebca6b)) >>> 0);
+  const rnd = seededRand((Math.imul(seed ^ 0x27d4eb2f, 17) + Math.imul(index + 1, 0x85ebca6b)) >>> 0);
   const out = structuredClone(raw) as Raw & { steps: Raw[] };
   const bodies = out.steps.filter((st) => 'items' in st || 'events' in st || 'error' in st);
   if (rnd() < 0.3) for (const st of bodies) st.gzip = true;
