@@ -234,7 +234,8 @@ export class TimelineApp {
     // Another session starts unfiltered; the same one (a fresh snapshot) keeps its filter.
     if (!sameSession) this.filterBar.set({});
     this.summary = p.summary;
-    const readable = this.data.appendSnapshot(p);
+    const readable = p.columns === undefined || this.data.appendColumns(p.columns);
+    this.data.append(p.events);
     this.data.staleWindows = p.summary?.staleWindows ?? [];
     this.data.setLive(p.session.live);
     if (p.nowT !== undefined) this.data.advanceNow(p.nowT);

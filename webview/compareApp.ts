@@ -183,7 +183,8 @@ export class CompareApp {
     g.data.reset();
     this.diffs.forget(p.session.id);
     // A snapshot's events come as columns (src/protocol/eventColumns.ts); a malformed batch leaves the group empty.
-    if (!g.data.appendSnapshot(p)) g.data.reset();
+    if (p.columns !== undefined && !g.data.appendColumns(p.columns)) g.data.reset();
+    g.data.append(p.events);
     g.data.staleWindows = p.summary?.staleWindows ?? [];
     g.data.setLive(p.session.live);
     if (p.nowT !== undefined) g.data.advanceNow(p.nowT);

@@ -2,11 +2,8 @@
  * The engine worker's entry (a worker_threads worker; esbuild bundles it as dist/engineWorker.js).
  * It runs what a session's engine needs — the HTTP ListerWatcher, the fault injector, the
  * SharedIndexInformer and the recorder (redaction, spill) — or a scenario replay, and sends the
- * host only batches of recorded events as column chunks with transferred buffers
- * (workerProtocol.ts), with the summary and findings computed here. What reads the trace later
- * (an update's diff, an export) asks this worker, which keeps its recorder after the engine
- * stopped until the host terminates it. Any failure is reported as one `failed` message; the
- * host turns it into one message in the editor.
+ * host only batches of recorded events (workerProtocol.ts). Any failure is reported as one
+ * `failed` message; the host turns it into one message in the editor.
  */
 import { parentPort } from 'node:worker_threads';
 import { RunError } from './errors';
@@ -14,23 +11,19 @@ import { FAULTS } from './faults';
 import { openLive, liveTitle, type LiveInformer } from './liveInformer';
 import { connect } from './resources';
 import { replay } from './sessions';
-import { collectEvents } from './traces';
-import { BATCH_INTERVAL_MS, FINDINGS_INTERVAL_MS, BATCH_MAX_EVENTS, TRACE_CALLS, type HostToWorker, type RecorderStatus, type WorkerCall, type WorkerStart, type WorkerToHost } from './workerProtocol';
-import { batchBuffers } from '../protocol/columnChunks';
-import { diffForSeq, encodeBatch } from '../protocol/eventColumns';
+import { BATCH_INTERVAL_MS, FINDINGS_INTERVAL_MS, BATCH_MAX_EVENTS, type HostToWorker, type RecorderStatus, type WorkerCall, type WorkerStart, type WorkerToHost } from './workerProtocol';
 import type { RecordedEvent } from '../format/events';
 import type { Finding } from '../format/trace';
 import { computeFindings } from '../trace/findings';
 import { TraceRecorder } from '../trace/recorder';
 import { SummaryModel } from '../trace/summary';
 import { SegmentFile } from '../trace/segments';
-import { writeTraceFile } from '../trace/traceWrite';
 
 const port = parentPort;
 if (!port) throw new Error('engineWorker.ts runs only as a worker thread');
 
-function send(msg: WorkerToHost, transfer?: ArrayBuffer[]): void {
-  port!.postMessage(msg, transfer);
+function send(msg: WorkerToHost): void {
+  port!.postMessage(msg);
 }
 
 function oneLine(e: unknown): string {
@@ -49,8 +42,6 @@ let ended = false;
 const summary = new SummaryModel();
 let findingsAt = Number.NEGATIVE_INFINITY;
 let findingsSeq = -1;
-/** The spill segment's chunk count when its overview was last sent. */
-let overviewChunks = 0;
 
 /** Findings read the whole window: recomputed when the trace grew and a second has passed, or at the end. */
 function freshFindings(final: boolean): Finding[] | undefined {
@@ -72,27 +63,16 @@ function freshFindings(final: boolean): Finding[] | undefined {
 function status(final = false): RecorderStatus {
   const spill = recorder?.spillState();
   const findings = freshFindings(final);
-  const held = recorder?.events() ?? [];
-  const overview = spill && spill.chunks.length !== overviewChunks ? recorder?.spillOverview() : undefined;
-  if (overview) overviewChunks = spill!.chunks.length;
-  return {
-    dropped: recorder?.dropped ?? 0,
-    ...(spill ? { spill } : {}),
-    memoryEvents: held.length,
-    ...(held.length > 0 ? { firstSeq: held[0].seq } : {}),
-    summary: summary.snapshot(),
-    ...(findings ? { findings } : {}),
-    ...(overview ? { spillOverview: overview } : {}),
-  };
+  return { dropped: recorder?.dropped ?? 0, ...(spill ? { spill } : {}), summary: summary.snapshot(), ...(findings ? { findings } : {}) };
 }
 
 function flush(): void {
   if (flushTimer) clearTimeout(flushTimer);
   flushTimer = undefined;
   if (pending.length === 0) return;
-  const columns = encodeBatch(pending);
+  const events = pending;
   pending = [];
-  send({ type: 'batch', columns, status: status() }, batchBuffers(columns));
+  send({ type: 'batch', events, status: status() });
 }
 
 /** Collects the recorder's events; one batch per interval, or at once when many are pending. */
@@ -109,22 +89,8 @@ function end(msg: WorkerToHost): void {
   if (ended) return;
   ended = true;
   flush();
-  if (msg.type === 'stopped') {
-    // The recorder stays for the calls that read the trace; the host terminates this worker.
-    send({ type: 'stopped', status: status(true) });
-    return;
-  }
-  send(msg);
+  send(msg.type === 'stopped' ? { type: 'stopped', status: status(true) } : msg);
   port!.close();
-}
-
-/** Answers a call that reads the recorded trace (TRACE_CALLS). */
-async function traceCall(id: number, c: WorkerCall): Promise<void> {
-  const r = recorder;
-  if (!r) throw new Error('the session has no trace yet');
-  if (c.op === 'diff') send({ type: 'reply', id, ok: true, value: diffForSeq(r.events(), c.seq) });
-  else if (c.op === 'export') send({ type: 'reply', id, ok: true, value: await writeTraceFile(c.path, r.header(), r.allEvents()) });
-  else if (c.op === 'traceData') send({ type: 'reply', id, ok: true, value: { header: r.header(), events: await collectEvents(r.allEvents()) } });
 }
 
 async function start(m: WorkerStart): Promise<void> {
@@ -169,7 +135,6 @@ async function call(id: number, c: WorkerCall): Promise<void> {
       });
       return;
     }
-    if (TRACE_CALLS.has(c.op)) return await traceCall(id, c);
     if (!live) throw new Error('the session runs no informer');
     const l = live;
     switch (c.op) {
@@ -188,8 +153,6 @@ async function call(id: number, c: WorkerCall): Promise<void> {
       case 'checkConsistency':
         send({ type: 'reply', id, ok: true, value: await l.checkConsistency() });
         return;
-      default:
-        throw new Error(`unknown call ${c.op}`);
     }
     send({ type: 'reply', id, ok: true });
   } catch (e) {
@@ -203,8 +166,6 @@ async function stop(): Promise<void> {
   } catch {
     // The informer's own failure is in its trace; stopping goes on.
   }
-  // Only the recorder stays (for the calls that read the trace): the informer's cache can go.
-  live = undefined;
   segment?.close();
   end({ type: 'stopped', status: { dropped: 0 } });
 }

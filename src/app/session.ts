@@ -13,7 +13,6 @@ import type { SpillState } from '../trace/segments';
 import type { SpillOverview } from '../format/spill';
 import { readSpilledRange, type SpilledRange } from '../trace/segmentRange';
 import { diffForSeq, encodeBatch, type ColumnBatch } from '../protocol/eventColumns';
-import { chunksAfter, lastSeqOf } from '../protocol/columnChunks';
 import { writeTraceWithCompanion, type ColumnarTrace } from './traceColumns';
 import type { TraceHeader } from '../format/trace';
 import type { SessionInfo } from '../protocol/timeline';
@@ -52,16 +51,6 @@ export interface TraceSource {
   spillOverview?(): SpillOverview | undefined;
   /** Summary and findings computed where the events are recorded (an engine worker); absent: the session computes them. */
   computed?(): { summary?: TraceSummary; findings: Finding[] };
-  /**
-   * A worker's mirror (traceMirror.ts) keeps its events as column chunks and asks the worker for
-   * what the chunks leave out; these read it without building event objects on the host.
-   */
-  columnsSince?(seq: number): ColumnBatch[];
-  subscribeColumns?(fn: (chunk: ColumnBatch) => void): () => void;
-  memoryCount?(): number;
-  diffFor?(seq: number): Promise<FieldChange[] | undefined>;
-  exportTo?(path: string): Promise<number>;
-  traceData?(): Promise<{ header: TraceHeader; events: readonly RecordedEvent[] }>;
 }
 
 /** What a session holds and where, for its tooltip. */
@@ -91,7 +80,7 @@ export interface SessionParts {
   /** Stops everything the session runs (informer, sandbox); resolves when it has stopped. */
   stop?: () => Promise<void>;
   /** Releases what the session keeps after it ended (its spill segment); called once, by close(). */
-  release?: () => void | Promise<void>;
+  release?: () => void;
   /** Wall time for the findings' recompute interval (Date.now by default). */
   now?: () => number;
   /** The engine clock's now(), the time base of event t; a live session's timeline ends there. */
@@ -112,7 +101,7 @@ export class InformerSession {
   private readonly columnar?: ColumnarTrace;
   private importedBatch: ColumnBatch | undefined;
   private readonly stopFn?: () => Promise<void>;
-  private readonly releaseFn?: () => void | Promise<void>;
+  private readonly releaseFn?: () => void;
   private failureText: string | undefined;
   private closed = false;
   private readonly now: () => number;
@@ -165,8 +154,7 @@ export class InformerSession {
   storage(): SessionStorage | undefined {
     if (!this.recorder) return undefined;
     const spill = this.recorder.spillState();
-    const memoryEvents = this.recorder.memoryCount ? this.recorder.memoryCount() : this.recorder.events().length;
-    return { memoryEvents, dropped: this.recorder.header().dropped, ...(spill ? { spill } : {}) };
+    return { memoryEvents: this.recorder.events().length, dropped: this.recorder.header().dropped, ...(spill ? { spill } : {}) };
   }
 
   /** The overview of what left memory for the spill segment (undefined when nothing did). */
@@ -196,17 +184,12 @@ export class InformerSession {
 
   /** How many events events() holds, without building them. */
   eventCount(): number {
-    if (this.recorder?.memoryCount) return this.recorder.memoryCount();
     return this.columnar ? this.columnar.count : this.events().length;
   }
 
   /** The seq of the last event in memory (-1: none), without building the events. */
   lastSeq(): number {
     if (this.columnar) return this.columnar.lastSeq;
-    if (this.recorder?.columnsSince) {
-      const chunks = this.recorder.columnsSince(-1);
-      return chunks.length > 0 ? lastSeqOf(chunks[chunks.length - 1]) : -1;
-    }
     const events = this.events();
     return events.length > 0 ? events[events.length - 1].seq : -1;
   }
@@ -223,26 +206,16 @@ export class InformerSession {
     return this.importedBatch;
   }
 
-  /** The events with seq > `seq` as column chunks (what a timeline webview is sent), in seq order; a worker's as it sent them. */
-  columnsSince(seq: number): ColumnBatch[] {
-    if (this.recorder?.columnsSince) return this.recorder.columnsSince(seq);
-    const fixed = this.columns();
-    if (fixed) return chunksAfter([fixed], seq);
-    const events = this.since(seq);
-    return events.length > 0 ? [encodeBatch(events)] : [];
-  }
-
   /**
    * The diff a details pane shows for the event with that seq (diffForSeq), read from the file
-   * when the session has no objects, from the spill segment when the event left memory, and
-   * asked of a worker session's worker otherwise.
+   * when the session has no objects, and from the spill segment when the event left memory.
    */
   async diffFor(seq: number): Promise<FieldChange[] | undefined> {
     if (this.columnar) return this.columnar.diffFor(seq);
-    const chunk = this.recorder?.spillState()?.chunks.find((c) => c.firstSeq <= seq && seq <= c.lastSeq);
-    if (!chunk && this.recorder?.diffFor) return this.recorder.diffFor(seq);
     const held = this.events();
-    if (!chunk || (held.length > 0 && seq >= held[0].seq)) return diffForSeq(held, seq);
+    if (held.length > 0 && seq >= held[0].seq) return diffForSeq(held, seq);
+    const chunk = this.recorder?.spillState()?.chunks.find((c) => c.firstSeq <= seq && seq <= c.lastSeq);
+    if (!chunk) return diffForSeq(held, seq);
     return diffForSeq((await this.readSpilled(chunk.t0, chunk.t1, Number.POSITIVE_INFINITY)).events, seq);
   }
 
@@ -254,7 +227,6 @@ export class InformerSession {
 
   /** Writes the whole trace (spilled events too) as a trace file, with its binary companion when every event is in memory; resolves with the number of events. */
   exportTo(path: string): Promise<number> {
-    if (this.recorder?.exportTo) return this.recorder.exportTo(path);
     if (this.columnar) return this.columnar.exportTo(path);
     // Without a spill segment every event is in memory: a copy of the array is written without awaiting per event.
     const spilled = (this.recorder?.spillState()?.events ?? 0) > 0;
@@ -266,9 +238,8 @@ export class InformerSession {
     return writeTraceWithCompanion(path, this.header(), this.events().slice());
   }
 
-  /** The trace as exportTrace takes it: the whole of it from a worker, the in-memory window otherwise. */
-  async traceData(): Promise<{ header: TraceHeader; events: readonly RecordedEvent[] }> {
-    if (this.recorder?.traceData) return this.recorder.traceData();
+  /** The trace (its in-memory window) as exportTrace takes it. */
+  traceData(): { header: TraceHeader; events: readonly RecordedEvent[] } {
     return { header: this.header(), events: this.events() };
   }
 
@@ -314,17 +285,9 @@ export class InformerSession {
     return findings;
   }
 
-  /**
-   * Called with every new batch of events (synchronously, per emit). A worker session's batches
-   * hold only what host listeners look for (TraceMirror.subscribe): never count events with it.
-   */
+  /** Called with every new batch of events (synchronously, per emit). */
   subscribe(fn: (batch: RecordedEvent[]) => void): () => void {
     return this.recorder ? this.recorder.subscribe(fn) : () => undefined;
-  }
-
-  /** Called with every chunk of a worker session's events (none for other sessions). */
-  subscribeColumns(fn: (chunk: ColumnBatch) => void): () => void {
-    return this.recorder?.subscribeColumns ? this.recorder.subscribeColumns(fn) : () => undefined;
   }
 
   onEnded(fn: () => void): () => void {
@@ -357,7 +320,7 @@ export class InformerSession {
     try {
       await this.stop();
     } finally {
-      await this.releaseFn?.();
+      this.releaseFn?.();
     }
   }
 

@@ -3,12 +3,10 @@
  * per session, so a session that fails or is stopped takes nothing else with it and terminating
  * its worker frees everything it held (sockets, timers, the informer's cache).
  *
- * The host keeps only a TraceMirror of the worker's recorder: the column chunks of its batches,
- * never decoded on their way to a timeline. stop() asks the worker to stop its engine and waits
- * for its `stopped` (terminating it when that has not come within STOP_TIMEOUT_MS); a stopped
- * worker stays as the holder of its trace (update diffs, exports) until the session is closed,
- * which terminates it. A worker that throws or exits on its own ends the session with one line
- * (InformerSession.failure); nothing is thrown into the extension host.
+ * The host keeps only a TraceMirror of the worker's recorder, fed by batches. stop() asks the
+ * worker to stop and terminates it when it has not ended within STOP_TIMEOUT_MS. A worker that
+ * throws or exits on its own ends the session with one line (InformerSession.failure); nothing
+ * is thrown into the extension host.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,12 +14,10 @@ import { Worker } from 'node:worker_threads';
 import type { FaultName } from '../format/events';
 import { removeSegment } from '../trace/segments';
 import type { ConsistencyResult } from '../trace/consistency';
-import type { FieldChange, RecordedEvent } from '../format/events';
-import type { TraceHeader } from '../format/trace';
 import { RunError } from './errors';
 import { InformerSession, type LiveControls, type SessionKind } from './session';
-import { TraceMirror, type WorkerTrace } from './traceMirror';
-import { TRACE_CALLS, type HostToWorker, type ReplyValue, type WorkerCall, type WorkerSpec, type WorkerStart, type WorkerToHost } from './workerProtocol';
+import { TraceMirror } from './traceMirror';
+import type { HostToWorker, WorkerCall, WorkerSpec, WorkerStart, WorkerToHost } from './workerProtocol';
 
 /** How long a stopping worker may take before it is terminated. */
 export const STOP_TIMEOUT_MS = 5000;
@@ -44,7 +40,7 @@ export function workerScript(file?: string): { file: string; execArgv?: string[]
 }
 
 interface Pending {
-  resolve: (v: ReplyValue | undefined) => void;
+  resolve: (v: ConsistencyResult | undefined) => void;
   reject: (e: Error) => void;
 }
 
@@ -74,12 +70,9 @@ export function startWorkerSession(
   let mirror: TraceMirror | undefined;
   let session: InformerSession | undefined;
   let exited = false;
-  let engineDone = false;
   let stopping: Promise<void> | undefined;
-  let engineStopped!: () => void;
-  const stoppedOrExited = new Promise<void>((resolve) => (engineStopped = resolve));
   let onStopped = o.onStopped;
-  worker.once('exit', () => engineStopped());
+  const exit = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const afterStop = async (): Promise<void> => {
     const fn = onStopped;
     onStopped = undefined;
@@ -101,12 +94,11 @@ export function startWorkerSession(
     const post = (m: HostToWorker): void => {
       if (!exited) worker.postMessage(m);
     };
-    const call = (c: WorkerCall): Promise<ReplyValue | undefined> =>
+    const call = (c: WorkerCall): Promise<ConsistencyResult | undefined> =>
       new Promise((res, rej) => {
-        if (exited || (!TRACE_CALLS.has(c.op) && !session?.live)) return rej(new RunError('the session has ended'));
+        if (exited || !session?.live) return rej(new RunError('the session has ended'));
         const callId = ++nextCall;
         pending.set(callId, { resolve: res, reject: rej });
-        worker.ref();
         post({ id: callId, ...c });
       });
     const controls: LiveControls & { crashForTest(): void } = {
@@ -116,30 +108,24 @@ export function startWorkerSession(
       checkConsistency: async () => {
         const r = await call({ op: 'checkConsistency' });
         if (!r) throw new RunError('the consistency check returned nothing');
-        return r as ConsistencyResult;
+        return r;
       },
       crashForTest: () => void call({ op: 'crash' }).catch(() => undefined),
-    };
-    const remote: WorkerTrace = {
-      diff: async (seq) => (await call({ op: 'diff', seq })) as FieldChange[] | undefined,
-      exportTo: async (path) => (await call({ op: 'export', path })) as number,
-      traceData: async () => (await call({ op: 'traceData' })) as { header: TraceHeader; events: RecordedEvent[] },
     };
     const stop = (): Promise<void> =>
       (stopping ??= (async () => {
         post({ op: 'stop' });
         let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(true), STOP_TIMEOUT_MS)));
-        const tooLate = await Promise.race([stoppedOrExited.then(() => false), late]);
+        await Promise.race([exit, new Promise<void>((r) => (timer = setTimeout(r, STOP_TIMEOUT_MS)))]);
         clearTimeout(timer);
-        if (tooLate && !exited) await worker.terminate();
+        if (!exited) await worker.terminate();
         await afterStop();
       })());
 
     worker.on('message', (m: WorkerToHost) => {
       switch (m.type) {
         case 'started': {
-          mirror = new TraceMirror(m.header, remote);
+          mirror = new TraceMirror(m.header, m.cap);
           const origin = m.clockOriginEpochMs;
           const parts = {
             id,
@@ -147,8 +133,7 @@ export function startWorkerSession(
             title: m.title,
             simulated: o.simulated,
             recorder: mirror,
-            release: async () => {
-              await worker.terminate();
+            release: () => {
               const path = mirror?.spillState()?.path;
               if (path) removeSegment(path);
             },
@@ -168,22 +153,18 @@ export function startWorkerSession(
           return;
         }
         case 'batch':
-          mirror?.append(m.columns, m.status);
+          mirror?.append(m.events, m.status);
           return;
         case 'reply': {
           const p = pending.get(m.id);
           pending.delete(m.id);
           if (m.ok) p?.resolve(m.value);
           else p?.reject(new RunError(m.message));
-          if (engineDone && pending.size === 0) worker.unref();
           return;
         }
         case 'stopped':
-          // The engine ended; the worker stays for the calls that read the trace, until release().
-          engineStopped();
-          // An idle worker that only holds a trace does not keep the process alive (a call re-refs it).
-          engineDone = true;
-          if (pending.size === 0) worker.unref();
+          // The worker's last message: it has nothing more to say.
+          void worker.terminate();
           mirror?.setStatus(m.status);
           if (!settled && session) {
             settled = true;

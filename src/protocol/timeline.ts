@@ -48,12 +48,6 @@ export interface SnapshotParams {
    * not in them: the webview asks for one with EventDiffRequest.
    */
   columns?: ColumnBatch;
-  /**
-   * More events as column batches, in seq order after those of `columns`, each with its own
-   * string table: a worker session's window as the host holds it (src/protocol/columnChunks.ts),
-   * sent without being decoded or merged.
-   */
-  chunks?: ColumnBatch[];
   findings: Finding[];
   /** Every session, so a view can offer to switch. */
   sessions: SessionInfo[];
@@ -98,11 +92,6 @@ export interface DeltaParams {
   /** seq of the last event the host sent this view before this batch (-1: none). */
   afterSeq: number;
   events: RecordedEvent[];
-  /**
-   * The batch's events as column batches (each with its own string table), in seq order before
-   * those of `events`; diffs are not in them (EventDiffRequest asks for one).
-   */
-  columns?: ColumnBatch[];
   /** Present when the findings changed since the last message. */
   findings?: Finding[];
   live: boolean;
@@ -188,7 +177,6 @@ function isSnapshot(v: unknown): v is SnapshotParams {
   return (
     isRecord(v) &&
     (v.columns === undefined || isColumnBatch(v.columns)) &&
-    (v.chunks === undefined || isArrayOf(v.chunks, isColumnBatch)) &&
     isSessionInfo(v.session) &&
     isTraceHeader(v.header) &&
     isArrayOf(v.events, isRecordedEvent) &&
@@ -244,7 +232,6 @@ function isDelta(v: unknown): v is DeltaParams {
     isString(v.sessionId) &&
     isFiniteNumber(v.afterSeq) &&
     isArrayOf(v.events, isRecordedEvent) &&
-    (v.columns === undefined || isArrayOf(v.columns, isColumnBatch)) &&
     (v.findings === undefined || isArrayOf(v.findings, isFinding)) &&
     isBoolean(v.live) &&
     isOptionalSummary(v.summary) &&

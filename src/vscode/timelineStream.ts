@@ -2,8 +2,6 @@
  * Feeds one webview (panel or view) from one session, following the timeline protocol: a full
  * snapshot (its events as columns) when the webview says `ready`, when it is shown again or when it switches session;
  * otherwise delta batches, at most one per `intervalMs` (~30/s), each naming the seq it follows.
- * Events travel as column chunks (session.columnsSince): a worker session's chunks are passed on
- * as the worker sent them, so the host touches no event on the way.
  * While the webview is hidden nothing is sent (it gets a snapshot when shown). Free of 'vscode'.
  *
  * A live session's timeline ends at now: snapshots and deltas carry the session's engine time
@@ -14,8 +12,7 @@
 import type { IpcMessage } from '../protocol/ipc';
 import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, type SessionInfo, type StorageInfo } from '../protocol/timeline';
 import type { Finding } from '../format/trace';
-import { lastSeqOf } from '../protocol/columnChunks';
-import type { ColumnBatch } from '../protocol/eventColumns';
+import { encodeBatch } from '../protocol/eventColumns';
 import type { InformerSession } from '../app/session';
 
 /** The session's storage as the webview header shows it (undefined for an imported trace). */
@@ -172,10 +169,8 @@ export class TimelineStream {
       return;
     }
     const findings = s.findings(true);
-    // A trace that does not change (imported, opened) has its columns once; a running one is sent as its chunks.
-    const fixed = s.columns();
-    const chunks = fixed ? [] : s.columnsSince(-1);
-    this.lastSentSeq = fixed ? s.lastSeq() : chunks.length > 0 ? lastSeqOf(chunks[chunks.length - 1]) : -1;
+    const columns = s.columns() ?? encodeBatch(s.events());
+    this.lastSentSeq = s.lastSeq();
     this.lastFindings = findings;
     this.lastLive = s.live;
     this.lastFlushAt = this.timers.now();
@@ -187,7 +182,7 @@ export class TimelineStream {
         session: s.info(),
         header: s.header(),
         events: [],
-        ...(fixed ? { columns: fixed } : { chunks }),
+        columns,
         findings,
         sessions: this.allSessions(),
         summary: s.summary(),
@@ -210,12 +205,12 @@ export class TimelineStream {
   private flush(): void {
     const s = this.session;
     if (!s || !this.ready || !this.visible) return;
-    const columns: ColumnBatch[] = s.columnsSince(this.lastSentSeq);
+    const events = s.since(this.lastSentSeq);
     const findings = s.findings(!s.live);
     const findingsChanged = findings !== this.lastFindings;
-    if (columns.length === 0 && !findingsChanged && s.live === this.lastLive) return;
+    if (events.length === 0 && !findingsChanged && s.live === this.lastLive) return;
     const afterSeq = this.lastSentSeq;
-    if (columns.length > 0) this.lastSentSeq = lastSeqOf(columns[columns.length - 1]);
+    if (events.length > 0) this.lastSentSeq = events[events.length - 1].seq;
     this.lastFindings = findings;
     this.lastLive = s.live;
     this.lastFlushAt = this.timers.now();
@@ -225,8 +220,7 @@ export class TimelineStream {
       DeltaNotification.create({
         sessionId: s.id,
         afterSeq,
-        events: [],
-        columns,
+        events,
         live: s.live,
         summary: s.summary(),
         ...(findingsChanged ? { findings } : {}),

@@ -33,7 +33,7 @@ export async function exportSessionTrace(session: InformerSession, target?: vsco
     // A file on disk is written as it is read (spilled events first, then memory); other file
     // systems take the text of what is in memory.
     if (uri.scheme === 'file') await session.exportTo(uri.fsPath);
-    else await vscode.workspace.fs.writeFile(uri, Buffer.from(exportTrace(await session.traceData()), 'utf8'));
+    else await vscode.workspace.fs.writeFile(uri, Buffer.from(exportTrace(session.traceData()), 'utf8'));
     return { ok: true, message: `Trace saved to ${uri.fsPath || uri.toString()}` };
   } catch (e) {
     return { ok: false, message: `Could not save the trace: ${reasonOf(e)}` };
@@ -52,7 +52,7 @@ export async function exportSessionPerfetto(session: InformerSession, target?: v
     }));
   if (!uri) return { ok: false, message: 'Export cancelled.' };
   try {
-    const { header, events } = await session.traceData();
+    const { header, events } = session.traceData();
     await vscode.workspace.fs.writeFile(uri, Buffer.from(JSON.stringify(toPerfetto(header, events)), 'utf8'));
     return { ok: true, message: `Perfetto trace saved to ${uri.fsPath || uri.toString()}; open it in https://ui.perfetto.dev` };
   } catch (e) {

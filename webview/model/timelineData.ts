@@ -222,17 +222,8 @@ export class TimelineData extends LaneSet {
    * the recorder dropped nothing; returns false otherwise (the view must ask for a snapshot: it
    * missed a batch, the host restarted its stream, or this view would hold more than the cap).
    */
-  applyDelta(p: {
-    afterSeq: number;
-    events: readonly RecordedEvent[];
-    columns?: readonly ColumnBatch[];
-    live: boolean;
-    nowT?: number;
-    summary?: { staleWindows: readonly StaleWindow[] };
-  }): boolean {
-    const dropped = (events: readonly RecordedEvent[]) => events.some((e) => e?.type === 'trace.dropped');
-    if (p.afterSeq !== this.lastSeq || dropped(p.events) || (p.columns ?? []).some((c) => dropped(c.extras))) return false;
-    for (const c of p.columns ?? []) if (!this.appendColumns(c)) return false;
+  applyDelta(p: { afterSeq: number; events: readonly RecordedEvent[]; live: boolean; nowT?: number; summary?: { staleWindows: readonly StaleWindow[] } }): boolean {
+    if (p.afterSeq !== this.lastSeq || p.events.some((e) => e.type === 'trace.dropped')) return false;
     this.append(p.events);
     this.setLive(p.live);
     if (p.nowT !== undefined) this.advanceNow(p.nowT);
@@ -289,17 +280,6 @@ export class TimelineData extends LaneSet {
       if (e.type === 'notify' || e.type === 'handler.added') this.handlerSet.add(e.handler);
       this.ingest(e, t);
     }
-  }
-
-  /**
-   * A snapshot's events: its `columns`, its `chunks`, then its objects. False when a batch is
-   * malformed or out of order (what was appended stays; the caller resets).
-   */
-  appendSnapshot(p: { columns?: ColumnBatch; chunks?: readonly ColumnBatch[]; events: readonly RecordedEvent[] }): boolean {
-    if (p.columns !== undefined && !this.appendColumns(p.columns)) return false;
-    for (const c of p.chunks ?? []) if (!this.appendColumns(c)) return false;
-    this.append(p.events);
-    return true;
   }
 
   /**

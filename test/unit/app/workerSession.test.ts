@@ -60,20 +60,6 @@ describe('app: sessions in an engine worker', function () {
     assert.equal(s.findings(), s.findings(), 'the same array until the worker sends new findings');
   });
 
-  it('the host holds columns only; the worker keeps the diffs and the whole trace after the replay ended, until close()', async () => {
-    const sc = scenario('gate-inorder-informers-unknown-to-v132');
-    const s = await startWorkerSession('r2', 'replay', { kind: 'replay', scenario: sc, profile: 'v1.36' }, { simulated: false, workerFile: engineWorkerBundle() });
-    const whole = await s.traceData();
-    assert.deepEqual(whole.events.map((e) => e.seq), s.events().map((e) => e.seq));
-    const withDiff = whole.events.find((e) => e.type === 'distribute' && (e.diff?.length ?? 0) > 0);
-    assert.ok(withDiff, 'the scenario has an update with a diff');
-    assert.equal((s.events().find((e) => e.seq === withDiff.seq) as { diff?: unknown }).diff, undefined, 'the host keeps no diff');
-    assert.deepEqual(await s.diffFor(withDiff.seq), (withDiff as { diff?: unknown }).diff);
-    assert.equal(s.columnsSince(-1).reduce((n, c) => n + c.count, 0), whole.events.length);
-    await s.close();
-    await assert.rejects(s.diffFor(withDiff.seq), /ended/);
-  });
-
   it('a live sandbox session shows list, watch and notifications through the worker; faults and the cache check go there and back; close() ends worker and sandbox', async () => {
     const { sandbox, conn } = await startSandboxConnection();
     const resource = await findResource(conn, 'pods');
@@ -103,7 +89,7 @@ describe('app: sessions in an engine worker', function () {
     const spec = { kind: 'live' as const, kubeconfigYaml: conn.kubeconfigYaml(), resource, profile: profileNamed('v1.36'), namespace: '' };
     const s = await startWorkerSession('w1b', 'sandbox', spec, { simulated: true, workerFile: engineWorkerBundle(), batchMaxEvents: 5, batchIntervalMs: 60_000, onStopped: () => sandbox.stop() });
     const sizes: number[] = [];
-    const off = s.subscribeColumns((b) => sizes.push(b.count));
+    const off = s.subscribe((b) => sizes.push(b.length));
     try {
       await until(s, () => sizes.length >= 4);
       assert.deepEqual(sizes.slice(0, 4), [5, 5, 5, 5]);

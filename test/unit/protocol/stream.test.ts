@@ -5,20 +5,15 @@ import { TraceRecorder } from '../../../src/trace/recorder';
 import { InformerSession } from '../../../src/app/session';
 import { TimelineStream, type StreamTimers } from '../../../src/vscode/timelineStream';
 import { decodeBatch } from '../../../src/protocol/eventColumns';
-import type { DeltaParams, SnapshotParams } from '../../../src/protocol/timeline';
+import type { SnapshotParams } from '../../../src/protocol/timeline';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SegmentFile } from '../../../src/trace/segments';
 
-/** A snapshot's events: those of its columns and chunks, then those sent as objects. */
+/** A snapshot's events: those of its columns, then those sent as objects. */
 function snapshotEvents(p: SnapshotParams) {
-  return [...(p.columns ? decodeBatch(p.columns)! : []), ...(p.chunks ?? []).flatMap((c) => decodeBatch(c)!), ...p.events];
-}
-
-/** A delta's events: those of its column chunks, then those sent as objects. */
-function deltaEvents(p: DeltaParams) {
-  return [...(p.columns ?? []).flatMap((c) => decodeBatch(c)!), ...p.events];
+  return [...(p.columns ? decodeBatch(p.columns)! : []), ...p.events];
 }
 
 /** Timers driven by hand: advance(ms) runs what is due. */
@@ -105,8 +100,7 @@ describe('host: timeline stream', () => {
     const d1 = sent[1];
     assert.ok(DeltaNotification.is(d1));
     assert.equal(d1.params.afterSeq, -1);
-    assert.equal(deltaEvents(d1.params).length, 50);
-    assert.equal(d1.params.events.length, 0, 'a delta sends its events as columns');
+    assert.equal(d1.params.events.length, 50);
     rec.emit({ t: 60, type: 'synced' });
     timers.advance(10);
     assert.equal(sent.length, 2, 'rate limited: the next batch waits for the interval');
@@ -114,7 +108,7 @@ describe('host: timeline stream', () => {
     const d2 = sent[2];
     assert.ok(DeltaNotification.is(d2));
     assert.equal(d2.params.afterSeq, 49);
-    assert.deepEqual(deltaEvents(d2.params).map((e) => e.seq), [50]);
+    assert.deepEqual(d2.params.events.map((e) => e.seq), [50]);
   });
 
   it('a hidden view gets nothing, then one full snapshot when shown again', () => {

@@ -8,7 +8,6 @@ import { readSegment, SegmentFile } from '../../../src/trace/segments';
 import { exportTrace, importTrace } from '../../../src/trace/traceFile';
 import { traceChunks, writeTraceFile } from '../../../src/trace/traceWrite';
 import { TraceMirror } from '../../../src/app/traceMirror';
-import { encodeBatch } from '../../../src/protocol/eventColumns';
 import { header } from './fixtures';
 
 const ev = (t: number): TraceEvent => ({ t, type: 'resync.timer', shouldResync: t % 2 === 0 });
@@ -94,25 +93,18 @@ describe('the recorder spills past its memory window', () => {
 
   it("the host's mirror holds exactly the worker recorder's window, batch after batch, and reads the spilled rest back", async () => {
     const { r, seg } = recorder(20, 1 << 20);
-    // The worker's side of the calls that read the whole trace.
-    const remote = {
-      diff: () => Promise.resolve(undefined),
-      exportTo: () => Promise.reject(new Error('not used')),
-      traceData: async () => ({ header: r.header(), events: await collect(r.allEvents()) }),
-    };
-    const mirror = new TraceMirror(r.header(), remote);
+    const mirror = new TraceMirror(r.header(), r.header().cap);
     let pending: RecordedEvent[] = [];
     r.subscribe((b) => pending.push(...b));
-    const status = () => ({ dropped: r.dropped, spill: seg.state(), memoryEvents: r.events().length, firstSeq: r.events()[0]?.seq });
     for (let i = 0; i < 500; i++) {
       r.emit(ev(i));
       if (i % 7 === 0) {
-        mirror.append(encodeBatch(pending), status());
+        mirror.append(pending, { dropped: r.dropped, spill: seg.state() });
         pending = [];
         assert.deepEqual(mirror.events(), r.events());
       }
     }
-    mirror.append(encodeBatch(pending), status());
+    mirror.append(pending, { dropped: r.dropped, spill: seg.state() });
     assert.deepEqual(mirror.events(), r.events());
     assert.deepEqual((await collect(mirror.allEvents())).map((e) => e.seq), Array.from({ length: 500 }, (_, i) => i));
   });

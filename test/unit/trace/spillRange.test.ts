@@ -7,7 +7,6 @@ import { TraceRecorder } from '../../../src/trace/recorder';
 import { readSegment, SegmentFile } from '../../../src/trace/segments';
 import { chunksFor, readSpilledRange } from '../../../src/trace/segmentRange';
 import { keptExact, OVERVIEW_BINS_PER_CHUNK } from '../../../src/trace/spillOverview';
-import { encodeBatch } from '../../../src/protocol/eventColumns';
 import { TraceMirror } from '../../../src/app/traceMirror';
 import { header } from './fixtures';
 
@@ -128,12 +127,11 @@ describe('range reads of the spill segment', () => {
     await assert.rejects(readSpilledRange(st, -Infinity, Infinity), /shorter than its index/);
   });
 
-  it('the overview keeps every sparse event whole and counts the rest exactly; the mirror serves the same one', async () => {
+  it('the overview keeps every sparse event whole and counts the rest exactly; the mirror builds the same one', async () => {
     const { r, seg } = recorder(100, 1 << 24);
     const { dropped: _d, ...h } = header();
-    // The worker sends its recorder's overview in the status; the host's mirror serves it.
-    const mirror = new TraceMirror({ ...h, cap: 100, dropped: 0 });
-    r.subscribe((batch) => mirror.append(encodeBatch(batch), { dropped: r.dropped, spill: seg.state(), spillOverview: r.spillOverview(), firstSeq: r.events()[0]?.seq }));
+    const mirror = new TraceMirror({ ...h, cap: 100, dropped: 0 }, 100);
+    r.subscribe((batch) => mirror.append(batch, { dropped: r.dropped, spill: seg.state() }));
     for (let i = 0; i < 2000; i++) r.emit(eventAt(i));
     const o = r.spillOverview()!;
     const spilled = await all(readSegment(seg.state().path));
