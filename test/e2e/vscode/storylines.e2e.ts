@@ -198,7 +198,12 @@ async function main(): Promise<void> {
       await f.locator('.compare-group').first().locator('.plot').hover();
       await page.mouse.wheel(0, -400);
       await page.waitForTimeout(800);
-      const [za, zb] = await groupTicks(f);
+      // Read until both groups agree, as above: a live redraw can fall between the two reads.
+      let [za, zb] = await groupTicks(f);
+      await waitUntil(page, 5000, async () => {
+        [za, zb] = await groupTicks(f);
+        return JSON.stringify(za) === JSON.stringify(zb);
+      });
       check(JSON.stringify(za) !== JSON.stringify(a), `the wheel zoomed: ${JSON.stringify(za)}`);
       check(JSON.stringify(za) === JSON.stringify(zb), `zoom is shared: ${JSON.stringify(za)} vs ${JSON.stringify(zb)}`);
       await shot(page, 'compare-restart-storm-zoomed-light.png');
