@@ -3,7 +3,9 @@
  * It runs what a session's engine needs — the HTTP ListerWatcher, the fault injector, the
  * SharedIndexInformer and the recorder (redaction, spill) — or a scenario replay, and sends the
  * host only batches of recorded events (workerProtocol.ts). Any failure is reported as one
- * `failed` message; the host turns it into one message in the editor.
+ * `failed` message; the host turns it into one message in the editor. Reads of the spill segment
+ * (spillRead.ts) are answered here too: for the running session, or as a short-lived reader of an
+ * ended session's segment (`readSpillOnce`).
  */
 import { parentPort } from 'node:worker_threads';
 import { RunError } from './errors';
@@ -11,7 +13,8 @@ import { FAULTS } from './faults';
 import { openLive, liveTitle, type LiveInformer } from './liveInformer';
 import { connect } from './resources';
 import { replay } from './sessions';
-import { BATCH_INTERVAL_MS, FINDINGS_INTERVAL_MS, BATCH_MAX_EVENTS, type HostToWorker, type RecorderStatus, type WorkerCall, type WorkerStart, type WorkerToHost } from './workerProtocol';
+import { answerSpillCall, spillTransfer } from './spillRead';
+import { BATCH_INTERVAL_MS, FINDINGS_INTERVAL_MS, BATCH_MAX_EVENTS, type HostToWorker, type RecorderStatus, type WorkerCall, type WorkerReadOnce, type WorkerStart, type WorkerToHost } from './workerProtocol';
 import type { RecordedEvent } from '../format/events';
 import type { Finding } from '../format/trace';
 import { computeFindings } from '../trace/findings';
@@ -22,8 +25,8 @@ import { SegmentFile } from '../trace/segments';
 const port = parentPort;
 if (!port) throw new Error('engineWorker.ts runs only as a worker thread');
 
-function send(msg: WorkerToHost): void {
-  port!.postMessage(msg);
+function send(msg: WorkerToHost, transfer: ArrayBuffer[] = []): void {
+  port!.postMessage(msg, transfer);
 }
 
 function oneLine(e: unknown): string {
@@ -135,6 +138,11 @@ async function call(id: number, c: WorkerCall): Promise<void> {
       });
       return;
     }
+    if (c.op === 'spilledRange' || c.op === 'spilledDiff') {
+      const value = await answerSpillCall(recorder?.spillState(), c);
+      send({ type: 'reply', id, ok: true, value }, spillTransfer(value));
+      return;
+    }
     if (!live) throw new Error('the session runs no informer');
     const l = live;
     switch (c.op) {
@@ -170,8 +178,20 @@ async function stop(): Promise<void> {
   end({ type: 'stopped', status: { dropped: 0 } });
 }
 
+/** The reader mode: one answer, then the worker ends. */
+async function readOnce(m: WorkerReadOnce): Promise<void> {
+  try {
+    const value = await answerSpillCall(m.spill, m.call);
+    send({ type: 'reply', id: 0, ok: true, value }, spillTransfer(value));
+  } catch (e) {
+    send({ type: 'reply', id: 0, ok: false, message: oneLine(e) });
+  }
+  port!.close();
+}
+
 port.on('message', (m: HostToWorker) => {
-  if (m.op === 'start') start(m).catch((e: unknown) => end({ type: 'failed', message: oneLine(e) }));
+  if (m.op === 'readSpillOnce') void readOnce(m);
+  else if (m.op === 'start') start(m).catch((e: unknown) => end({ type: 'failed', message: oneLine(e) }));
   else if (m.op === 'stop') void stop();
   else void call(m.id, m);
 });

@@ -11,8 +11,8 @@ import type { Finding } from '../format/trace';
 import type { FaultName, FieldChange, RecordedEvent } from '../format/events';
 import type { SpillState } from '../trace/segments';
 import type { SpillOverview } from '../format/spill';
-import { readSpilledRange, type SpilledRange } from '../trace/segmentRange';
 import { diffForSeq, encodeBatch, type ColumnBatch } from '../protocol/eventColumns';
+import { answerSpillCall, asColumns, type SpillAnswer, type SpillCall, type SpilledColumns } from './spillRead';
 import { writeTraceWithCompanion, type ColumnarTrace } from './traceColumns';
 import type { TraceHeader } from '../format/trace';
 import type { SessionInfo } from '../protocol/timeline';
@@ -79,6 +79,11 @@ export interface SessionParts {
   controls?: LiveControls;
   /** Stops everything the session runs (informer, sandbox); resolves when it has stopped. */
   stop?: () => Promise<void>;
+  /**
+   * Where the spill segment is read (spillRead.ts): the engine worker, or a reader worker once it
+   * has ended. Absent: on the caller's thread (the CLI, tests).
+   */
+  readSpill?: (c: SpillCall) => Promise<SpillAnswer>;
   /** Releases what the session keeps after it ended (its spill segment); called once, by close(). */
   release?: () => void;
   /** Wall time for the findings' recompute interval (Date.now by default). */
@@ -102,6 +107,7 @@ export class InformerSession {
   private importedBatch: ColumnBatch | undefined;
   private readonly stopFn?: () => Promise<void>;
   private readonly releaseFn?: () => void;
+  private readonly readSpill: (c: SpillCall) => Promise<SpillAnswer>;
   private failureText: string | undefined;
   private closed = false;
   private readonly now: () => number;
@@ -124,6 +130,7 @@ export class InformerSession {
     this.controls = p.controls;
     this.stopFn = p.stop;
     this.releaseFn = p.release;
+    this.readSpill = p.readSpill ?? ((c) => answerSpillCall(this.recorder?.spillState(), c));
     this.now = p.now ?? Date.now;
     this.clock = p.clock;
     this.running = p.stop !== undefined;
@@ -163,11 +170,10 @@ export class InformerSession {
     return o && o.chunks.length > 0 ? o : undefined;
   }
 
-  /** The spilled events of the segment chunks that meet [t0, t1] (segmentRange.ts); none when nothing was spilled. */
-  async readSpilled(t0: number, t1: number, maxEvents?: number): Promise<SpilledRange> {
-    const spill = this.recorder?.spillState();
-    if (!spill || spill.chunks.length === 0) return { events: [], t0: 0, t1: 0, complete: true };
-    return readSpilledRange(spill, t0, t1, maxEvents);
+  /** The spilled events of the segment chunks that meet [t0, t1] as the timeline's columns (segmentRange.ts); none when nothing was spilled. */
+  async spilledColumns(t0: number, t1: number, maxEvents?: number): Promise<SpilledColumns> {
+    if ((this.recorder?.spillState()?.chunks.length ?? 0) === 0) return answerSpillCall(undefined, { op: 'spilledRange', t0, t1 }) as Promise<SpilledColumns>;
+    return asColumns(await this.readSpill({ op: 'spilledRange', t0, t1, ...(maxEvents !== undefined ? { maxEvents } : {}) }));
   }
 
   header(): TraceHeader {
@@ -214,9 +220,10 @@ export class InformerSession {
     if (this.columnar) return this.columnar.diffFor(seq);
     const held = this.events();
     if (held.length > 0 && seq >= held[0].seq) return diffForSeq(held, seq);
-    const chunk = this.recorder?.spillState()?.chunks.find((c) => c.firstSeq <= seq && seq <= c.lastSeq);
-    if (!chunk) return diffForSeq(held, seq);
-    return diffForSeq((await this.readSpilled(chunk.t0, chunk.t1, Number.POSITIVE_INFINITY)).events, seq);
+    const onDisk = this.recorder?.spillState()?.chunks.some((c) => c.firstSeq <= seq && seq <= c.lastSeq);
+    if (!onDisk) return diffForSeq(held, seq);
+    const answer = await this.readSpill({ op: 'spilledDiff', seq });
+    return 'diff' in answer ? answer.diff : undefined;
   }
 
   /** Events with seq > the given one. */

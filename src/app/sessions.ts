@@ -25,7 +25,8 @@ import { connect } from './resources';
 import { readTrace } from './traces';
 import type { ColumnarTrace } from './traceColumns';
 import { InformerSession, type LiveControls } from './session';
-import { startWorkerSession } from './workerSession';
+import { readSpillInWorker, startWorkerSession } from './workerSession';
+import { answerSpillCall } from './spillRead';
 import type { WorkerSpec } from './workerProtocol';
 
 export { DEFAULT_STORYLINE, startSandbox, STORYLINES, STORYLINE_DESCRIPTIONS, type StorylineName } from '../sources/sandbox';
@@ -140,10 +141,15 @@ export function createSession(id: string, spec: SessionSpec): Promise<InformerSe
   return (BUILDERS[spec.kind] as Builder<SpecKind>)(id, spec);
 }
 
+function workerFile(): string | undefined {
+  return typeof environment.workerFile === 'function' ? environment.workerFile() : environment.workerFile;
+}
+
 function workerOptions(simulated: boolean, onStopped?: () => Promise<void>): Parameters<typeof startWorkerSession>[3] {
+  const file = workerFile();
   return {
     simulated,
-    ...(environment.workerFile ? { workerFile: typeof environment.workerFile === 'function' ? environment.workerFile() : environment.workerFile } : {}),
+    ...(file ? { workerFile: file } : {}),
     ...(environment.spill ? { spill: environment.spill } : {}),
     ...(environment.cap !== undefined ? { cap: environment.cap } : {}),
     ...(onStopped ? { onStopped } : {}),
@@ -189,6 +195,11 @@ function liveSession(id: string, target: LiveTarget, sandbox?: Sandbox): Informe
     faults: live.faults,
     controls,
     clock: () => clock.now(),
+    // The segment is read in a reader worker, as a worker session's is once its engine ended.
+    readSpill: (c) => {
+      const spill = live.recorder.spillState();
+      return spill ? readSpillInWorker(spill, c, workerFile()) : answerSpillCall(undefined, c);
+    },
     stop: async () => {
       await live.stop().catch(() => undefined);
       await sandbox?.stop();

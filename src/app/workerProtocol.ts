@@ -4,7 +4,10 @@
  * calls and finally `stop`; the worker answers `started` (or `failed`), then `batch`es of
  * recorded events — at most one per BATCH_INTERVAL_MS, or sooner when BATCH_MAX_EVENTS are
  * pending — plus `reply`s to calls, and `stopped` last. Everything is plain data (structured
- * clone); events are redacted in the worker before they cross.
+ * clone; the columns of a spill read are transferred); events are redacted in the worker before they cross.
+ *
+ * The same script also runs as a short-lived reader of an ended session's spill segment: sent one
+ * `readSpillOnce` instead of `start`, it answers with one `reply` (id 0) and exits.
  */
 import type { LiveTarget } from './liveInformer';
 import type { Scenario } from '../scenario/types';
@@ -13,6 +16,7 @@ import type { SpillState } from '../trace/segments';
 import type { FaultName, RecordedEvent } from '../format/events';
 import type { Finding, TraceHeader } from '../format/trace';
 import type { TraceSummary } from '../trace/summary';
+import type { SpillAnswer, SpillCall } from './spillRead';
 
 export const BATCH_INTERVAL_MS = 33;
 export const BATCH_MAX_EVENTS = 4096;
@@ -45,10 +49,19 @@ export type WorkerCall =
   | { op: 'addSlowHandler'; ms: number }
   | { op: 'injectFault'; fault: FaultName; valueMs?: number }
   | { op: 'checkConsistency' }
+  /** A read of the session's spill segment (spillRead.ts), answered off the extension host's thread. */
+  | SpillCall
   /** Test only: the worker throws outside any handler, as a bug would. */
   | { op: 'crash' };
 
-export type HostToWorker = WorkerStart | ({ id: number } & WorkerCall) | { op: 'stop' };
+/** The reader mode: one read of the segment `spill` describes, then the worker exits. */
+export interface WorkerReadOnce {
+  op: 'readSpillOnce';
+  spill: SpillState;
+  call: SpillCall;
+}
+
+export type HostToWorker = WorkerStart | WorkerReadOnce | ({ id: number } & WorkerCall) | { op: 'stop' };
 
 /** The recorder's state beside the events: drops, the spill segment, and what the worker computed from the trace. */
 export interface RecorderStatus {
@@ -71,7 +84,7 @@ export type WorkerToHost =
       cap: number;
     }
   | { type: 'batch'; events: RecordedEvent[]; status: RecorderStatus }
-  | { type: 'reply'; id: number; ok: true; value?: ConsistencyResult }
+  | { type: 'reply'; id: number; ok: true; value?: ConsistencyResult | SpillAnswer }
   | { type: 'reply'; id: number; ok: false; message: string }
   /** The engine ended by itself (a replay finished) or on `stop`; nothing follows. */
   | { type: 'stopped'; status: RecorderStatus }

@@ -7,20 +7,27 @@
  * worker to stop and terminates it when it has not ended within STOP_TIMEOUT_MS. A worker that
  * throws or exits on its own ends the session with one line (InformerSession.failure); nothing
  * is thrown into the extension host.
+ *
+ * Reads of the spill segment (spillRead.ts) go to the session's worker while it runs; once it has
+ * ended, each read starts a short-lived worker of the same script (readSpillInWorker), so the
+ * extension host only forwards the columns it gets.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FaultName } from '../format/events';
-import { removeSegment } from '../trace/segments';
+import { removeSegment, type SpillState } from '../trace/segments';
 import type { ConsistencyResult } from '../trace/consistency';
 import { RunError } from './errors';
 import { InformerSession, type LiveControls, type SessionKind } from './session';
 import { TraceMirror } from './traceMirror';
-import type { HostToWorker, WorkerCall, WorkerSpec, WorkerStart, WorkerToHost } from './workerProtocol';
+import { answerSpillCall, type SpillAnswer, type SpillCall } from './spillRead';
+import type { HostToWorker, WorkerCall, WorkerReadOnce, WorkerSpec, WorkerStart, WorkerToHost } from './workerProtocol';
 
 /** How long a stopping worker may take before it is terminated. */
 export const STOP_TIMEOUT_MS = 5000;
+/** How long a short-lived reader worker may take before it is terminated (and the read fails). */
+export const SPILL_READ_TIMEOUT_MS = 60_000;
 
 export interface WorkerOptions {
   /** The worker's script (default: engineWorker.js beside this bundle, or engineWorker.ts under tsx). */
@@ -39,9 +46,40 @@ export function workerScript(file?: string): { file: string; execArgv?: string[]
   return chosen.endsWith('.ts') ? { file: chosen, execArgv: ['--require', 'tsx/cjs'] } : { file: chosen };
 }
 
+type ReplyValue = ConsistencyResult | SpillAnswer | undefined;
+
 interface Pending {
-  resolve: (v: ConsistencyResult | undefined) => void;
+  resolve: (v: ReplyValue) => void;
   reject: (e: Error) => void;
+}
+
+/**
+ * One read of the segment `spill` describes, in a worker started for it that ends with its answer:
+ * for a session whose engine worker is gone (stopped, a finished replay, the engine on the host).
+ * A damaged or missing segment rejects with the reader's one line (a RunError).
+ */
+export function readSpillInWorker(spill: SpillState, c: SpillCall, workerFile?: string, timeoutMs = SPILL_READ_TIMEOUT_MS): Promise<SpillAnswer> {
+  const script = workerScript(workerFile);
+  const worker = new Worker(script.file, { ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false });
+  return new Promise<SpillAnswer>((resolve, reject) => {
+    let done = false;
+    const finish = (fn: () => void): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      fn();
+      void worker.terminate();
+    };
+    const timer = setTimeout(() => finish(() => reject(new RunError(`reading the spill segment took longer than ${Math.round(timeoutMs / 1000)} s`))), timeoutMs);
+    worker.on('message', (m: WorkerToHost) => {
+      if (m.type !== 'reply') return;
+      finish(() => (m.ok ? resolve(m.value as SpillAnswer) : reject(new RunError(m.message))));
+    });
+    worker.on('error', (e) => finish(() => reject(new RunError(`the spill reader failed: ${String(e?.message ?? e).split('\n')[0]}`))));
+    worker.once('exit', (code) => finish(() => reject(new RunError(`the spill reader exited without an answer (code ${code})`))));
+    const read: WorkerReadOnce = { op: 'readSpillOnce', spill, call: c };
+    worker.postMessage(read);
+  });
 }
 
 /**
@@ -94,7 +132,7 @@ export function startWorkerSession(
     const post = (m: HostToWorker): void => {
       if (!exited) worker.postMessage(m);
     };
-    const call = (c: WorkerCall): Promise<ConsistencyResult | undefined> =>
+    const call = (c: WorkerCall): Promise<ReplyValue> =>
       new Promise((res, rej) => {
         if (exited || !session?.live) return rej(new RunError('the session has ended'));
         const callId = ++nextCall;
@@ -108,7 +146,7 @@ export function startWorkerSession(
       checkConsistency: async () => {
         const r = await call({ op: 'checkConsistency' });
         if (!r) throw new RunError('the consistency check returned nothing');
-        return r;
+        return r as ConsistencyResult;
       },
       crashForTest: () => void call({ op: 'crash' }).catch(() => undefined),
     };
@@ -122,6 +160,22 @@ export function startWorkerSession(
         await afterStop();
       })());
 
+    /** In the session's worker while it runs; else (or when it ended during the read) in a reader worker of its own. */
+    const readSpill = async (c: SpillCall): Promise<SpillAnswer> => {
+      const elsewhere = (): Promise<SpillAnswer> => {
+        const spill = mirror?.spillState();
+        if (!spill) return answerSpillCall(undefined, c);
+        return readSpillInWorker(spill, c, o.workerFile);
+      };
+      if (exited || !session?.live) return elsewhere();
+      try {
+        return (await call(c)) as SpillAnswer;
+      } catch (e) {
+        if (exited || !session?.live) return elsewhere();
+        throw e;
+      }
+    };
+
     worker.on('message', (m: WorkerToHost) => {
       switch (m.type) {
         case 'started': {
@@ -133,6 +187,7 @@ export function startWorkerSession(
             title: m.title,
             simulated: o.simulated,
             recorder: mirror,
+            readSpill,
             release: () => {
               const path = mirror?.spillState()?.path;
               if (path) removeSegment(path);

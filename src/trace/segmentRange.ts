@@ -56,7 +56,9 @@ export async function readSpilledRange(state: SpillState, t0: number, t1: number
   const start = first.offset;
   const length = last.offset + last.bytes - start;
   const buffer = Buffer.alloc(length);
-  const file = await open(state.path, 'r');
+  const file = await open(state.path, 'r').catch((e: NodeJS.ErrnoException) => {
+    throw new Error(e.code === 'ENOENT' ? `the spill segment ${state.path} is gone (deleted while the session still lists it)` : `the spill segment ${state.path} cannot be read: ${e.message.split('\n')[0]}`);
+  });
   try {
     let read = 0;
     while (read < length) {

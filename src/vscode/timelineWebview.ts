@@ -5,9 +5,8 @@
  * was started last; a panel or editor stays on its own session).
  */
 import * as vscode from 'vscode';
-import { EventDiffRequest, ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand, SpillRangeRequest, type EventRef, type SpillRangeResult } from '../protocol/timeline';
+import { EventDiffRequest, ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand, SpillRangeRequest, type EventRef, type SpillRangeParams, type SpillRangeResult } from '../protocol/timeline';
 import type { IpcMessage } from '../protocol/ipc';
-import { encodeBatch } from '../protocol/eventColumns';
 import { Disposable, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
@@ -23,15 +22,23 @@ export async function eventDiffAnswer(registry: SessionRegistry, ref: EventRef, 
   return EventDiffRequest.completion.create(diff ? { diff } : {}, id);
 }
 
-/** The spilled events of [t0, t1] as columns, or one line saying why there are none. */
-async function spillRange(s: InformerSession | undefined, t0: number, t1: number): Promise<SpillRangeResult> {
-  if (!s) return { t0, t1, complete: false, message: 'That session is gone.' };
-  try {
-    const r = await s.readSpilled(t0, t1);
-    return { columns: encodeBatch(r.events), t0: r.t0, t1: r.t1, complete: r.complete };
-  } catch (e) {
-    return { t0, t1, complete: false, message: `Could not read the spilled events: ${String((e as Error)?.message ?? e).split('\n')[0]}` };
+/**
+ * The answer to a spill-range request (a timeline or the compare view): the spilled events of
+ * [t0, t1] as columns, read and encoded off this thread (session.spilledColumns), or one line
+ * saying why there are none.
+ */
+export async function spillRangeAnswer(registry: SessionRegistry, p: SpillRangeParams, id: number): Promise<IpcMessage> {
+  const s = registry.get(p.sessionId);
+  let r: SpillRangeResult;
+  if (!s) r = { t0: p.t0, t1: p.t1, complete: false, message: 'That session is gone.' };
+  else {
+    try {
+      r = await s.spilledColumns(p.t0, p.t1);
+    } catch (e) {
+      r = { t0: p.t0, t1: p.t1, complete: false, message: `Could not read the spilled events: ${String((e as Error)?.message ?? e).split('\n')[0]}` };
+    }
   }
+  return SpillRangeRequest.completion.create(r, id);
 }
 
 export class TimelineWebviewBinding extends Disposable {
@@ -98,9 +105,7 @@ export class TimelineWebviewBinding extends Disposable {
     } else if (EventDiffRequest.is(msg) && msg.id !== undefined) {
       void eventDiffAnswer(this.registry, msg.params, msg.id).then((answer) => this.webview.postMessage(answer));
     } else if (SpillRangeRequest.is(msg) && msg.id !== undefined) {
-      const id = msg.id;
-      const s = this.registry.get(msg.params.sessionId);
-      void spillRange(s, msg.params.t0, msg.params.t1).then((r) => this.webview.postMessage(SpillRangeRequest.completion.create(r, id)));
+      void spillRangeAnswer(this.registry, msg.params, msg.id).then((answer) => this.webview.postMessage(answer));
     } else if (ExportTraceRequest.is(msg) && msg.id !== undefined) {
       const id = msg.id;
       const s = this.registry.get(msg.params.sessionId);
