@@ -8,7 +8,9 @@
  *   and rebuild every lane);
  * - the overview's size: rows, JSON bytes, and the JS heap it takes (built again from the
  *   spilled events, heap measured after a full GC before and after).
- * Run: node --expose-gc --import tsx bench/spillRange.ts
+ * - the extension host's event-loop delay while those 100,000 events load, by where they are read
+ *   (spillLag.ts: on the host as before, in slices, in a reader worker, in a running worker).
+ * Run: node --expose-gc --import tsx bench/spillRange.ts   (--only lag: the delay alone)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,7 @@ import { SpillOverviewBuilder } from '../src/trace/spillOverview';
 import { TimelineData } from '../webview/model/timelineData';
 import { fmt, hasGc, heapUsed, startTiming, summarize, table, thousands } from './stats';
 import { recordEngineTrace } from './traceSource';
+import { spillLoadLag } from './spillLag';
 
 const TOTAL = 300_000;
 const CAP = 200_000;
@@ -39,6 +42,10 @@ async function main(): Promise<void> {
     const memory = [...r.events()];
     console.log(`spilled ${thousands(st.events)} events in ${st.chunks.length} chunks, ${(st.bytes / 1048576).toFixed(1)} MB; ${thousands(memory.length)} in memory`);
 
+    if (process.argv.includes('--only') && process.argv.includes('lag')) {
+      await spillLoadLag(st, ROUNDS);
+      return;
+    }
     const read: number[] = [];
     const encode: number[] = [];
     const load: number[] = [];
@@ -88,6 +95,7 @@ async function main(): Promise<void> {
         `; segment ${(st.bytes / 1048576).toFixed(1)} MB, so a full 1 GB segment (~${Math.round(1024 / (st.bytes / 1048576))}× more) would have an overview of about ${((json * 1024) / (st.bytes / 1048576) / 1048576).toFixed(1)} MB of JSON`,
     );
     void overview;
+    await spillLoadLag(st, ROUNDS);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -14,6 +14,8 @@ import type { SpillState } from './segments';
 
 /** The most events one range read returns (the timeline asks again when the user zooms in further). */
 export const MAX_RANGE_EVENTS = 200_000;
+/** How long the parsing runs before the event loop gets a turn (it gets one after each chunk as well). */
+export const PARSE_SLICE_MS = 8;
 
 export interface SpilledRange {
   /** The events read, in seq order. */
@@ -48,7 +50,7 @@ export function chunksFor(chunks: readonly SegmentChunk[], t0: number, t1: numbe
  * parse, or an event that is not where the index says, ends the read with one error naming the
  * file: a segment is only ever written by SegmentFile, so either means the file was damaged.
  */
-export async function readSpilledRange(state: SpillState, t0: number, t1: number, maxEvents = MAX_RANGE_EVENTS): Promise<SpilledRange> {
+export async function readSpilledRange(state: SpillState, t0: number, t1: number, maxEvents = MAX_RANGE_EVENTS, sliceMs = PARSE_SLICE_MS): Promise<SpilledRange> {
   const { chunks, complete } = chunksFor(state.chunks, t0, t1, maxEvents);
   if (chunks.length === 0) return { events: [], t0: 0, t1: 0, complete };
   const first = chunks[0];
@@ -70,9 +72,11 @@ export async function readSpilledRange(state: SpillState, t0: number, t1: number
     await file.close();
   }
   const events: RecordedEvent[] = [];
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
   let line = 0;
+  let sliceStart = performance.now();
   for (const c of chunks) {
-    // One chunk at a time, then the event loop gets a turn: the host's thread is shared.
+    // The thread may be shared (a worker's engine, or the caller's): the event loop gets a turn after each chunk and each slice.
     const text = buffer.toString('utf8', c.offset - start, c.offset - start + c.bytes);
     let from = 0;
     while (from < text.length) {
@@ -87,8 +91,13 @@ export async function readSpilledRange(state: SpillState, t0: number, t1: number
         }
       }
       from = end + 1;
+      if ((line & 255) === 0 && performance.now() - sliceStart > sliceMs) {
+        await turn();
+        sliceStart = performance.now();
+      }
     }
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await turn();
+    sliceStart = performance.now();
   }
   const expected = chunks.reduce((n, c) => n + c.count, 0);
   if (events.length !== expected || events[0].seq !== first.firstSeq || events[events.length - 1].seq !== last.lastSeq) {
