@@ -11,14 +11,15 @@
  * - host, ≤ 8 ms slices: the same read yielding every PARSE_SLICE_MS, and the encoding in slices;
  * - reader worker, started per read: workerSession.ts readSpillInWorker, what a session whose
  *   engine worker has ended does (the worker's start included);
- * - worker already running: the same request to a worker that is up, as a running session's engine
- *   worker gets it (the host's part: post the call, take the reply with its transferred columns);
+ * - worker already running: the same request to a spill reader that is up, as a running session's
+ *   engine worker gets it (the host's part is the same: post the call, take the reply with its
+ *   transferred columns; the engine worker's own work is not on this thread);
  * - idle: nothing loads (the floor of this machine at this moment).
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { asColumns, answerSpillCall, type SpillCall, type SpilledColumns } from '../src/app/spillRead';
-import { readSpillInWorker } from '../src/app/workerSession';
+import { readSpillInWorker, workerScript } from '../src/app/workerSession';
 import type { WorkerReadOnce, WorkerToHost } from '../src/app/workerProtocol';
 import type { RecordedEvent } from '../src/format/events';
 import { allocateColumns, COLUMN_NAMES, encodeBatch, encodeRow, EXTRA, StringTable, type ColumnBatch, type ColumnName } from '../src/protocol/eventColumns';
@@ -53,15 +54,14 @@ async function encodeSliced(events: readonly RecordedEvent[], sliceMs: number): 
   return { count: events.length, columns, strings: strings.strings, extras };
 }
 
-/** A worker of the engine's script that is up (it has answered a call), ready for one read. */
+/** A spill reader that is up (online, and given 300 ms to load its 13 KB script), ready for one read. */
 async function runningWorker(file: string): Promise<Worker> {
   const w = new Worker(file, { stdout: false, stderr: false });
   await new Promise<void>((resolve, reject) => {
-    w.once('message', () => resolve());
+    w.once('online', () => resolve());
     w.once('error', reject);
-    // A session-less call: the loaded worker answers it with an error line, which is all this waits for.
-    w.postMessage({ id: 1, op: 'checkConsistency' });
   });
+  await new Promise((resolve) => setTimeout(resolve, 300));
   return w;
 }
 
@@ -144,7 +144,7 @@ export async function spillLoadLag(st: SpillState, rounds: number): Promise<void
       },
     },
     { name: 'reader worker, started per read (after: ended session)', short: 'reader', load: async () => asColumns(await readSpillInWorker(st, call, bundle)) },
-    { name: 'worker already running (after: running session)', short: 'running', prepare: () => runningWorker(bundle), load: (w) => askRunning(w as Worker, st, call) },
+    { name: 'worker already running (after: running session)', short: 'running', prepare: () => runningWorker(workerScript(bundle, 'spillReaderWorker').file), load: (w) => askRunning(w as Worker, st, call) },
     { name: 'idle (nothing loads, 1 s)', short: 'idle', load: async () => (await new Promise((r) => setTimeout(r, 1000)), undefined) },
   ];
   const expected = seqsOf(asColumns(await answerSpillCall(st, call)));

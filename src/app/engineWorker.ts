@@ -3,9 +3,8 @@
  * It runs what a session's engine needs — the HTTP ListerWatcher, the fault injector, the
  * SharedIndexInformer and the recorder (redaction, spill) — or a scenario replay, and sends the
  * host only batches of recorded events (workerProtocol.ts). Any failure is reported as one
- * `failed` message; the host turns it into one message in the editor. Reads of the spill segment
- * (spillRead.ts) are answered here too: for the running session, or as a short-lived reader of an
- * ended session's segment (`readSpillOnce`).
+ * `failed` message; the host turns it into one message in the editor. Reads of the running
+ * session's spill segment (spillRead.ts) are answered here too.
  */
 import { parentPort } from 'node:worker_threads';
 import { RunError } from './errors';
@@ -14,7 +13,7 @@ import { openLive, liveTitle, type LiveInformer } from './liveInformer';
 import { connect } from './resources';
 import { replay } from './sessions';
 import { answerSpillCall, spillTransfer } from './spillRead';
-import { BATCH_INTERVAL_MS, FINDINGS_INTERVAL_MS, BATCH_MAX_EVENTS, type HostToWorker, type RecorderStatus, type WorkerCall, type WorkerReadOnce, type WorkerStart, type WorkerToHost } from './workerProtocol';
+import { BATCH_INTERVAL_MS, FINDINGS_INTERVAL_MS, BATCH_MAX_EVENTS, type HostToWorker, type RecorderStatus, type WorkerCall, type WorkerStart, type WorkerToHost } from './workerProtocol';
 import type { RecordedEvent } from '../format/events';
 import type { Finding } from '../format/trace';
 import { computeFindings } from '../trace/findings';
@@ -178,20 +177,8 @@ async function stop(): Promise<void> {
   end({ type: 'stopped', status: { dropped: 0 } });
 }
 
-/** The reader mode: one answer, then the worker ends. */
-async function readOnce(m: WorkerReadOnce): Promise<void> {
-  try {
-    const value = await answerSpillCall(m.spill, m.call);
-    send({ type: 'reply', id: 0, ok: true, value }, spillTransfer(value));
-  } catch (e) {
-    send({ type: 'reply', id: 0, ok: false, message: oneLine(e) });
-  }
-  port!.close();
-}
-
 port.on('message', (m: HostToWorker) => {
-  if (m.op === 'readSpillOnce') void readOnce(m);
-  else if (m.op === 'start') start(m).catch((e: unknown) => end({ type: 'failed', message: oneLine(e) }));
+  if (m.op === 'start') start(m).catch((e: unknown) => end({ type: 'failed', message: oneLine(e) }));
   else if (m.op === 'stop') void stop();
   else void call(m.id, m);
 });

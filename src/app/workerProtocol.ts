@@ -6,8 +6,8 @@
  * pending — plus `reply`s to calls, and `stopped` last. Everything is plain data (structured
  * clone; the columns of a spill read are transferred); events are redacted in the worker before they cross.
  *
- * The same script also runs as a short-lived reader of an ended session's spill segment: sent one
- * `readSpillOnce` instead of `start`, it answers with one `reply` (id 0) and exits.
+ * The spill reader (spillReaderWorker.ts, a short-lived worker for an ended session's segment)
+ * takes one `readSpillOnce`, answers with one `reply` (id 0) and exits.
  */
 import type { LiveTarget } from './liveInformer';
 import type { Scenario } from '../scenario/types';
@@ -54,14 +54,14 @@ export type WorkerCall =
   /** Test only: the worker throws outside any handler, as a bug would. */
   | { op: 'crash' };
 
-/** The reader mode: one read of the segment `spill` describes, then the worker exits. */
+/** The spill reader's one message: one read of the segment `spill` describes. */
 export interface WorkerReadOnce {
   op: 'readSpillOnce';
   spill: SpillState;
   call: SpillCall;
 }
 
-export type HostToWorker = WorkerStart | WorkerReadOnce | ({ id: number } & WorkerCall) | { op: 'stop' };
+export type HostToWorker = WorkerStart | ({ id: number } & WorkerCall) | { op: 'stop' };
 
 /** The recorder's state beside the events: drops, the spill segment, and what the worker computed from the trace. */
 export interface RecorderStatus {

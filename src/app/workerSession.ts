@@ -13,7 +13,7 @@
  * extension host only forwards the columns it gets.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FaultName } from '../format/events';
 import { removeSegment, type SpillState } from '../trace/segments';
@@ -30,7 +30,7 @@ export const STOP_TIMEOUT_MS = 5000;
 export const SPILL_READ_TIMEOUT_MS = 60_000;
 
 export interface WorkerOptions {
-  /** The worker's script (default: engineWorker.js beside this bundle, or engineWorker.ts under tsx). */
+  /** The worker's script (default: engineWorker.js beside this bundle, or engineWorker.ts under tsx); the spill reader's sits beside it. */
   workerFile?: string;
   spill?: { dir: string; maxBytes: number };
   cap?: number;
@@ -38,11 +38,15 @@ export interface WorkerOptions {
   batchMaxEvents?: number;
 }
 
-/** The worker script and how to run it: the bundle's sibling file, or the TypeScript source under tsx (tests, benchmarks). */
-export function workerScript(file?: string): { file: string; execArgv?: string[] } {
+/**
+ * A worker script and how to run it: the engine worker is `file`, the bundle's sibling file, or the
+ * TypeScript source under tsx (tests, benchmarks); the spill reader is the file of that name beside it.
+ */
+export function workerScript(file?: string, entry: 'engineWorker' | 'spillReaderWorker' = 'engineWorker'): { file: string; execArgv?: string[] } {
   const bundled = join(__dirname, 'engineWorker.js');
   const source = join(__dirname, 'engineWorker.ts');
-  const chosen = file ?? (existsSync(bundled) ? bundled : source);
+  const engine = file ?? (existsSync(bundled) ? bundled : source);
+  const chosen = entry === 'engineWorker' ? engine : join(dirname(engine), `${entry}${extname(engine)}`);
   return chosen.endsWith('.ts') ? { file: chosen, execArgv: ['--require', 'tsx/cjs'] } : { file: chosen };
 }
 
@@ -54,12 +58,13 @@ interface Pending {
 }
 
 /**
- * One read of the segment `spill` describes, in a worker started for it that ends with its answer:
- * for a session whose engine worker is gone (stopped, a finished replay, the engine on the host).
- * A damaged or missing segment rejects with the reader's one line (a RunError).
+ * One read of the segment `spill` describes, in a spill reader worker (spillReaderWorker.ts beside
+ * the engine worker script `workerFile`) started for it that ends with its answer: for a session
+ * whose engine worker is gone (stopped, a finished replay, the engine on the host). A damaged or
+ * missing segment rejects with the reader's one line (a RunError).
  */
 export function readSpillInWorker(spill: SpillState, c: SpillCall, workerFile?: string, timeoutMs = SPILL_READ_TIMEOUT_MS): Promise<SpillAnswer> {
-  const script = workerScript(workerFile);
+  const script = workerScript(workerFile, 'spillReaderWorker');
   const worker = new Worker(script.file, { ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false });
   return new Promise<SpillAnswer>((resolve, reject) => {
     let done = false;

@@ -33,7 +33,7 @@ describe('extension manifest', () => {
     assert.match(pkg.icon, /\.png$/);
     assert.deepEqual([...readFileSync(join(ROOT, pkg.icon)).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], 'icon is a PNG');
     assert.match(pkg.scripts['vscode:prepublish'], /esbuild\.mjs --production/);
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/extension.js', 'dist/engineWorker.js', pkg.icon, 'media/webview/main.js']) assert.ok(shipped(f), `${f} is not in the package`);
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/extension.js', 'dist/engineWorker.js', 'dist/spillReaderWorker.js', pkg.icon, 'media/webview/main.js']) assert.ok(shipped(f), `${f} is not in the package`);
     assert.ok(!shipped('src/extension.ts') && !shipped('node_modules/d3/package.json'), 'sources and node_modules stay out');
     assert.equal(pkg.dependencies, undefined, 'everything is bundled: nothing for vsce or npm to install at run time');
   });
