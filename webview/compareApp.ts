@@ -5,6 +5,9 @@
  * (moving one group's window moves them all), one brush, one legend and one details pane. The
  * host runs the timeline protocol once per session into this webview: snapshots, deltas and
  * clocks are routed by session id; a delta that does not follow on asks for fresh snapshots.
+ * A session that spilled shows its spilled part as the timeline does: the overview zoomed out, and
+ * the events themselves read from disk (each group's SpillLoader) when a group's window settles
+ * on a spilled range small enough — the same loader, request and host answer as the timeline's.
  */
 import {
   ClockNotification,
@@ -12,6 +15,7 @@ import {
   EventDiffRequest,
   ReadyCommand,
   SnapshotNotification,
+  SpillRangeRequest,
   type ClockParams,
   type DeltaParams,
   type SessionInfo,
@@ -26,6 +30,7 @@ import { diffPending, eventDetails } from './model/details';
 import { DiffFetch } from './model/diffFetch';
 import { keyOf, objectHistory } from './model/history';
 import { TimelineData } from './model/timelineData';
+import { SpillLoader } from './spillLoader';
 import { renderLegend } from './render/legend';
 import { el, renderDetails, renderHistory, sessionLabel } from './render/panels';
 import { TimelineView } from './render/timelineView';
@@ -39,6 +44,10 @@ export interface CompareGroup {
   summary: TraceSummary | undefined;
   readonly data: TimelineData;
   readonly view: TimelineView;
+  /** Reads the spilled range this group's window settles on (as the timeline does). */
+  readonly loader: SpillLoader;
+  /** Why the last spilled range could not be shown (one line), if it could not. */
+  spillMessage?: string;
   readonly head: HTMLElement;
   /** Its view's shared axis; `offset` is where this session's time 0 lies on it. */
   readonly axis: { offset: number };
@@ -108,6 +117,10 @@ export class CompareApp {
     else if (ClockNotification.is(msg)) this.onClock(msg.params);
     else if (EventDiffRequest.completion.is(msg) && msg.id !== undefined) this.onDiff(msg.id, msg.params.diff);
     else if (CompareListNotification.is(msg)) this.onList(msg.params);
+    else if (SpillRangeRequest.completion.is(msg) && msg.id !== undefined) {
+      const id = msg.id;
+      this.groups.some((g) => g.loader.onResult(id, msg.params));
+    }
   }
 
   /**
@@ -152,6 +165,12 @@ export class CompareApp {
     const section = this.groupsEl.appendChild(el('section', 'compare-group'));
     const head = section.appendChild(el('div', 'compare-head'));
     const data = new TimelineData();
+    const loader = new SpillLoader(
+      (m) => this.vscode.postMessage(m),
+      data,
+      () => session.id,
+      (message) => this.onSpillLoaded(g, message),
+    );
     // The shared axis reads this group's offset, which realign() sets on the axis object.
     const axis = {
       offset: 0,
@@ -166,10 +185,11 @@ export class CompareApp {
       {
         onSelect: (seq) => this.showDetails(g, seq),
         onFollowChange: (follow) => this.setFollow(follow),
+        onWindow: (t0, t1) => loader.windowChanged(t0, t1),
       },
       axis,
     );
-    const g: CompareGroup = { sessionId: session.id, session, header, summary: undefined, data, view, head, axis };
+    const g: CompareGroup = { sessionId: session.id, session, header, summary: undefined, data, view, loader, head, axis };
     view.setCompact(true);
     this.groups.push(g);
     return g;
@@ -180,7 +200,11 @@ export class CompareApp {
     g.session = p.session;
     g.header = p.header;
     g.summary = p.summary;
+    const loaded = g.data.loadedRange;
     g.data.reset();
+    g.loader.reset();
+    // The spilled part first (its seqs precede the snapshot's), keeping a range already loaded.
+    g.data.setSpill(p.spill, loaded ? { ...loaded } : undefined);
     this.diffs.forget(p.session.id);
     // A snapshot's events come as columns (src/protocol/eventColumns.ts); a malformed batch leaves the group empty.
     if (p.columns !== undefined && !g.data.appendColumns(p.columns)) g.data.reset();
@@ -204,6 +228,14 @@ export class CompareApp {
     g.session = { ...g.session, live: p.live };
     this.renderHead(g);
     // Only this group's lanes changed; the others redraw for the shared domain, which may have grown.
+    g.view.dataChanged();
+    for (const other of this.groups) if (other !== g) other.view.requestRender();
+  }
+
+  /** A group's spilled range arrived (or could not be read): it redraws, the others keep the shared axis. */
+  private onSpillLoaded(g: CompareGroup, message: string | undefined): void {
+    g.spillMessage = message;
+    this.renderHead(g);
     g.view.dataChanged();
     for (const other of this.groups) if (other !== g) other.view.requestRender();
   }
@@ -255,6 +287,14 @@ export class CompareApp {
         chip('tombstones', 'Tombstones', String(s.tombstones), s.tombstones > 0),
         chip('state', 'Reflector', s.state + (g.session.live ? '' : ' (ended)')),
       );
+    }
+    if (g.data.spilledEvents > 0) {
+      const loaded = g.data.loadedRange;
+      const c = el('span', g.spillMessage ? 'chip loud' : 'chip');
+      c.dataset.k = 'spilled';
+      c.title = g.spillMessage ?? 'Events that left memory for the spill segment: zoom into them to read them from disk.';
+      c.append(el('span', 'chip-label', 'On disk'), el('span', 'chip-value', loaded ? `${g.data.spilledEvents} (${loaded.batch.count} loaded)` : String(g.data.spilledEvents)));
+      chips.push(c);
     }
     g.head.replaceChildren(...chips);
     g.head.dataset.profile = g.header.profile;

@@ -4,7 +4,8 @@
  * at most LOAD_LIMIT events (by the overview's chunk index), it asks the host (SpillRangeRequest)
  * and hands the answer to the model, which draws it as events in memory. One request at a time;
  * an answer to an older request, or for another session, is ignored. Zoomed out further, the
- * overview alone is drawn.
+ * overview alone is drawn. The timeline has one loader; the compare view one per compared session
+ * (request ids are unique across the loaders of a webview, so each answer finds its loader).
  */
 import { SpillRangeRequest, type SpillRangeResult } from '../src/protocol/timeline';
 import type { IpcMessage } from '../src/protocol/ipc';
@@ -16,11 +17,12 @@ export const LOAD_LIMIT = 100_000;
 export const SETTLE_MS = 200;
 /** Request ids of range reads start here (the app's other requests count from 1). */
 const FIRST_ID = 1_000_000_000;
+/** The next range read's id, shared by every loader of this webview. */
+let nextRequestId = FIRST_ID;
 
 export class SpillLoader {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private inFlight: { id: number; sessionId: string } | undefined;
-  private nextId = FIRST_ID;
   private wanted: [number, number] | undefined;
 
   constructor(
@@ -68,16 +70,15 @@ export class SpillLoader {
     const sessionId = this.sessionId();
     const range = this.needed(t0, t1);
     if (!sessionId || !range || this.inFlight) return;
-    const id = this.nextId++;
+    const id = nextRequestId++;
     this.inFlight = { id, sessionId };
     this.post(SpillRangeRequest.create({ sessionId, t0: range[0], t1: range[1] }, id));
   }
 
-  /** The host's answer; true when it was this loader's. */
+  /** The host's answer; true when it was this loader's (its request in flight), false otherwise (left for another loader). */
   onResult(id: number, r: SpillRangeResult): boolean {
-    if (id < FIRST_ID) return false;
     const asked = this.inFlight;
-    if (!asked || asked.id !== id) return true;
+    if (id < FIRST_ID || !asked || asked.id !== id) return false;
     this.inFlight = undefined;
     if (asked.sessionId !== this.sessionId()) return true;
     if (!r.columns) {

@@ -15,10 +15,10 @@ import { Disposable, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
 import { CompareListNotification, comparedSession, isCompareViewState, isSameSession, type ComparedSession } from '../protocol/compare';
-import { EventDiffRequest, ReadyCommand } from '../protocol/timeline';
+import { EventDiffRequest, ReadyCommand, SpillRangeRequest } from '../protocol/timeline';
 import { importedSession, readTraceText, traceFileOf } from './traceCommands';
 import { TimelineStream } from './timelineStream';
-import { eventDiffAnswer } from './timelineWebview';
+import { eventDiffAnswer, spillRangeAnswer } from './timelineWebview';
 import { timelineHtml, webviewOptions } from './webviewContent';
 
 const STOPPED_SUFFIX = ' (stopped by reload)';
@@ -71,6 +71,7 @@ export class ComparePanel extends Disposable {
       panel.webview.onDidReceiveMessage((msg: unknown) => {
         if (ReadyCommand.is(msg)) this.onReady();
         else if (EventDiffRequest.is(msg) && msg.id !== undefined) void eventDiffAnswer(registry, msg.params, msg.id).then((answer) => panel.webview.postMessage(answer));
+        else if (SpillRangeRequest.is(msg) && msg.id !== undefined) void spillRangeAnswer(registry, msg.params, msg.id).then((answer) => panel.webview.postMessage(answer));
       }),
     );
     // A gone session that shows up again (a restored trace editor read its file) joins the view.
