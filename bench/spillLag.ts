@@ -22,7 +22,7 @@ import { asColumns, answerSpillCall, type SpillCall, type SpilledColumns } from 
 import { readSpillInWorker, workerScript } from '../src/app/workerSession';
 import type { WorkerReadOnce, WorkerToHost } from '../src/app/workerProtocol';
 import type { RecordedEvent } from '../src/format/events';
-import { allocateColumns, COLUMN_NAMES, encodeBatch, encodeRow, EXTRA, StringTable, type ColumnBatch, type ColumnName } from '../src/protocol/eventColumns';
+import { allocateColumns, COLUMN_NAMES, encodeBatch, encodeRows, StringTable, type ColumnBatch, type ColumnName } from '../src/protocol/eventColumns';
 import { MAX_RANGE_EVENTS, readSpilledRange } from '../src/trace/segmentRange';
 import type { SpillState } from '../src/trace/segments';
 import { engineWorkerBundle } from '../test/support/engineWorker';
@@ -36,15 +36,9 @@ async function encodeSliced(events: readonly RecordedEvent[], sliceMs: number): 
   const strings = new StringTable();
   const extras: RecordedEvent[] = [];
   let sliceStart = performance.now();
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i];
-    if (!encodeRow(e, cols, i, strings)) {
-      cols.seq[i] = e.seq;
-      cols.t[i] = e.t;
-      cols.type[i] = EXTRA;
-      extras.push(e);
-    }
-    if ((i & 1023) === 1023 && performance.now() - sliceStart > sliceMs) {
+  for (let from = 0; from < events.length; from += 1024) {
+    encodeRows(events, cols, strings, extras, from, Math.min(events.length, from + 1024));
+    if (performance.now() - sliceStart > sliceMs) {
       await turn();
       sliceStart = performance.now();
     }

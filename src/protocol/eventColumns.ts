@@ -309,13 +309,9 @@ export function allocateColumns(n: number): EventColumnArrays {
   return out as EventColumnArrays;
 }
 
-/** The events as one batch (the host's side of a snapshot). */
-export function encodeBatch(events: readonly RecordedEvent[]): ColumnBatch {
-  const n = events.length;
-  const cols = allocateColumns(n);
-  const strings = new StringTable();
-  const extras: RecordedEvent[] = [];
-  for (let i = 0; i < n; i++) {
+/** Encodes events[from, to) as rows from … to - 1 of `cols`; an event no row type holds becomes an EXTRA row, whole in `extras`. */
+export function encodeRows(events: readonly RecordedEvent[], cols: EventColumnArrays, strings: StringTable, extras: RecordedEvent[], from: number, to: number): void {
+  for (let i = from; i < to; i++) {
     const e = events[i];
     if (!encodeRow(e, cols, i, strings)) {
       cols.seq[i] = e.seq;
@@ -324,6 +320,15 @@ export function encodeBatch(events: readonly RecordedEvent[]): ColumnBatch {
       extras.push(e);
     }
   }
+}
+
+/** The events as one batch (the host's side of a snapshot). */
+export function encodeBatch(events: readonly RecordedEvent[]): ColumnBatch {
+  const n = events.length;
+  const cols = allocateColumns(n);
+  const strings = new StringTable();
+  const extras: RecordedEvent[] = [];
+  encodeRows(events, cols, strings, extras, 0, n);
   const columns = {} as Record<ColumnName, ArrayBuffer>;
   for (const name of COLUMN_NAMES) columns[name] = cols[name].buffer as ArrayBuffer;
   return { count: n, columns, strings: strings.strings, extras };
