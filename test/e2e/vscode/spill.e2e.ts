@@ -7,8 +7,10 @@
  *   count the lanes' marks) and the axis starts at the first event;
  * - brushing the start of the run loads that spilled range from disk: the first LIST and its
  *   events are in the view (its first seq is the trace's first, the list.done is there);
- * - the Events chip says what is in memory and on disk.
- * Screenshots: test-results/screenshots/spill-*.png (light, dark). Prints `N passed, M failed`.
+ * - the Events chip says what is in memory and on disk;
+ * - the compare view (the replay beside its exported trace) reads the replay's spilled events too:
+ *   its group says how many are on disk and loads them when its window settles on them.
+ * Screenshots: test-results/screenshots/spill-*.png (light, dark; spill-compare-dark.png the compare view). Prints `N passed, M failed`.
  * Run: npx tsx test/e2e/vscode/spill.e2e.ts
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +19,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { importTrace } from '../../../src/trace/traceFile';
 import type { RecordedEvent } from '../../../src/format/events';
 import { ensureCodeServer, packageExtension, startCodeServer, writeSettings } from './codeServer';
+import { compareOpen, openTraceFile } from './compareSteps';
 import { SHOTS, answer, check, chipValue, findFiles, openWorkbench, results, runCommand, setTheme, shot, step, typePath, visibleTimeline, waitForExtension, waitUntil } from './workbench';
 
 const CYCLES = 8;
@@ -82,6 +85,7 @@ async function main(): Promise<void> {
   writeFileSync(scenarioPath, JSON.stringify(longScenario()));
   const { browser, page } = await openWorkbench(cs.url, { width: 1400, height: 900 });
   let trace: RecordedEvent[] = [];
+  let exported = '';
   let f: FrameLocator | undefined;
   try {
     await waitForExtension(page);
@@ -108,6 +112,7 @@ async function main(): Promise<void> {
         return saved !== '';
       });
       check(saved !== '', 'nothing was exported');
+      exported = saved;
       // The file appears before it is complete: read it once it parses.
       await waitUntil(page, 20_000, async () => {
         trace = importTrace(readFileSync(saved, 'utf8')).events;
@@ -163,6 +168,24 @@ async function main(): Promise<void> {
       await page.keyboard.press('0');
       await page.waitForTimeout(800);
       await shot(page, 'spill-overview-dark.png');
+    });
+
+    await step('compare: the replay beside its exported trace; the replay\'s group loads its spilled events', async () => {
+      const spilled = Number(await data(f!, 'spilled-events'));
+      await openTraceFile(page, exported);
+      await page.waitForTimeout(1500);
+      const c = await compareOpen(page, ['long-session (replay', 'informer-trace']);
+      const spilledChip = c.locator('.compare-group .chip[data-k="spilled"] .chip-value');
+      const shown = await waitUntil(page, 30_000, async () => (await c.locator('.compare-group').count()) === 2 && (await spilledChip.count()) === 1);
+      check(shown, `two groups, one of them with spilled events: ${await c.locator('.compare-group').count()} groups, ${await spilledChip.count()} spilled chips`);
+      // The whole spilled span (about 21,600 events) is under the loader's limit: the group loads it once its window settles.
+      let text = '';
+      const loaded = await waitUntil(page, 20_000, async () => /\(\d+ loaded\)$/.test((text = (await spilledChip.textContent()) ?? '')));
+      check(loaded, `the replay's group loaded no spilled range: chip "${text}"`);
+      check(text.startsWith(`${spilled} (`), `the group's chip "${text}" counts the ${spilled} spilled events`);
+      const n = Number(/\((\d+) loaded\)/.exec(text)?.[1] ?? 0);
+      check(n >= spilled, `loaded ${n} of ${spilled}`);
+      await shot(page, 'spill-compare-dark.png');
     });
   } finally {
     await browser.close().catch(() => undefined);
