@@ -18,35 +18,16 @@
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { asColumns, answerSpillCall, type SpillCall, type SpilledColumns } from '../src/app/spillRead';
+import { asColumns, answerSpillCall, encodeInSlices, type SpillCall, type SpilledColumns } from '../src/app/spillRead';
 import { readSpillInWorker, workerScript } from '../src/app/workerSession';
 import type { WorkerReadOnce, WorkerToHost } from '../src/app/workerProtocol';
-import type { RecordedEvent } from '../src/format/events';
-import { allocateColumns, COLUMN_NAMES, encodeBatch, encodeRows, StringTable, type ColumnBatch, type ColumnName } from '../src/protocol/eventColumns';
+import { encodeBatch } from '../src/protocol/eventColumns';
 import { MAX_RANGE_EVENTS, readSpilledRange } from '../src/trace/segmentRange';
 import type { SpillState } from '../src/trace/segments';
 import { engineWorkerBundle } from '../test/support/engineWorker';
 import { summarize, table, type Summary } from './stats';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** encodeBatch in slices of at most sliceMs, the event loop getting a turn between them. */
-async function encodeSliced(events: readonly RecordedEvent[], sliceMs: number): Promise<ColumnBatch> {
-  const cols = allocateColumns(events.length);
-  const strings = new StringTable();
-  const extras: RecordedEvent[] = [];
-  let sliceStart = performance.now();
-  for (let from = 0; from < events.length; from += 1024) {
-    encodeRows(events, cols, strings, extras, from, Math.min(events.length, from + 1024));
-    if (performance.now() - sliceStart > sliceMs) {
-      await turn();
-      sliceStart = performance.now();
-    }
-  }
-  const columns = {} as Record<ColumnName, ArrayBuffer>;
-  for (const name of COLUMN_NAMES) columns[name] = cols[name].buffer as ArrayBuffer;
-  return { count: events.length, columns, strings: strings.strings, extras };
-}
 
 /** A spill reader that is up (online, and given 300 ms to load its 13 KB script), ready for one read. */
 async function runningWorker(file: string): Promise<Worker> {
@@ -134,7 +115,7 @@ export async function spillLoadLag(st: SpillState, rounds: number): Promise<void
       short: 'slices',
       load: async () => {
         const r = await readSpilledRange(st, t0, t1, MAX_RANGE_EVENTS, 8);
-        return { columns: await encodeSliced(r.events, 8), t0: r.t0, t1: r.t1, complete: r.complete };
+        return { columns: await encodeInSlices(r.events, 8), t0: r.t0, t1: r.t1, complete: r.complete };
       },
     },
     { name: 'reader worker, started per read (after: ended session)', short: 'reader', load: async () => asColumns(await readSpillInWorker(st, call, bundle)) },

@@ -6,9 +6,9 @@
  * extension host's thread, where reading, parsing and encoding 100,000 events takes about a
  * second. The answer's column buffers are transferred, not copied (spillTransfer).
  */
-import type { FieldChange } from '../format/events';
-import { diffForSeq, encodeBatch, type ColumnBatch } from '../protocol/eventColumns';
-import { readSpilledRange } from '../trace/segmentRange';
+import type { FieldChange, RecordedEvent } from '../format/events';
+import { allocateColumns, COLUMN_NAMES, diffForSeq, encodeBatch, encodeRows, StringTable, type ColumnBatch, type ColumnName } from '../protocol/eventColumns';
+import { PARSE_SLICE_MS, readSpilledRange } from '../trace/segmentRange';
 import type { SpillState } from '../trace/segments';
 
 /** A read of the spill segment: the chunks meeting [t0, t1] (at most maxEvents), or the diff of the event with that seq. */
@@ -37,13 +37,35 @@ export async function answerSpillCall(state: SpillState | undefined, c: SpillCal
   if (c.op === 'spilledRange') {
     if (!state || chunks.length === 0) return { columns: encodeBatch([]), t0: 0, t1: 0, complete: true };
     const r = await readSpilledRange(state, c.t0, c.t1, c.maxEvents);
-    return { columns: encodeBatch(r.events), t0: r.t0, t1: r.t1, complete: r.complete };
+    return { columns: await encodeInSlices(r.events), t0: r.t0, t1: r.t1, complete: r.complete };
   }
   const chunk = chunks.find((k) => k.firstSeq <= c.seq && c.seq <= k.lastSeq);
   if (!state || !chunk) return {};
   const r = await readSpilledRange(state, chunk.t0, chunk.t1, Number.POSITIVE_INFINITY);
   const diff = diffForSeq(r.events, c.seq);
   return diff ? { diff } : {};
+}
+
+/**
+ * encodeBatch, the event loop getting a turn whenever a slice of rows took longer than sliceMs:
+ * in a running session's engine worker the informer goes on between the slices.
+ */
+export async function encodeInSlices(events: readonly RecordedEvent[], sliceMs = PARSE_SLICE_MS): Promise<ColumnBatch> {
+  const ROWS = 1024;
+  const cols = allocateColumns(events.length);
+  const strings = new StringTable();
+  const extras: RecordedEvent[] = [];
+  let sliceStart = performance.now();
+  for (let from = 0; from < events.length; from += ROWS) {
+    encodeRows(events, cols, strings, extras, from, Math.min(events.length, from + ROWS));
+    if (performance.now() - sliceStart > sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+  const columns = {} as Record<ColumnName, ArrayBuffer>;
+  for (const name of COLUMN_NAMES) columns[name] = cols[name].buffer as ArrayBuffer;
+  return { count: events.length, columns, strings: strings.strings, extras };
 }
 
 /** The buffers an answer hands over (postMessage's transfer list): the columns', each its own ArrayBuffer. */

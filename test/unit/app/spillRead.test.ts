@@ -7,10 +7,10 @@ import { findResource } from '../../../src/app/resources';
 import { profileNamed } from '../../../src/app/profiles';
 import type { InformerSession } from '../../../src/app/session';
 import { startSandboxConnection } from '../../../src/app/sessions';
-import { answerSpillCall } from '../../../src/app/spillRead';
+import { answerSpillCall, encodeInSlices } from '../../../src/app/spillRead';
 import { readSpillInWorker, startWorkerSession } from '../../../src/app/workerSession';
 import type { RecordedEvent } from '../../../src/format/events';
-import { decodeBatch, diffForSeq } from '../../../src/protocol/eventColumns';
+import { decodeBatch, diffForSeq, encodeBatch } from '../../../src/protocol/eventColumns';
 import { readSegment } from '../../../src/trace/segments';
 import { parseScenarioText } from '../../../src/scenario/validate';
 import { engineWorkerBundle } from '../../support/engineWorker';
@@ -59,6 +59,23 @@ describe('app: spilled events are read off the host thread (spillRead.ts)', func
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'spill-read-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('encodeInSlices makes the same batch as encodeBatch, however small its slices', async () => {
+    const events: RecordedEvent[] = Array.from({ length: 5000 }, (_, i) =>
+      i % 7 === 0
+        ? { seq: i, t: i * 2, type: 'log', level: 'v3', msg: `line ${i}`, kv: {} }
+        : { seq: i, t: i * 2, type: 'notify', handler: i % 2 ? 'main' : 'audit', op: 'update', key: `ns/p${i % 13}`, rv: String(100 + i), isSync: false, pending: i % 5 },
+    ) as RecordedEvent[];
+    const whole = encodeBatch(events);
+    for (const sliceMs of [0, 1000]) {
+      const sliced = await encodeInSlices(events, sliceMs);
+      assert.equal(sliced.count, whole.count);
+      assert.deepEqual(sliced.strings, whole.strings);
+      assert.deepEqual(sliced.extras, whole.extras);
+      for (const name of Object.keys(whole.columns) as (keyof typeof whole.columns)[]) assert.deepEqual(new Uint8Array(sliced.columns[name]), new Uint8Array(whole.columns[name]), name);
+    }
+    assert.deepEqual(decodeBatch(await encodeInSlices(events, 0))!.map((e) => e.seq), events.map((e) => e.seq));
+  });
 
   it('an ended session (its worker gone): a reader worker returns the range as columns and a spilled diff, the same as read here', async () => {
     const s = await startWorkerSession('r', 'replay', { kind: 'replay', scenario: updatesScenario(150), profile: 'v1.36' }, { simulated: false, workerFile: engineWorkerBundle(), cap: 40, spill: { dir, maxBytes: 1 << 24 } });
