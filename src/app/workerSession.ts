@@ -9,8 +9,8 @@
  * is thrown into the extension host.
  *
  * Reads of the spill segment (spillRead.ts) go to the session's worker while it runs; once it has
- * ended, each read starts a short-lived worker of the same script (readSpillInWorker), so the
- * extension host only forwards the columns it gets.
+ * ended, each read starts a short-lived spill reader worker (readSpillInWorker), so the extension
+ * host only forwards the columns it gets.
  */
 import { existsSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
