@@ -10,7 +10,13 @@ import { InformerSession } from '../../../src/app/session';
 import type { TraceHeader } from '../../../src/format/trace';
 import { CompareListNotification, comparedSession } from '../../../src/protocol/compare';
 import type { IpcMessage } from '../../../src/protocol/ipc';
-import { EventDiffRequest, ReadyCommand, SnapshotNotification } from '../../../src/protocol/timeline';
+import { EventDiffRequest, ReadyCommand, SnapshotNotification, SpillRangeRequest } from '../../../src/protocol/timeline';
+import { decodeBatch } from '../../../src/protocol/eventColumns';
+import { TraceRecorder } from '../../../src/trace/recorder';
+import { SegmentFile } from '../../../src/trace/segments';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { requireWithFakeVscode } from './fakeVscode';
 
 type ComparePanelModule = typeof import('../../../src/vscode/comparePanel');
@@ -92,6 +98,45 @@ describe('vscode: the compare panel after a window reload', () => {
     assert.deepEqual(posted.filter((m) => EventDiffRequest.completion.is(m)).map((m) => m.id), [7]);
     cp.dispose();
     registry.dispose();
+  });
+
+  it('answers the view\'s spill-range requests by id: columns for a session that spilled, one line when the session or its segment is gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'compare-panel-spill-'));
+    const registry = new SessionRegistry();
+    try {
+      const seg = new SegmentFile({ dir, maxBytes: 1 << 20, name: 's' });
+      const { dropped: _d, ...h } = A;
+      const rec = new TraceRecorder({ ...h, cap: 20 }, 20, seg);
+      for (let i = 0; i < 100; i++) rec.emit({ t: i, type: 'resync.timer', shouldResync: false });
+      const s = new InformerSession({ id: registry.newId(), kind: 'replay', title: 'spilled', simulated: false, recorder: rec });
+      registry.add(s);
+      const { panel, posted, send } = fakePanel('Compare: v1.15');
+      const cp = await ComparePanel.revive(panel as never, { path: '/ext' } as never, registry, { compared: [comparedSession(rec.header(), 'spilled')] });
+      send(ReadyCommand.create({}));
+      const answers = async (n: number) => {
+        await new Promise((r) => setTimeout(r, 200));
+        const all = posted.filter((m) => SpillRangeRequest.completion.is(m)) as ReturnType<typeof SpillRangeRequest.completion.create>[];
+        // Answers come as their reads end, not in the order asked.
+        return all.slice(-n).sort((x, y) => x.id! - y.id!);
+      };
+      send(SpillRangeRequest.create({ sessionId: s.id, t0: 0, t1: 10 }, 1_000_000_001));
+      send(SpillRangeRequest.create({ sessionId: 'nobody', t0: 0, t1: 10 }, 1_000_000_002));
+      const [ok, gone] = await answers(2);
+      assert.equal(ok.id, 1_000_000_001);
+      const seqs = decodeBatch(ok.params.columns!)!.map((e) => e.seq);
+      assert.ok(seqs.length > 0 && seqs[0] === 0, `seqs ${seqs.slice(0, 3)}`);
+      assert.deepEqual([gone.id, gone.params.message], [1_000_000_002, 'That session is gone.']);
+      rmSync(seg.state().path);
+      send(SpillRangeRequest.create({ sessionId: s.id, t0: 0, t1: 10 }, 1_000_000_003));
+      const [lost] = await answers(1);
+      assert.equal(lost.id, 1_000_000_003);
+      assert.equal(lost.params.columns, undefined);
+      assert.match(lost.params.message ?? '', /^Could not read the spilled events: the spill segment .* is gone/);
+      cp.dispose();
+    } finally {
+      registry.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a state that is not the view\'s restores nothing and says so in the tab', async () => {
