@@ -9,18 +9,16 @@
  * - host, a chunk per turn (before): segmentRange.ts read with a turn after each 20,000-event
  *   chunk only, then encodeBatch in one go — what the host did before the read moved to a worker;
  * - host, ≤ 8 ms slices: the same read yielding every PARSE_SLICE_MS, and the encoding in slices;
- * - reader worker, started per read: workerSession.ts readSpillInWorker, what a session whose
- *   engine worker has ended does (the worker's start included);
- * - worker already running: the same request to a spill reader that is up, as a running session's
- *   engine worker gets it (the host's part is the same: post the call, take the reply with its
- *   transferred columns; the engine worker's own work is not on this thread);
+ * - reader worker, started for the read: workerSession.ts readSpillInWorker with no reader
+ *   waiting, what a session whose engine worker has ended does first (the worker's start included);
+ * - reader worker already waiting: the next read, taken by the reader the previous one left
+ *   waiting; the host's part is what a running session's engine-worker call costs too (post the
+ *   call, take the reply with its transferred columns; the worker's own work is not on this thread);
  * - idle: nothing loads (the floor of this machine at this moment).
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import { asColumns, answerSpillCall, encodeInSlices, type SpillCall, type SpilledColumns } from '../src/app/spillRead';
-import { readSpillInWorker, workerScript } from '../src/app/workerSession';
-import type { WorkerReadOnce, WorkerToHost } from '../src/app/workerProtocol';
+import { endIdleSpillReaders, readSpillInWorker } from '../src/app/workerSession';
 import { encodeBatch } from '../src/protocol/eventColumns';
 import { MAX_RANGE_EVENTS, readSpilledRange } from '../src/trace/segmentRange';
 import type { SpillState } from '../src/trace/segments';
@@ -28,29 +26,6 @@ import { engineWorkerBundle } from '../test/support/engineWorker';
 import { summarize, table, type Summary } from './stats';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** A spill reader that is up (online, and given 300 ms to load its 13 KB script), ready for one read. */
-async function runningWorker(file: string): Promise<Worker> {
-  const w = new Worker(file, { stdout: false, stderr: false });
-  await new Promise<void>((resolve, reject) => {
-    w.once('online', () => resolve());
-    w.once('error', reject);
-  });
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  return w;
-}
-
-function askRunning(w: Worker, spill: SpillState, call: SpillCall): Promise<SpilledColumns> {
-  return new Promise((resolve, reject) => {
-    w.once('message', (m: WorkerToHost) => {
-      void w.terminate();
-      if (m.type === 'reply' && m.ok) resolve(asColumns(m.value));
-      else reject(new Error(m.type === 'reply' && !m.ok ? m.message : `unexpected ${m.type}`));
-    });
-    const read: WorkerReadOnce = { op: 'readSpillOnce', spill, call };
-    w.postMessage(read);
-  });
-}
 
 interface Variant {
   name: string;
@@ -118,8 +93,19 @@ export async function spillLoadLag(st: SpillState, rounds: number): Promise<void
         return { columns: await encodeInSlices(r.events, 8), t0: r.t0, t1: r.t1, complete: r.complete };
       },
     },
-    { name: 'reader worker, started per read (after: ended session)', short: 'reader', load: async () => asColumns(await readSpillInWorker(st, call, bundle)) },
-    { name: 'worker already running (after: running session)', short: 'running', prepare: () => runningWorker(workerScript(bundle, 'spillReaderWorker').file), load: (w) => askRunning(w as Worker, st, call) },
+    {
+      name: 'reader worker, started for the read (after: ended session, first read)',
+      short: 'reader',
+      prepare: async () => endIdleSpillReaders(),
+      load: async () => asColumns(await readSpillInWorker(st, call, bundle)),
+    },
+    {
+      name: 'reader worker already waiting (after: ended session, next read)',
+      short: 'waiting',
+      // A read of nothing leaves a reader waiting, as a previous zoom would.
+      prepare: async () => readSpillInWorker({ ...st, chunks: [] }, call, bundle),
+      load: async () => asColumns(await readSpillInWorker(st, call, bundle)),
+    },
     { name: 'idle (nothing loads, 1 s)', short: 'idle', load: async () => (await new Promise((r) => setTimeout(r, 1000)), undefined) },
   ];
   const expected = seqsOf(asColumns(await answerSpillCall(st, call)));

@@ -6,8 +6,8 @@
  * pending — plus `reply`s to calls, and `stopped` last. Everything is plain data (structured
  * clone; the columns of a spill read are transferred); events are redacted in the worker before they cross.
  *
- * The spill reader (spillReaderWorker.ts, a short-lived worker for an ended session's segment)
- * takes one `readSpillOnce`, answers with one `reply` (id 0) and exits.
+ * The spill reader (spillReaderWorker.ts, a worker for an ended session's segment) answers each
+ * `readSpill` with a `reply` of the same id.
  */
 import type { LiveTarget } from './liveInformer';
 import type { Scenario } from '../scenario/types';
@@ -54,9 +54,10 @@ export type WorkerCall =
   /** Test only: the worker throws outside any handler, as a bug would. */
   | { op: 'crash' };
 
-/** The spill reader's one message: one read of the segment `spill` describes. */
-export interface WorkerReadOnce {
-  op: 'readSpillOnce';
+/** The spill reader's message: one read of the segment `spill` describes. */
+export interface WorkerRead {
+  op: 'readSpill';
+  id: number;
   spill: SpillState;
   call: SpillCall;
 }

@@ -9,8 +9,8 @@
  * is thrown into the extension host.
  *
  * Reads of the spill segment (spillRead.ts) go to the session's worker while it runs; once it has
- * ended, each read starts a short-lived spill reader worker (readSpillInWorker), so the extension
- * host only forwards the columns it gets.
+ * ended, in a spill reader worker (readSpillInWorker), so the extension host only forwards the
+ * columns it gets.
  */
 import { existsSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
@@ -22,11 +22,11 @@ import { RunError } from './errors';
 import { InformerSession, type LiveControls, type SessionKind } from './session';
 import { TraceMirror } from './traceMirror';
 import { answerSpillCall, type SpillAnswer, type SpillCall } from './spillRead';
-import type { HostToWorker, WorkerCall, WorkerReadOnce, WorkerSpec, WorkerStart, WorkerToHost } from './workerProtocol';
+import type { HostToWorker, WorkerCall, WorkerRead, WorkerSpec, WorkerStart, WorkerToHost } from './workerProtocol';
 
 /** How long a stopping worker may take before it is terminated. */
 export const STOP_TIMEOUT_MS = 5000;
-/** How long a short-lived reader worker may take before it is terminated (and the read fails). */
+/** How long a spill reader may take for one read before it is terminated (and the read fails). */
 export const SPILL_READ_TIMEOUT_MS = 60_000;
 
 export interface WorkerOptions {
@@ -57,32 +57,100 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
+/** How long a spill reader that has answered waits for another read before it ends. */
+export const SPILL_READER_IDLE_MS = 10_000;
+
+interface SpillReader {
+  worker: Worker;
+  file: string;
+  idleTimer?: NodeJS.Timeout;
+}
+
+/** The spill readers waiting for their next read: at most one per script, each ending SPILL_READER_IDLE_MS after its last answer. */
+const idleReaders = new Map<string, SpillReader>();
+let nextRead = 0;
+
+function startReader(file: string, execArgv?: string[]): SpillReader {
+  const worker = new Worker(file, { ...(execArgv ? { execArgv } : {}), stdout: false, stderr: false });
+  const reader: SpillReader = { worker, file };
+  // One that fails or ends while it waits is simply no longer there to take the next read.
+  const forget = (): void => {
+    if (idleReaders.get(file) === reader) idleReaders.delete(file);
+    clearTimeout(reader.idleTimer);
+  };
+  worker.on('error', forget);
+  worker.on('exit', forget);
+  return reader;
+}
+
+/** A reader that answered waits for the next read (unref'd: it keeps no process alive), or ends when one already waits. */
+function park(reader: SpillReader): void {
+  if (idleReaders.has(reader.file)) {
+    void reader.worker.terminate();
+    return;
+  }
+  reader.worker.unref();
+  reader.idleTimer = setTimeout(() => {
+    if (idleReaders.get(reader.file) === reader) idleReaders.delete(reader.file);
+    void reader.worker.terminate();
+  }, SPILL_READER_IDLE_MS);
+  reader.idleTimer.unref();
+  idleReaders.set(reader.file, reader);
+}
+
+/** Ends the spill readers that wait for a read (the extension's end; a bench that wants a cold start); returns how many. */
+export function endIdleSpillReaders(): number {
+  const readers = [...idleReaders.values()];
+  idleReaders.clear();
+  for (const r of readers) {
+    clearTimeout(r.idleTimer);
+    void r.worker.terminate();
+  }
+  return readers.length;
+}
+
 /**
  * One read of the segment `spill` describes, in a spill reader worker (spillReaderWorker.ts beside
- * the engine worker script `workerFile`) started for it that ends with its answer: for a session
- * whose engine worker is gone (stopped, a finished replay, the engine on the host). A damaged or
- * missing segment rejects with the reader's one line (a RunError).
+ * the engine worker script `workerFile`): for a session whose engine worker is gone (stopped, a
+ * finished replay, the engine on the host). The reader that answered the last read takes it when
+ * it still waits (the reads of a user zooming around come in a row); else one is started. A
+ * damaged or missing segment rejects with the reader's one line (a RunError); a reader that fails
+ * or takes longer than timeoutMs is ended.
  */
 export function readSpillInWorker(spill: SpillState, c: SpillCall, workerFile?: string, timeoutMs = SPILL_READ_TIMEOUT_MS): Promise<SpillAnswer> {
   const script = workerScript(workerFile, 'spillReaderWorker');
-  const worker = new Worker(script.file, { ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false });
+  const waiting = idleReaders.get(script.file);
+  if (waiting) {
+    idleReaders.delete(script.file);
+    clearTimeout(waiting.idleTimer);
+  }
+  const reader = waiting ?? startReader(script.file, script.execArgv);
+  const { worker } = reader;
+  worker.ref();
+  const id = ++nextRead;
   return new Promise<SpillAnswer>((resolve, reject) => {
     let done = false;
-    const finish = (fn: () => void): void => {
+    const finish = (fn: () => void, reusable: boolean): void => {
       if (done) return;
       done = true;
       clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
       fn();
-      void worker.terminate();
+      if (reusable) park(reader);
+      else void worker.terminate();
     };
-    const timer = setTimeout(() => finish(() => reject(new RunError(`reading the spill segment took longer than ${Math.round(timeoutMs / 1000)} s`))), timeoutMs);
-    worker.on('message', (m: WorkerToHost) => {
-      if (m.type !== 'reply') return;
-      finish(() => (m.ok ? resolve(m.value as SpillAnswer) : reject(new RunError(m.message))));
-    });
-    worker.on('error', (e) => finish(() => reject(new RunError(`the spill reader failed: ${String(e?.message ?? e).split('\n')[0]}`))));
-    worker.once('exit', (code) => finish(() => reject(new RunError(`the spill reader exited without an answer (code ${code})`))));
-    const read: WorkerReadOnce = { op: 'readSpillOnce', spill, call: c };
+    const onMessage = (m: WorkerToHost): void => {
+      if (m.type === 'reply' && m.id === id) finish(() => (m.ok ? resolve(m.value as SpillAnswer) : reject(new RunError(m.message))), true);
+    };
+    const onError = (e: Error): void => finish(() => reject(new RunError(`the spill reader failed: ${String(e?.message ?? e).split('\n')[0]}`)), false);
+    const onExit = (code: number): void => finish(() => reject(new RunError(`the spill reader exited without an answer (code ${code})`)), false);
+    const timer = setTimeout(() => finish(() => reject(new RunError(`reading the spill segment took longer than ${Math.round(timeoutMs / 1000)} s`)), false), timeoutMs);
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    const read: WorkerRead = { op: 'readSpill', id, spill, call: c };
     worker.postMessage(read);
   });
 }

@@ -1,14 +1,14 @@
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, truncateSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { RunError } from '../../../src/app/errors';
 import { findResource } from '../../../src/app/resources';
 import { profileNamed } from '../../../src/app/profiles';
 import type { InformerSession } from '../../../src/app/session';
 import { startSandboxConnection } from '../../../src/app/sessions';
 import { answerSpillCall, encodeInSlices } from '../../../src/app/spillRead';
-import { readSpillInWorker, startWorkerSession } from '../../../src/app/workerSession';
+import { endIdleSpillReaders, readSpillInWorker, startWorkerSession } from '../../../src/app/workerSession';
 import type { RecordedEvent } from '../../../src/format/events';
 import { decodeBatch, diffForSeq, encodeBatch } from '../../../src/protocol/eventColumns';
 import { readSegment } from '../../../src/trace/segments';
@@ -40,6 +40,10 @@ async function segmentEvents(path: string): Promise<RecordedEvent[]> {
   const out: RecordedEvent[] = [];
   for await (const e of readSegment(path)) out.push(e);
   return out;
+}
+
+function asCols(a: unknown) {
+  return (a as { columns: Parameters<typeof decodeBatch>[0] }).columns;
 }
 
 function until(pred: () => boolean, ms: number): Promise<void> {
@@ -99,6 +103,37 @@ describe('app: spilled events are read off the host thread (spillRead.ts)', func
       const diff = await s.diffFor(withDiff.seq);
       assert.ok(diff && diff.length > 0);
       assert.deepEqual(diff, diffForSeq(onDisk, withDiff.seq));
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('the reads of an ended session in a row go to the reader that answered the last one; endIdleSpillReaders ends it', async () => {
+    const s = await startWorkerSession('r3', 'replay', { kind: 'replay', scenario: updatesScenario(150), profile: 'v1.36' }, { simulated: false, workerFile: engineWorkerBundle(), cap: 40, spill: { dir, maxBytes: 1 << 24 } });
+    try {
+      const spill = s.storage()!.spill!;
+      // A reader script that notes each start, then is the real reader; the engine worker path only names its folder.
+      const workers = join(dir, 'workers');
+      mkdirSync(workers);
+      const startsLog = join(dir, 'starts.log');
+      const real = join(dirname(engineWorkerBundle()), 'spillReaderWorker.js');
+      writeFileSync(join(workers, 'spillReaderWorker.js'), `require('node:fs').appendFileSync(${JSON.stringify(startsLog)}, 'start\\n');\nrequire(${JSON.stringify(real)});\n`);
+      const engine = join(workers, 'engineWorker.js');
+      const starts = () => readFileSync(startsLog, 'utf8').split('\n').filter(Boolean).length;
+      const call = { op: 'spilledRange' as const, t0: -Infinity, t1: Infinity };
+      endIdleSpillReaders();
+      const first = decodeBatch(asCols(await readSpillInWorker(spill, call, engine)));
+      for (let i = 0; i < 3; i++) assert.deepEqual(decodeBatch(asCols(await readSpillInWorker(spill, call, engine))), first);
+      assert.equal(starts(), 1, 'four reads in a row, one reader');
+      // Two at once: the waiting reader takes one, a new one the other; one of them waits after.
+      const both = await Promise.all([readSpillInWorker(spill, call, engine), readSpillInWorker(spill, call, engine)]);
+      assert.deepEqual(both.map((a) => decodeBatch(asCols(a))), [first, first]);
+      assert.equal(starts(), 2);
+      assert.equal(endIdleSpillReaders(), 1);
+      assert.equal(endIdleSpillReaders(), 0);
+      await readSpillInWorker(spill, call, engine);
+      assert.equal(starts(), 3, 'once ended, the next read starts a reader');
+      endIdleSpillReaders();
     } finally {
       await s.close();
     }
