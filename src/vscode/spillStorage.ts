@@ -9,6 +9,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { configureSessions } from '../app/sessions';
+import { endIdleSpillReaders } from '../app/workerSession';
 
 export const SPILL_SETTING = 'spillLimitMB';
 export const DEFAULT_SPILL_LIMIT_MB = 1024;
@@ -57,6 +58,7 @@ export function configureSpill(context: vscode.ExtensionContext): vscode.Disposa
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(`informerInspector.${SPILL_SETTING}`) || e.affectsConfiguration(`informerInspector.${MEMORY_SETTING}`)) apply();
     }),
+    { dispose: () => endIdleSpillReaders() },
     { dispose: () => rmSync(dir, { recursive: true, force: true }) },
   );
 }
