@@ -1,10 +1,9 @@
 /**
  * Answers to the two reads of a session's spill segment: the events of a time range as the
  * timeline's columns (what the webview takes), and the diff of one spilled event (a details pane).
- * They run where the segment is read: in the session's engine worker while it runs, in a
- * short-lived reader worker once it has ended (workerSession.ts readSpillInWorker), never on the
- * extension host's thread, where reading, parsing and encoding 100,000 events takes about a
- * second. The answer's column buffers are transferred, not copied (spillTransfer).
+ * They run where the segment is read: in the session's engine worker while it runs, in a spill
+ * reader worker once it has ended (workerSession.ts readSpillInWorker), never on the extension
+ * host's thread, where reading, parsing and encoding 100,000 events takes about a second. The answer's column buffers are transferred, not copied (spillTransfer).
  */
 import type { FieldChange, RecordedEvent } from '../format/events';
 import { allocateColumns, COLUMN_NAMES, diffForSeq, encodeBatch, encodeRows, StringTable, type ColumnBatch, type ColumnName } from '../protocol/eventColumns';
