@@ -64,6 +64,10 @@ describe('app: spilled events are read off the host thread (spillRead.ts)', func
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'spill-read-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  /** A replay of 150 updates in a worker with a 40-event window: it has ended (its worker is gone) and most of it is on disk. */
+  const endedReplay = (id: string) =>
+    startWorkerSession(id, 'replay', { kind: 'replay', scenario: updatesScenario(150), profile: 'v1.36' }, { simulated: false, workerFile: engineWorkerBundle(), cap: 40, spill: { dir, maxBytes: 1 << 24 } });
+
   it('encodeInSlices makes the same batch as encodeBatch, however small its slices', async () => {
     const events: RecordedEvent[] = Array.from({ length: 5000 }, (_, i) =>
       i % 7 === 0
@@ -82,7 +86,7 @@ describe('app: spilled events are read off the host thread (spillRead.ts)', func
   });
 
   it('an ended session (its worker gone): a reader worker returns the range as columns and a spilled diff, the same as read here', async () => {
-    const s = await startWorkerSession('r', 'replay', { kind: 'replay', scenario: updatesScenario(150), profile: 'v1.36' }, { simulated: false, workerFile: engineWorkerBundle(), cap: 40, spill: { dir, maxBytes: 1 << 24 } });
+    const s = await endedReplay('r');
     try {
       assert.equal(s.live, false);
       const spill = s.storage()!.spill!;
@@ -109,7 +113,7 @@ describe('app: spilled events are read off the host thread (spillRead.ts)', func
   });
 
   it('the reads of an ended session in a row go to the reader that answered the last one; endIdleSpillReaders ends it', async () => {
-    const s = await startWorkerSession('r3', 'replay', { kind: 'replay', scenario: updatesScenario(150), profile: 'v1.36' }, { simulated: false, workerFile: engineWorkerBundle(), cap: 40, spill: { dir, maxBytes: 1 << 24 } });
+    const s = await endedReplay('r3');
     try {
       const spill = s.storage()!.spill!;
       // A reader script that notes each start, then is the real reader; the engine worker path only names its folder.
@@ -140,7 +144,7 @@ describe('app: spilled events are read off the host thread (spillRead.ts)', func
   });
 
   it('a segment truncated or deleted under an ended session: one clear line (a RunError), nothing thrown into the host', async () => {
-    const s = await startWorkerSession('r2', 'replay', { kind: 'replay', scenario: updatesScenario(150), profile: 'v1.36' }, { simulated: false, workerFile: engineWorkerBundle(), cap: 40, spill: { dir, maxBytes: 1 << 24 } });
+    const s = await endedReplay('r2');
     try {
       const spill = s.storage()!.spill!;
       truncateSync(spill.path, Math.floor(spill.bytes / 2));
