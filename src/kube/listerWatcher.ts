@@ -23,7 +23,7 @@ import { RestRetry, type RestRetryInfo } from './restRequest';
 import type { KubeObject } from '../engine/objects';
 import type { ApiResource } from './discovery';
 import { EmptyWatcher, StreamWatcher } from './watchStream';
-import { scanList } from './jsonScan';
+import { ownString, scanList } from './jsonScan';
 import { detached, lazyObject } from '../engine/lazyObject';
 
 export interface HttpRequestInfo {
@@ -305,7 +305,7 @@ function lazyList(text: string): ObjectList | undefined {
   const items = scanned.items.map(({ start, end, fields: read }): KubeObject => {
     if (read === undefined) return { apiVersion, kind: itemKind };
     const raw = detached(text.slice(start, end));
-    // The fields were read from the body: copies, so that they do not keep the body alive.
+    // The fields were read from the body: copies (or shared ones), so that they do not keep the body alive.
     const fields = {
       hasMetadata: read.hasMetadata,
       kind: copied(read.kind),
@@ -313,7 +313,7 @@ function lazyList(text: string): ObjectList | undefined {
       name: copied(read.name),
       namespace: copied(read.namespace),
       resourceVersion: copied(read.resourceVersion),
-      members: read.members?.map((m) => (typeof m === 'string' ? detached(m) : m)),
+      members: read.members?.map((m) => (typeof m === 'string' ? ownString(m) : m)),
     };
     if (fields.kind || fields.apiVersion) return lazyObject(raw, fields);
     // The item gets the list's apiVersion and kind unless it has its own (empty) ones.
@@ -327,7 +327,7 @@ function lazyList(text: string): ObjectList | undefined {
 }
 
 function copied(s: string | undefined): string | undefined {
-  return s === undefined ? undefined : detached(s);
+  return s === undefined ? undefined : ownString(s);
 }
 
 function oneLine(s: string): string {
