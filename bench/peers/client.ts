@@ -43,9 +43,17 @@ function clientNode(url: string, events: number): Promise<Result> {
   return m.clientNode(url, events);
 }
 
+/** With --cpu-prof (run.ts --cpu-prof), the worker writes its own profile beside the main thread's: "<name>-worker.cpuprofile". */
+function workerExecArgv(): string[] {
+  const a = process.execArgv;
+  const name = a[a.indexOf('--cpu-prof-name') + 1];
+  if (!a.includes('--cpu-prof') || name === undefined) return [];
+  return ['--cpu-prof', '--cpu-prof-dir', a[a.indexOf('--cpu-prof-dir') + 1], '--cpu-prof-name', name.replace(/\.cpuprofile$/, '-worker.cpuprofile')];
+}
+
 function engine(mode: Mode, url: string, events: number): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const w = new Worker(path.join(__dirname, 'engineClient.js'), { workerData: { mode, url, events }, resourceLimits: engineLimits() });
+    const w = new Worker(path.join(__dirname, 'engineClient.js'), { workerData: { mode, url, events }, resourceLimits: engineLimits(), execArgv: workerExecArgv() });
     w.once('message', (r: Result) => resolve(r));
     w.once('error', reject);
     w.once('exit', (code) => reject(new Error(`the engine's worker exited with ${code} before its result`)));

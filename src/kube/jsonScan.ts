@@ -43,15 +43,17 @@ export type ScannedFields = LazyFields;
  * One shared copy of each string that recurs across objects (top-level keys, kind, apiVersion,
  * namespace): a cache of thousands of objects holds each once instead of once per object. Each
  * is a flat copy, so it keeps no scanned text alive. Bounded: past MAX_SHARED strings, new ones
- * are no longer shared.
+ * are no longer shared, nor any longer than MAX_SHARED_LENGTH.
  */
 const SHARED = new Map<string, string>();
 const MAX_SHARED = 4096;
+/** Longer strings are not shared (the table stays small whatever the objects hold). */
+const MAX_SHARED_LENGTH = 64;
 
 function shared(s: string): string {
   const c = SHARED.get(s);
   if (c !== undefined) return c;
-  if (SHARED.size >= MAX_SHARED) return s;
+  if (SHARED.size >= MAX_SHARED || s.length > MAX_SHARED_LENGTH) return s;
   const copy = detached(s);
   SHARED.set(copy, copy);
   return copy;

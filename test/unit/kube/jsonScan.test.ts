@@ -230,6 +230,8 @@ describe('kube: the JSON scanner of lazy objects', () => {
       assert.deepEqual(f?.members?.filter((m) => typeof m === 'string'), ['kind', 'apiVersion', `key${n}`, 'metadata']);
       assert.equal(ownString(`ns-${n}-long-enough`), `ns-${n}-long-enough`);
     }
+    const long = `{"kind":"${'K'.repeat(100)}","metadata":{}}`;
+    assert.equal(scanObject(long, 0)?.fields.kind, 'K'.repeat(100));
   });
 });
 
