@@ -14,7 +14,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { FaultName } from '../format/events';
 import { removeSegment, type SpillState } from '../trace/segments';
 import type { ConsistencyResult } from '../trace/consistency';
@@ -23,6 +23,7 @@ import { InformerSession, type LiveControls, type SessionKind } from './session'
 import { TraceMirror } from './traceMirror';
 import { answerSpillCall, type SpillAnswer, type SpillCall } from './spillRead';
 import type { HostToWorker, WorkerCall, WorkerRead, WorkerSpec, WorkerStart, WorkerToHost } from './workerProtocol';
+import { ENGINE_WORKER_LIMITS, outOfMemoryMessage } from './workerLimits';
 
 /** How long a stopping worker may take before it is terminated. */
 export const STOP_TIMEOUT_MS = 5000;
@@ -36,6 +37,8 @@ export interface WorkerOptions {
   cap?: number;
   batchIntervalMs?: number;
   batchMaxEvents?: number;
+  /** The worker's resource limits (default ENGINE_WORKER_LIMITS; tests set smaller ones). */
+  resourceLimits?: Readonly<ResourceLimits>;
 }
 
 /**
@@ -167,7 +170,8 @@ export function startWorkerSession(
   o: WorkerOptions & { simulated: boolean; onStopped?: () => Promise<void> },
 ): Promise<InformerSession> {
   const script = workerScript(o.workerFile);
-  const worker = new Worker(script.file, { ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false });
+  const limits = o.resourceLimits ?? ENGINE_WORKER_LIMITS;
+  const worker = new Worker(script.file, { ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false, resourceLimits: { ...limits } });
   const start: WorkerStart = {
     op: 'start',
     spec,
@@ -305,7 +309,10 @@ export function startWorkerSession(
           return;
       }
     });
-    worker.on('error', (e) => fail(`the engine failed: ${String(e?.message ?? e).split('\n')[0]}`));
+    worker.on('error', (e) => {
+      if ((e as { code?: unknown })?.code === 'ERR_WORKER_OUT_OF_MEMORY') fail(outOfMemoryMessage(limits));
+      else fail(`the engine failed: ${String(e?.message ?? e).split('\n')[0]}`);
+    });
     worker.once('exit', (code) => {
       exited = true;
       for (const p of pending.values()) p.reject(new RunError('the session has ended'));
