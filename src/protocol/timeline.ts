@@ -25,6 +25,7 @@ import {
 import type { Finding, StaleWindow, TraceHeader, TraceSummary } from '../format/trace';
 import type { FieldChange, RecordedEvent } from '../format/events';
 import type { ColumnBatch } from './eventColumns';
+import type { PackedColumns } from './columnPack';
 import type { DenseRow, SegmentChunk, SpillOverview } from '../format/spill';
 
 /** One informer session the host knows about (running, finished, imported or replayed). */
@@ -43,11 +44,12 @@ export interface SnapshotParams {
   /** Events as objects; they follow the events of `columns`. */
   events: RecordedEvent[];
   /**
-   * The events as columns (src/protocol/eventColumns.ts), typed arrays as ArrayBuffers: how the
-   * host sends a snapshot, so neither side serialises an object per event. Distribute diffs are
-   * not in them: the webview asks for one with EventDiffRequest.
+   * The events as columns (src/protocol/eventColumns.ts), typed arrays as ArrayBuffers, so
+   * neither side serialises an object per event; the host sends them packed into one buffer
+   * (src/protocol/columnPack.ts). Distribute diffs are not in them: the webview asks for one
+   * with EventDiffRequest.
    */
-  columns?: ColumnBatch;
+  columns?: ColumnBatch | PackedColumns;
   findings: Finding[];
   /** Every session, so a view can offer to switch. */
   sessions: SessionInfo[];
@@ -173,10 +175,15 @@ function isColumnBatch(v: unknown): v is ColumnBatch {
   return isRecord(v) && isFiniteNumber(v.count) && isRecord(v.columns) && Array.isArray(v.strings) && Array.isArray(v.extras);
 }
 
+/** The shape of packed columns; their bytes are checked when unpacked (columnPack.unpackColumns). */
+function isPackedColumns(v: unknown): v is PackedColumns {
+  return isRecord(v) && isFiniteNumber(v.count) && isFiniteNumber(v.packing) && v.packed instanceof ArrayBuffer && Array.isArray(v.strings) && Array.isArray(v.extras);
+}
+
 function isSnapshot(v: unknown): v is SnapshotParams {
   return (
     isRecord(v) &&
-    (v.columns === undefined || isColumnBatch(v.columns)) &&
+    (v.columns === undefined || isColumnBatch(v.columns) || isPackedColumns(v.columns)) &&
     isSessionInfo(v.session) &&
     isTraceHeader(v.header) &&
     isArrayOf(v.events, isRecordedEvent) &&

@@ -13,6 +13,7 @@ import type { IpcMessage } from '../protocol/ipc';
 import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, type SessionInfo, type StorageInfo } from '../protocol/timeline';
 import type { Finding } from '../format/trace';
 import { encodeBatch } from '../protocol/eventColumns';
+import { packColumns } from '../protocol/columnPack';
 import type { InformerSession } from '../app/session';
 
 /** The session's storage as the webview header shows it (undefined for an imported trace). */
@@ -169,7 +170,7 @@ export class TimelineStream {
       return;
     }
     const findings = s.findings(true);
-    const columns = s.columns() ?? encodeBatch(s.events());
+    const columns = packColumns(s.columns() ?? encodeBatch(s.events()));
     this.lastSentSeq = s.lastSeq();
     this.lastFindings = findings;
     this.lastLive = s.live;

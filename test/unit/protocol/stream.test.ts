@@ -5,15 +5,17 @@ import { TraceRecorder } from '../../../src/trace/recorder';
 import { InformerSession } from '../../../src/app/session';
 import { TimelineStream, type StreamTimers } from '../../../src/vscode/timelineStream';
 import { decodeBatch } from '../../../src/protocol/eventColumns';
+import { isPacked, unpackColumns } from '../../../src/protocol/columnPack';
 import type { SnapshotParams } from '../../../src/protocol/timeline';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SegmentFile } from '../../../src/trace/segments';
 
-/** A snapshot's events: those of its columns, then those sent as objects. */
+/** A snapshot's events: those of its columns (which travel packed), then those sent as objects. */
 function snapshotEvents(p: SnapshotParams) {
-  return [...(p.columns ? decodeBatch(p.columns)! : []), ...p.events];
+  assert.ok(p.columns === undefined || isPacked(p.columns), 'a snapshot packs its columns');
+  return [...(p.columns ? decodeBatch(unpackColumns(p.columns)!)! : []), ...p.events];
 }
 
 /** Timers driven by hand: advance(ms) runs what is due. */

@@ -20,7 +20,8 @@ import type { IpcMessage } from '../../../src/protocol/ipc';
 import type { RecordedEvent as WireEvent } from '../../../src/format/events';
 import type { TraceHeader as WireTraceHeader } from '../../../src/format/trace';
 import { SummaryModel } from '../../../src/trace/summary';
-import { encodeBatch } from '../../../src/protocol/eventColumns';
+import { encodeBatch, type ColumnBatch } from '../../../src/protocol/eventColumns';
+import { packColumns, type PackedColumns } from '../../../src/protocol/columnPack';
 import { tracksOf } from '../../../webview/model/tracks';
 import { cycleTrace } from './fixture';
 
@@ -52,7 +53,8 @@ const S2: SessionInfo = { id: 's2', title: 'two', live: false, simulated: false 
 
 /** A snapshot as the host sends it: the events as columns (objects only with `asObjects`). */
 function snapshot(session: SessionInfo, events: WireEvent[], nowT?: number, asObjects = false) {
-  const carried = asObjects ? { events } : { events: [], columns: encodeBatch(events) };
+  // As the host sends them: columns packed (src/vscode/timelineStream.ts).
+  const carried = asObjects ? { events } : { events: [], columns: packColumns(encodeBatch(events)) };
   return SnapshotNotification.create({ session, header: HEADER, ...carried, findings: [], sessions: [S1, S2], nowT, summary: SummaryModel.of(events).snapshot() });
 }
 
@@ -284,13 +286,22 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
     assert.match(q('table.diff')?.textContent ?? '', /data\.x/);
   });
 
-  it('a snapshot whose columns are malformed shows one message and keeps no events', () => {
-    const { app, root } = fresh();
-    const msg = snapshot(S1, events);
-    msg.params.columns!.columns.seq = new ArrayBuffer(8);
-    app.handle(msg);
-    assert.equal(app.data.eventCount, 0);
-    assert.match((root as unknown as { querySelector(s: string): { textContent: string | null } | null }).querySelector('.empty')?.textContent ?? '', /could not read/);
+  it('a snapshot whose columns are malformed (plain or packed) shows one message and keeps no events', () => {
+    const breakers: ((m: ReturnType<typeof snapshot>) => void)[] = [
+      (m) => (m.params.columns = { ...encodeBatch(events), columns: { ...encodeBatch(events).columns, seq: new ArrayBuffer(8) } } as ColumnBatch),
+      (m) => {
+        const p = m.params.columns as PackedColumns;
+        m.params.columns = { ...p, packed: p.packed.slice(0, p.packed.byteLength - 1) };
+      },
+    ];
+    for (const breakIt of breakers) {
+      const { app, root } = fresh();
+      const msg = snapshot(S1, events);
+      breakIt(msg);
+      app.handle(msg);
+      assert.equal(app.data.eventCount, 0);
+      assert.match((root as unknown as { querySelector(s: string): { textContent: string | null } | null }).querySelector('.empty')?.textContent ?? '', /could not read/);
+    }
   });
 
   it('find and filter: a typed key opens its history; a filter shows a chip that clears it; a new session starts unfiltered', () => {
