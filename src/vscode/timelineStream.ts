@@ -50,6 +50,8 @@ export class TimelineStream {
   private unsubscribe: (() => void) | undefined;
   private unsubscribeEnd: (() => void) | undefined;
   private ready = false;
+  /** A snapshot was sent before the webview's first `ready` (prime). */
+  private primed = false;
   private visible = true;
   private lastSentSeq = -1;
   private lastFindings: Finding[] | undefined;
@@ -88,16 +90,34 @@ export class TimelineStream {
     this.syncHeartbeat();
   }
 
+  /**
+   * Sends the snapshot now, before the webview says `ready`: for a webview whose page was just
+   * set, so that the snapshot travels while VS Code is still creating it (VS Code holds messages
+   * for a page until it has loaded, and the page's script listens before its load ends). The
+   * first `ready` after this is the page that snapshot was sent to, and is answered with nothing;
+   * a later `ready` (the page reloaded) gets a snapshot as always.
+   */
+  prime(): void {
+    if (!this.visible || this.disposed) return;
+    this.ready = true;
+    this.primed = true;
+    this.sendSnapshot();
+    this.syncHeartbeat();
+  }
+
   /** The webview's script loaded (or lost track) and wants everything. */
   onReady(): void {
     this.ready = true;
-    this.sendSnapshot();
+    if (this.primed) this.primed = false;
+    else this.sendSnapshot();
     this.syncHeartbeat();
   }
 
   setVisible(visible: boolean): void {
     if (visible === this.visible) return;
     this.visible = visible;
+    // A hidden webview may be rebuilt: its next `ready` may come from a page that never got the primed snapshot.
+    this.primed = false;
     if (visible) this.sendSnapshot();
     else this.cancelPending();
     this.syncHeartbeat();

@@ -86,6 +86,8 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
     // A closed trace editor's session is forgotten: nothing else shows an imported trace.
     store.add(toDisposable(() => this.registry.remove(opened.id)));
     const binding = store.add(new TimelineWebviewBinding(panel.webview, this.registry, opened, false));
+    // The page was set before the trace was read: its snapshot can travel while VS Code still builds the webview.
+    binding.prime();
     store.add(panel.onDidChangeViewState((e) => binding.setVisible(e.webviewPanel.visible)));
     store.add(watchTraceFile(doc.uri, opened.eventCount(), () => reopen(panel, doc.uri)));
     store.add(panel.onDidDispose(() => store.dispose()));

@@ -91,6 +91,44 @@ describe('host: timeline stream', () => {
     assert.equal(sent[0].params.events.length, 0, 'a snapshot sends its events as columns');
   });
 
+  it('prime: the snapshot goes before ready, the first ready is answered with nothing, a later one (a reloaded page) with a snapshot', () => {
+    const { rec, sent, stream, session, timers } = setup();
+    rec.emit({ t: 1, type: 'synced' });
+    stream.show(session);
+    stream.prime();
+    assert.equal(sent.length, 1);
+    assert.ok(SnapshotNotification.is(sent[0]));
+    assert.deepEqual(snapshotEvents(sent[0].params).map((e) => e.seq), [0]);
+    stream.onReady();
+    assert.equal(sent.length, 1, 'the page that asks is the one the snapshot went to');
+    rec.emit({ t: 2, type: 'synced' });
+    timers.advance(33);
+    assert.ok(DeltaNotification.is(sent[1]), 'deltas follow the primed snapshot');
+    assert.equal(sent[1].params.afterSeq, 0);
+    stream.onReady();
+    assert.ok(SnapshotNotification.is(sent[2]), 'a second ready gets a snapshot');
+  });
+
+  it('prime: a view hidden and shown again before its first ready gets a snapshot for that ready; a hidden view is not primed', () => {
+    const a = setup();
+    a.stream.show(a.session);
+    a.stream.prime();
+    a.stream.setVisible(false);
+    a.stream.setVisible(true);
+    const before = a.sent.length;
+    a.stream.onReady();
+    assert.equal(a.sent.length, before + 1);
+    assert.ok(SnapshotNotification.is(a.sent[a.sent.length - 1]));
+    const b = setup();
+    b.stream.show(b.session);
+    b.stream.setVisible(false);
+    b.stream.prime();
+    assert.equal(b.sent.length, 0);
+    b.stream.setVisible(true);
+    b.stream.onReady();
+    assert.ok(b.sent.length >= 1 && SnapshotNotification.is(b.sent[b.sent.length - 1]));
+  });
+
   it('batches many emits into one delta per interval, with contiguous afterSeq', () => {
     const { rec, sent, stream, session, timers } = setup();
     stream.show(session);
