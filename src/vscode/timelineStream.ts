@@ -10,7 +10,7 @@
  * ends, the view is hidden or the stream is disposed).
  */
 import type { IpcMessage } from '../protocol/ipc';
-import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, type SessionInfo, type StorageInfo } from '../protocol/timeline';
+import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, SnapshotSentNotification, type SessionInfo, type StorageInfo } from '../protocol/timeline';
 import type { Finding } from '../format/trace';
 import { encodeBatch } from '../protocol/eventColumns';
 import { packColumns } from '../protocol/columnPack';
@@ -50,8 +50,10 @@ export class TimelineStream {
   private unsubscribe: (() => void) | undefined;
   private unsubscribeEnd: (() => void) | undefined;
   private ready = false;
-  /** A snapshot was sent before the webview's first `ready` (prime). */
-  private primed = false;
+  /** Snapshots sent so far: each carries its number (`snapshotId`). */
+  private snapshots = 0;
+  /** The number of the snapshot sent before the webview's first `ready` (prime), until that ready. */
+  private primedId: number | undefined;
   private visible = true;
   private lastSentSeq = -1;
   private lastFindings: Finding[] | undefined;
@@ -94,21 +96,24 @@ export class TimelineStream {
    * Sends the snapshot now, before the webview says `ready`: for a webview whose page was just
    * set, so that the snapshot travels while VS Code is still creating it (VS Code holds messages
    * for a page until it has loaded, and the page's script listens before its load ends). The
-   * first `ready` after this is the page that snapshot was sent to, and is answered with nothing;
-   * a later `ready` (the page reloaded) gets a snapshot as always.
+   * first `ready` after this is answered with `snapshotSent`, naming that snapshot: the page that
+   * got it keeps it; a page that did not (the webview was rebuilt meanwhile) asks again and gets
+   * a snapshot as always.
    */
   prime(): void {
     if (!this.visible || this.disposed) return;
     this.ready = true;
-    this.primed = true;
     this.sendSnapshot();
+    this.primedId = this.session ? this.snapshots : undefined;
     this.syncHeartbeat();
   }
 
   /** The webview's script loaded (or lost track) and wants everything. */
   onReady(): void {
     this.ready = true;
-    if (this.primed) this.primed = false;
+    const primed = this.primedId;
+    this.primedId = undefined;
+    if (primed !== undefined) this.post(SnapshotSentNotification.create({ snapshotId: primed }));
     else this.sendSnapshot();
     this.syncHeartbeat();
   }
@@ -117,7 +122,7 @@ export class TimelineStream {
     if (visible === this.visible) return;
     this.visible = visible;
     // A hidden webview may be rebuilt: its next `ready` may come from a page that never got the primed snapshot.
-    this.primed = false;
+    this.primedId = undefined;
     if (visible) this.sendSnapshot();
     else this.cancelPending();
     this.syncHeartbeat();
@@ -201,6 +206,7 @@ export class TimelineStream {
     this.post(
       SnapshotNotification.create({
         session: s.info(),
+        snapshotId: ++this.snapshots,
         header: s.header(),
         events: [],
         columns,

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { IpcMessage } from '../../../src/protocol/ipc';
-import { ClockNotification, DeltaNotification, EmptyNotification, SnapshotNotification } from '../../../src/protocol/timeline';
+import { ClockNotification, DeltaNotification, EmptyNotification, SnapshotNotification, SnapshotSentNotification } from '../../../src/protocol/timeline';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import { InformerSession } from '../../../src/app/session';
 import { TimelineStream, type StreamTimers } from '../../../src/vscode/timelineStream';
@@ -91,7 +91,7 @@ describe('host: timeline stream', () => {
     assert.equal(sent[0].params.events.length, 0, 'a snapshot sends its events as columns');
   });
 
-  it('prime: the snapshot goes before ready, the first ready is answered with nothing, a later one (a reloaded page) with a snapshot', () => {
+  it('prime: the snapshot goes before ready, the first ready is answered with its number, a later one with a snapshot', () => {
     const { rec, sent, stream, session, timers } = setup();
     rec.emit({ t: 1, type: 'synced' });
     stream.show(session);
@@ -99,14 +99,19 @@ describe('host: timeline stream', () => {
     assert.equal(sent.length, 1);
     assert.ok(SnapshotNotification.is(sent[0]));
     assert.deepEqual(snapshotEvents(sent[0].params).map((e) => e.seq), [0]);
+    const id = sent[0].params.snapshotId;
+    assert.ok(id !== undefined);
     stream.onReady();
-    assert.equal(sent.length, 1, 'the page that asks is the one the snapshot went to');
+    assert.equal(sent.length, 2);
+    assert.ok(SnapshotSentNotification.is(sent[1]), 'the first ready is told which snapshot was sent, not sent it again');
+    assert.equal(sent[1].params.snapshotId, id);
     rec.emit({ t: 2, type: 'synced' });
     timers.advance(33);
-    assert.ok(DeltaNotification.is(sent[1]), 'deltas follow the primed snapshot');
-    assert.equal(sent[1].params.afterSeq, 0);
+    assert.ok(DeltaNotification.is(sent[2]), 'deltas follow the primed snapshot');
+    assert.equal(sent[2].params.afterSeq, 0);
     stream.onReady();
-    assert.ok(SnapshotNotification.is(sent[2]), 'a second ready gets a snapshot');
+    assert.ok(SnapshotNotification.is(sent[3]), 'a second ready (the page did not hold it, or reloaded) gets a snapshot');
+    assert.ok(sent[3].params.snapshotId! > id!, 'snapshot numbers increase');
   });
 
   it('prime: a view hidden and shown again before its first ready gets a snapshot for that ready; a hidden view is not primed', () => {

@@ -13,6 +13,7 @@ import {
   ExportTraceRequest,
   ReadyCommand,
   SnapshotNotification,
+  SnapshotSentNotification,
   type SessionInfo,
   type TimelineUiState,
 } from '../../../src/protocol/timeline';
@@ -99,7 +100,24 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
     assert.equal(app.currentSession?.id, 's1');
   });
 
-  it('a delta that follows on is appended; one that does not asks for a resync and changes nothing', () => {
+  it('snapshotSent: the page that holds that snapshot keeps it; a page that does not asks again', () => {
+    const { app, vscode } = fresh();
+    app.start();
+    const msg = snapshot(S1, events);
+    msg.params.snapshotId = 4;
+    app.handle(msg);
+    app.handle(SnapshotSentNotification.create({ snapshotId: 4 }));
+    assert.equal(vscode.readies(), 1, 'it holds snapshot 4: nothing to ask');
+    app.handle(SnapshotSentNotification.create({ snapshotId: 5 }));
+    assert.equal(vscode.readies(), 2, 'snapshot 5 never arrived here: ready again');
+    const other = fresh();
+    other.app.start();
+    other.app.handle(SnapshotSentNotification.create({ snapshotId: 1 }));
+    assert.equal(other.vscode.readies(), 2, 'a page with no snapshot at all asks again');
+    assert.equal(app.data.eventCount, events.length);
+  });
+
+    it('a delta that follows on is appended; one that does not asks for a resync and changes nothing', () => {
     const { app, vscode } = fresh();
     app.handle(snapshot(S1, events.slice(0, cut)));
     app.handle(DeltaNotification.create({ sessionId: 's1', afterSeq: events[cut - 1].seq, events: events.slice(cut, cut + 3), live: true }));
