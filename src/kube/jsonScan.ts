@@ -14,7 +14,7 @@
  * MAX_SCAN_DEPTH, and on a field of another type than string (or a metadata that is not an
  * object). The caller then takes the JSON.parse path, which gives the exact value or error.
  */
-import type { LazyFields } from '../engine/lazyObject';
+import { detached, type LazyFields } from '../engine/lazyObject';
 
 /** Nesting the scanner follows (recursively); deeper values are left to JSON.parse. */
 export const MAX_SCAN_DEPTH = 256;
@@ -92,10 +92,15 @@ class Scan {
     return this.nextControl < to;
   }
 
-  /** A string member's value (its text unescaped), from its opening quote at i to end. */
+  /**
+   * A string member's value or key (its text unescaped), from its opening quote at i to end: a
+   * copy, not a slice of the scanned text. Keys, names and the strings made of them (cache keys,
+   * trace events) outlive the line; as slices they kept old lines alive (peak RSS with the
+   * recorder ~50 MiB higher at 10 000 Pods and 50 000 events).
+   */
   stringValue(i: number, end: number): string {
     const raw = this.s.slice(i + 1, end - 1);
-    return raw.indexOf('\\') === -1 ? raw : (JSON.parse(this.s.slice(i, end)) as string);
+    return raw.indexOf('\\') === -1 ? detached(raw) : (JSON.parse(this.s.slice(i, end)) as string);
   }
 
   /** The index just past the value at i. */

@@ -210,12 +210,7 @@ export function lazyWatchEvent(text: string, from: number, nl: number): WatchEve
   const e = scanWatchEvent(line, 0, line.length);
   if (e === undefined || e.type === undefined || e.type === 'ERROR' || !EVENT_TYPES.has(e.type)) return undefined;
   if (e.fields.kind === undefined || e.fields.kind === '') return undefined;
-  // The object's name and namespace make its keys, which trace events keep after this version of the
-  // object is gone: copies, so that they do not keep the line alive.
-  const f = e.fields;
-  if (f.name !== undefined) f.name = detached(f.name);
-  if (f.namespace !== undefined) f.namespace = detached(f.namespace);
-  return { type: e.type as WatchEvent['type'], object: lazyObject(line.slice(e.objectStart, e.objectEnd), f) };
+  return { type: e.type as WatchEvent['type'], object: lazyObject(line.slice(e.objectStart, e.objectEnd), e.fields) };
 }
 
 /** Decodes one frame the way client-go's watch Decoder does (into metav1.WatchEvent, then the object as unstructured). */
