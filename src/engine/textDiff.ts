@@ -85,9 +85,10 @@ function valueEnd(s: string, i: number): number {
   }
 }
 
-/** How many characters a[i, i+max) and b[j, j+max) have in common at their start. */
+/** How many characters a[i, i+max) and b[j, j+max) have in common at their start (32 at a time compared natively, then one by one). */
 function commonPrefix(a: string, i: number, b: string, j: number, max: number): number {
   let n = 0;
+  while (n + 32 <= max && a.slice(i + n, i + n + 32) === b.slice(j + n, j + n + 32)) n += 32;
   while (n < max && a.charCodeAt(i + n) === b.charCodeAt(j + n)) n++;
   return n;
 }
