@@ -52,6 +52,17 @@ const TEXT_RULES: ReadonlyArray<readonly [RegExp, string]> = [
  * pre-check regex.
  */
 function plainText(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // a-z, 0-9, '.', '/', '-', '_', and A-Z except 'J'
+    if ((c >= 97 && c <= 122) || (c >= 45 && c <= 57) || c === 95 || (c >= 65 && c <= 90 && c !== 74)) continue;
+    return c === 58 && noWordBeforeColon(s);
+  }
+  return true;
+}
+
+/** For plainText, s having a ':': whether no ':' comes after a letter other than T and Z, and s has nothing outside [A-Za-z0-9._/-:] nor a J. */
+function noWordBeforeColon(s: string): boolean {
   let letters = false;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

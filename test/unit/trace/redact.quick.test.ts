@@ -39,7 +39,7 @@ describe('redaction pre-checks are exact', () => {
     }
     assert.ok(changed > 1000, `the strings exercise the rules (${changed} changed)`);
     // The fast path's edges: a timestamp passes, a word before a colon does not.
-    for (const s of ['2026-11-24T05:00:01Z', 'T:Z', '0:token', 'TOKEN:abc', 'Token:TZ', 'SECRET:x', 'authorization:x', 'passwd:1']) {
+    for (const s of ['2026-11-24T05:00:01Z', 'T:Z', '0:token', '0:eyJabcd.efgh.ij', 'TOKEN:abc', 'Token:TZ', 'SECRET:x', 'authorization:x', 'passwd:1']) {
       assert.equal(redactText(s), applyTextRules(s), `redactText(${JSON.stringify(s)})`);
     }
   });
