@@ -20,7 +20,7 @@ import { build } from 'esbuild';
 import { FakeApiserver, loadWorkload } from './fakeApiserver';
 import { summarize, table, thousands, type Summary } from '../stats';
 import { unpackRevision } from '../baseline';
-import type { Result } from './client';
+import type { Result } from './clientCommon';
 
 const VARIANTS = [
   'engine-null',
@@ -116,9 +116,15 @@ function generate(objects: number, events: number): { dir: string; sizes: Record
   return { dir, sizes: JSON.parse(fs.readFileSync(sizesFile, 'utf8')) as Record<string, number> };
 }
 
-/** client.ts bundled; with `src`, its imports of the repository's src/ are taken from that directory instead (a baseline's). */
-async function bundleNodeClient(name: string, src?: string): Promise<string> {
-  const out = path.join(os.tmpdir(), `informer-inspector-peers-${name}-${process.pid}.js`);
+/**
+ * Bundles client.ts, the engine worker's engineClient.ts and clientNode.ts into a temporary
+ * directory; returns client.js's path. With `src`, their imports of the repository's src/ are taken
+ * from that directory instead (a baseline's), where it has the file (the harness's own helpers
+ * that a baseline predates, such as app/workerLimits.ts, stay the working tree's).
+ */
+async function bundleNodeClient(src?: string): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'informer-inspector-peers-client-'));
+  const entryPoints = ['client.ts', 'engineClient.ts', 'clientNode.ts'].map((f) => path.join(__dirname, f));
   const own = path.join(ROOT, 'src') + path.sep;
   const plugins = src
     ? [
@@ -129,7 +135,11 @@ async function bundleNodeClient(name: string, src?: string): Promise<string> {
             b.onResolve({ filter: /^\./ }, (args) => {
               const target = path.resolve(args.resolveDir, args.path);
               // The working tree's src/ → the baseline's; what the baseline's src/ reaches outside it (package.json) → the working tree's.
-              if (target.startsWith(own) && !args.resolveDir.startsWith(unpacked)) return b.resolve(`./${path.relative(own, target)}`, { kind: args.kind, resolveDir: src });
+              if (target.startsWith(own) && !args.resolveDir.startsWith(unpacked)) {
+                const there = path.join(src, path.relative(own, target));
+                if (!fs.existsSync(`${there}.ts`) && !fs.existsSync(there)) return undefined;
+                return b.resolve(`./${path.relative(own, target)}`, { kind: args.kind, resolveDir: src });
+              }
               if (target.startsWith(unpacked) && !target.startsWith(src + path.sep)) return { path: path.join(ROOT, path.relative(unpacked, target)) };
               return undefined;
             });
@@ -137,14 +147,16 @@ async function bundleNodeClient(name: string, src?: string): Promise<string> {
         },
       ]
     : [];
-  await build({ entryPoints: [path.join(__dirname, 'client.ts')], bundle: true, platform: 'node', target: 'node20', outfile: out, logLevel: 'error', plugins, nodePaths: [path.join(ROOT, 'node_modules')] });
-  return out;
+  await build({ entryPoints, bundle: true, platform: 'node', target: 'node20', outdir: dir, logLevel: 'error', plugins, nodePaths: [path.join(ROOT, 'node_modules')] });
+  return path.join(dir, 'client.js');
 }
 
 function runOne(variant: Variant, url: string, events: number, nodeClients: { own: string; baseline?: string }, cpuProf: string | undefined): Promise<Result> {
   const prof = cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf, '--cpu-prof-name', `${variant}-${Date.now()}.cpuprofile`] : [];
   const mode = BASELINE_MODE[variant];
   const client = mode ? (nodeClients.baseline as string) : nodeClients.own;
+  // Diagnostics only (e.g. PEERS_NODE_ARGS=--trace-gc with PEERS_MEM): never set for a measured run.
+  if (process.env.PEERS_NODE_ARGS) prof.push(...process.env.PEERS_NODE_ARGS.split(' ').filter((a) => a !== ''));
   const [cmd, args, env] = GO_VARIANTS.has(variant)
     ? [GO_BIN, ['client', variant, url, String(events)], { ...process.env, KUBE_FEATURE_WatchListClient: 'false' }]
     : [process.execPath, [...prof, client, mode ?? variant, url, String(events)], process.env];
@@ -152,8 +164,15 @@ function runOne(variant: Variant, url: string, events: number, nodeClients: { ow
     const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (process.env.PEERS_NODE_ARGS) process.stderr.write(d);
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err = (err + d.toString()).slice(-4000);
+      // With PEERS_MEM set, a Node client reports where its memory went (memSampler.ts).
+      if (process.env.PEERS_MEM) process.stderr.write(d);
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), RUN_LIMIT_MS);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -173,8 +192,8 @@ async function main(): Promise<void> {
   const { dir, sizes } = generate(o.objects, o.events);
   const unpacked = o.baseline ? unpackRevision(o.baseline) : undefined;
   const nodeClients = {
-    own: await bundleNodeClient('client'),
-    baseline: unpacked ? await bundleNodeClient('baseline', path.join(unpacked.root, 'src')) : undefined,
+    own: await bundleNodeClient(),
+    baseline: unpacked ? await bundleNodeClient(path.join(unpacked.root, 'src')) : undefined,
   };
   unpacked?.remove();
   const server = new FakeApiserver(loadWorkload(dir));
@@ -194,7 +213,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await server.stop();
-    for (const f of [nodeClients.own, nodeClients.baseline]) if (f) fs.rmSync(f, { force: true });
+    for (const f of [nodeClients.own, nodeClients.baseline]) if (f) fs.rmSync(path.dirname(f), { recursive: true, force: true });
   }
   const rate = (v: Variant) => (results.get(v) ?? []).map((x) => o.events / x.watchCpuS);
   const rows = o.only.map((v) => {
