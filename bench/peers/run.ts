@@ -191,11 +191,12 @@ async function main(): Promise<void> {
   buildGo();
   const { dir, sizes } = generate(o.objects, o.events);
   const unpacked = o.baseline ? unpackRevision(o.baseline) : undefined;
-  const nodeClients = {
-    own: await bundleNodeClient(),
-    baseline: unpacked ? await bundleNodeClient(path.join(unpacked.root, 'src')) : undefined,
-  };
-  unpacked?.remove();
+  let nodeClients: { own: string; baseline?: string };
+  try {
+    nodeClients = { own: await bundleNodeClient(), baseline: unpacked ? await bundleNodeClient(path.join(unpacked.root, 'src')) : undefined };
+  } finally {
+    unpacked?.remove();
+  }
   const server = new FakeApiserver(loadWorkload(dir));
   const url = await server.start();
   const results = new Map<Variant, Result[]>(o.only.map((v) => [v, []]));
