@@ -15,6 +15,7 @@ import { computeFindings } from '../../src/trace/findings';
 import type { RecordedEvent } from '../../src/format/events';
 import type { TraceHeader } from '../../src/format/trace';
 import { TraceFileError, exportTrace, importTrace } from '../../src/trace/traceFile';
+import { isCanonicalText, readTraceLines } from '../../src/trace/traceLines';
 import { encodeBatch } from '../../src/protocol/eventColumns';
 import type { TraceEvent } from '../../src/format/events';
 import { awkwardString, jsonValue, mutate, mutation } from '../unit/robustness/support';
@@ -163,20 +164,29 @@ const deepTrace = fc.tuple(fc.integer({ min: 900, max: 30_000 }), fc.constantFro
 
 export const traces: FuzzTarget<{ text: string; intact: boolean }> = {
   name: 'trace-file',
-  about: 'trace files (valid exports, cut, spliced, fields dropped/renamed/retyped, nested 900–30,000 deep, garbage): exports round-trip byte for byte; whatever is accepted exports and summarises; otherwise one TraceFileError line',
+  about: 'trace files (valid exports, cut, spliced, fields dropped/renamed/retyped, nested 900–30,000 deep, garbage): exports round-trip byte for byte; whatever is accepted exports and summarises; otherwise one TraceFileError line; the line reader agrees (same values, canonical exactly when the export is the same text)',
   weight: 6,
   arbitrary: () => fc.oneof({ weight: 30, arbitrary: textVariants(validTrace) }, { weight: 1, arbitrary: deepTrace.map((text) => ({ text, intact: false })) }),
   check({ text, intact }) {
     let trace: { header: TraceHeader; events: RecordedEvent[] };
+    // The worker's reader (src/trace/traceLines.ts) never throws and accepts only what importTrace accepts, with the same values.
+    const lines = readTraceLines(Buffer.from(text, 'utf8'));
     try {
       trace = importTrace(text);
     } catch (e) {
       assert.ok(!intact, `an exported trace refused: ${(e as Error).message}`);
       assertClearError(e, [TraceFileError], 1000);
+      assert.equal(lines, undefined, 'the line reader accepted a file importTrace refuses');
       return;
     }
     const again = exportTrace(trace);
     if (intact) assert.equal(again, text);
+    if (intact) assert.ok(lines, 'the line reader read an exported trace');
+    if (lines) {
+      assert.deepEqual(lines.events, trace.events);
+      assert.deepEqual(lines.header, trace.header);
+      assert.equal(isCanonicalText(lines), again === text, 'canonical exactly when an export writes the same text');
+    }
     assert.equal(importTrace(again).events.length, trace.events.length);
     computeFindings(trace.header, trace.events);
   },
