@@ -142,6 +142,8 @@ export class ColumnarTrace {
     readonly jsonPath: string,
     /** Resolves when it is known whether the JSON is canonical and which companion belongs to it. */
     readonly checked: Promise<ReadCheck>,
+    /** Asks for `checked` now (an export waits for it). */
+    private readonly hurry: () => void,
     private readonly fingerprint: Fingerprint,
     readonly header: TraceHeader,
     readonly batch: ColumnBatch,
@@ -163,17 +165,17 @@ export class ColumnarTrace {
     const b = batchOf(read.companion.meta, read.companion.sections);
     if (typeof b === 'string') return { reason: b };
     const checked = Promise.resolve({ canonical: true, companion: read.companion.path });
-    return new ColumnarTrace(jsonPath, checked, read.companion.fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
+    return new ColumnarTrace(jsonPath, checked, () => undefined, read.companion.fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
   }
 
   /**
    * The trace at `jsonPath` from a companion's content that was not read from a file (the trace
    * reader built it from the JSON as it was at `fingerprint`), or why that content is unusable.
    */
-  static fromContent(jsonPath: string, fingerprint: Fingerprint, meta: unknown, sections: Map<string, ArrayBuffer>, checked: Promise<ReadCheck>): ColumnarTrace | string {
+  static fromContent(jsonPath: string, fingerprint: Fingerprint, meta: unknown, sections: Map<string, ArrayBuffer>, checked: Promise<ReadCheck>, hurry: () => void): ColumnarTrace | string {
     const b = batchOf(meta, sections);
     if (typeof b === 'string') return b;
-    return new ColumnarTrace(jsonPath, checked, fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
+    return new ColumnarTrace(jsonPath, checked, hurry, fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
   }
 
   get count(): number {
@@ -266,6 +268,7 @@ export class ColumnarTrace {
    */
   async exportTo(path: string): Promise<number> {
     await this.checkUnchanged();
+    this.hurry();
     const check = await this.checked;
     const same = resolve(path) === resolve(this.jsonPath);
     if (check.canonical && same) return this.count;

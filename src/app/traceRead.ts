@@ -16,10 +16,22 @@ import { ColumnarTrace, companionContent, type ReadCheck } from './traceColumns'
 
 /** A trace with at least this many events gets a companion written when it is opened from its JSON. */
 export const COMPANION_MIN_EVENTS = 10_000;
+/**
+ * The canonical check (a second pass over every event) waits this long after the columns were
+ * sent, unless an export asks for it first: meanwhile the host and the webview take the columns
+ * and draw them, and the check does not compete with them for a CPU.
+ */
+export const CHECK_AFTER_MS = 2000;
 
 export interface ReadRequest {
   path: string;
   companionMinEvents: number;
+  checkAfterMs: number;
+}
+
+/** The host's one message to the worker: check now (an export waits for it). */
+export interface CheckNow {
+  kind: 'check';
 }
 
 export type ReadReply =
@@ -35,10 +47,11 @@ const oneLine = (e: unknown) => String(e instanceof Error ? e.message : e).split
  * (src/trace/traceLines.ts) and sends what a companion holds (`opened`: columns, summary,
  * findings, line offsets; the sections are copies, free to transfer); then checks whether the
  * file is the canonical text an export writes and, when it is and the trace has at least
- * `companionMinEvents` events, writes the companion beside it (`checked`). A file in another
- * layout or with any problem is answered `other`.
+ * `companionMinEvents` events, writes the companion beside it (`checked`) — once `checkNow`
+ * resolves or `checkAfterMs` has passed. A file in another layout or with any problem is
+ * answered `other`.
  */
-export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => void): Promise<void> {
+export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => void, checkNow: Promise<void> = Promise.resolve()): Promise<void> {
   const before = await fingerprintOf(req.path);
   const bytes = await readFile(req.path);
   const fingerprint = await fingerprintOf(req.path);
@@ -49,6 +62,9 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
   const sections = content.sections.map((s) => ({ name: s.name, data: new Uint8Array(s.data.buffer, s.data.byteOffset, s.data.byteLength).slice().buffer }));
   const fp = { size: fingerprint.size, mtimeMs: fingerprint.mtimeMs, head: new Uint8Array(fingerprint.head), tail: new Uint8Array(fingerprint.tail) };
   send({ kind: 'opened', fingerprint: fp, meta: content.meta, sections });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([checkNow, new Promise<void>((resolve) => (timer = setTimeout(resolve, req.checkAfterMs)))]);
+  clearTimeout(timer);
   const canonical = isCanonicalText(lines);
   if (!canonical || lines.events.length < req.companionMinEvents) return send({ kind: 'checked', canonical });
   try {
@@ -71,10 +87,13 @@ export interface ReadOptions {
   /** The worker script (default: found beside this module). */
   workerFile?: string;
   companionMinEvents?: number;
+  checkAfterMs?: number;
+  /** Called when the worker has ended. */
+  onEnded?: () => void;
 }
 
 /** The host's side of the exchange: turns the replies into the opened trace (or why not) and its check. */
-function receiver(path: string): { receive: (msg: ReadReply) => void; ended: (reason: string) => void; answer: Promise<ColumnarTrace | { reason?: string }> } {
+function receiver(path: string, hurry: () => void): { receive: (msg: ReadReply) => void; ended: (reason: string) => void; answer: Promise<ColumnarTrace | { reason?: string }> } {
   let settleCheck: (c: ReadCheck) => void = () => undefined;
   const checked = new Promise<ReadCheck>((resolve) => (settleCheck = resolve));
   let answer: (a: ColumnarTrace | { reason?: string }) => void = () => undefined;
@@ -87,7 +106,7 @@ function receiver(path: string): { receive: (msg: ReadReply) => void; ended: (re
   const receive = (msg: ReadReply) => {
     if (msg.kind === 'opened' && !opened) {
       const fp: Fingerprint = { size: msg.fingerprint.size, mtimeMs: msg.fingerprint.mtimeMs, head: Buffer.from(msg.fingerprint.head), tail: Buffer.from(msg.fingerprint.tail) };
-      const trace = ColumnarTrace.fromContent(path, fp, msg.meta, new Map(msg.sections.map((s) => [s.name, s.data])), checked);
+      const trace = ColumnarTrace.fromContent(path, fp, msg.meta, new Map(msg.sections.map((s) => [s.name, s.data])), checked, hurry);
       done(typeof trace === 'string' ? { reason: `the trace reader sent a trace whose ${trace}` } : trace);
     } else if (msg.kind === 'checked') {
       settleCheck({ canonical: msg.canonical, ...(msg.companion ? { companion: msg.companion } : {}), ...(msg.companionReason ? { companionReason: msg.companionReason } : {}) });
@@ -110,13 +129,23 @@ function receiver(path: string): { receive: (msg: ReadReply) => void; ended: (re
  */
 export function readTraceInWorker(path: string, o: ReadOptions = {}): Promise<ColumnarTrace | { reason?: string }> {
   const script = readWorkerScript(o.workerFile);
-  const request: ReadRequest = { path, companionMinEvents: o.companionMinEvents ?? COMPANION_MIN_EVENTS };
-  const r = receiver(path);
+  const request: ReadRequest = { path, companionMinEvents: o.companionMinEvents ?? COMPANION_MIN_EVENTS, checkAfterMs: o.checkAfterMs ?? CHECK_AFTER_MS };
+  let worker: Worker | undefined;
+  const r = receiver(path, () => {
+    try {
+      worker?.postMessage({ kind: 'check' } satisfies CheckNow);
+    } catch {
+      // The worker has ended: its check came or never will (`checked` settled either way).
+    }
+  });
   try {
-    const worker = new Worker(script.file, { workerData: request, ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false });
+    worker = new Worker(script.file, { workerData: request, ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false });
     worker.on('message', r.receive);
     worker.on('error', (e) => r.ended(`the trace reader failed (${oneLine(e)})`));
-    worker.on('exit', () => r.ended('the trace reader ended without an answer'));
+    worker.on('exit', () => {
+      r.ended('the trace reader ended without an answer');
+      o.onEnded?.();
+    });
   } catch (e) {
     r.ended(`the trace reader did not start (${oneLine(e)})`);
   }
@@ -125,8 +154,8 @@ export function readTraceInWorker(path: string, o: ReadOptions = {}): Promise<Co
 
 /** readTraceInWorker's answer, read on this thread (tests; the same steps and replies). */
 export function readTraceHere(path: string, companionMinEvents = COMPANION_MIN_EVENTS): Promise<ColumnarTrace | { reason?: string }> {
-  const r = receiver(path);
-  readForOpen({ path, companionMinEvents }, r.receive).then(
+  const r = receiver(path, () => undefined);
+  readForOpen({ path, companionMinEvents, checkAfterMs: 0 }, r.receive).then(
     () => r.ended('the trace reader ended without an answer'),
     (e: unknown) => r.ended(oneLine(e)),
   );

@@ -22,7 +22,7 @@ const summaryOf = (events: readonly RecordedEvent[]) => {
 
 /** The trace read by the worker, or (`here`) by the same steps on this thread. */
 async function read(path: string, companionMinEvents = 0, here = false): Promise<ColumnarTrace> {
-  const c = here ? await readTraceHere(path, companionMinEvents) : await readTraceInWorker(path, { workerFile: traceReadWorkerBundle(), companionMinEvents });
+  const c = here ? await readTraceHere(path, companionMinEvents) : await readTraceInWorker(path, { workerFile: traceReadWorkerBundle(), companionMinEvents, checkAfterMs: 0 });
   assert.ok(c instanceof ColumnarTrace, `not read in the worker: ${JSON.stringify(c)}`);
   return c;
 }
@@ -84,6 +84,27 @@ describe('app: a trace without a companion read in a worker (traceRead)', () => 
     assert.equal(written, exportTrace(importTrace(readFileSync(odd, 'utf8'))));
     assert.ok(!written.includes('sekrit123') && written.includes('Authorization: [redacted]'), 'the export is redacted');
     assert.ok((await ColumnarTrace.open(out)) instanceof ColumnarTrace);
+  });
+
+  it('the check waits for a moment, or for an export, which asks for it at once; the worker then ends', async () => {
+    const path = join(dir, 't.informer-trace.json');
+    const text = exportTrace({ header: header(), events: numbered(Object.values(SAMPLE_EVENTS)) });
+    writeFileSync(path, text);
+    let ended = false;
+    const c = await readTraceInWorker(path, { workerFile: traceReadWorkerBundle(), companionMinEvents: 0, checkAfterMs: 600_000, onEnded: () => (ended = true) });
+    assert.ok(c instanceof ColumnarTrace);
+    let settled = false;
+    void c.checked.then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(settled, false, 'no check before its time');
+    const out = join(dir, 'out.informer-trace.json');
+    const t0 = Date.now();
+    await c.exportTo(out);
+    assert.ok(Date.now() - t0 < 15_000, 'the export asked for the check');
+    assert.equal(readFileSync(out, 'utf8'), text);
+    assert.equal((await c.checked).companion, companionPath(path));
+    for (let i = 0; i < 100 && !ended; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(ended, true, 'the worker ended after its check');
   });
 
   it('other layouts and malformed files are left to the importer; a missing file is one reason', async () => {
