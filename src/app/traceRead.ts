@@ -107,7 +107,7 @@ function receiver(path: string, hurry: () => void): { receive: (msg: ReadReply) 
     if (msg.kind === 'opened' && !opened) {
       const fp: Fingerprint = { size: msg.fingerprint.size, mtimeMs: msg.fingerprint.mtimeMs, head: Buffer.from(msg.fingerprint.head), tail: Buffer.from(msg.fingerprint.tail) };
       const trace = ColumnarTrace.fromContent(path, fp, msg.meta, new Map(msg.sections.map((s) => [s.name, s.data])), checked, hurry);
-      done(typeof trace === 'string' ? { reason: `the trace reader sent a trace whose ${trace}` } : trace);
+      done(typeof trace === 'string' ? { reason: `what the trace reader sent cannot be used (${trace})` } : trace);
     } else if (msg.kind === 'checked') {
       settleCheck({ canonical: msg.canonical, ...(msg.companion ? { companion: msg.companion } : {}), ...(msg.companionReason ? { companionReason: msg.companionReason } : {}) });
     } else if (msg.kind === 'other') {
