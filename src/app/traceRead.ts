@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fingerprintOf, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
+import { prepareChecks } from '../trace/traceFile';
 import { isCanonicalText, readTraceLines } from '../trace/traceLines';
 import { ColumnarTrace, companionContent, type ReadCheck } from './traceColumns';
 
@@ -53,7 +54,10 @@ const oneLine = (e: unknown) => String(e instanceof Error ? e.message : e).split
  */
 export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => void, checkNow: Promise<void> = Promise.resolve()): Promise<void> {
   const before = await fingerprintOf(req.path);
-  const bytes = await readFile(req.path);
+  const reading = readFile(req.path);
+  // The schema's checks compile on this thread while the file is read on the I/O pool.
+  prepareChecks();
+  const bytes = await reading;
   const fingerprint = await fingerprintOf(req.path);
   if (!sameFingerprint(before, fingerprint)) return send({ kind: 'other', reason: 'the file changed while it was read' });
   const lines = readTraceLines(bytes);
