@@ -15,6 +15,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ColumnarTrace, writeTraceWithCompanion } from '../src/app/traceColumns';
 import { readTraceInWorker } from '../src/app/traceRead';
 import { companionPath } from '../src/trace/traceCompanion';
@@ -22,6 +23,7 @@ import { writeTraceFile } from '../src/trace/traceWrite';
 import { createSession } from '../src/app/sessions';
 import { encodeBatch } from '../src/protocol/eventColumns';
 import { importTrace } from '../src/trace/traceFile';
+import { SummaryModel } from '../src/trace/summary';
 import { TimelineData } from '../webview/model/timelineData';
 
 const cpu = () => {
@@ -30,6 +32,15 @@ const cpu = () => {
 };
 
 const rows: string[] = [];
+
+/** f's result and the longest event-loop delay of this thread (ms, 10 ms resolution) while it ran. */
+async function loopDelay<T>(f: () => Promise<T>): Promise<[T, number]> {
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  const r = await f();
+  h.disable();
+  return [r, Math.round(h.max / 1e6)];
+}
 async function phase<T>(name: string, f: () => T | Promise<T>): Promise<T> {
   const c = cpu();
   const w = performance.now();
@@ -64,7 +75,17 @@ async function main(): Promise<void> {
     const json = join(dir, 'from-elsewhere.json');
     writeFileSync(json, text);
     const worker = join(__dirname, '..', 'dist', 'traceReadWorker.js');
-    const read = await phase('open in the trace reader worker: until columns, summary, findings arrive', () => readTraceInWorker(json, { workerFile: worker, checkAfterMs: 600_000 }));
+    // The host's event loop meanwhile: the old path blocks it for the whole read; the worker's does not.
+    const [, blocked] = await loopDelay(async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      const t = importTrace(readFileSync(json, 'utf8'));
+      new SummaryModel().add(t.events[0]);
+      encodeBatch(t.events);
+      await new Promise((r) => setTimeout(r, 20));
+    });
+    rows.push(`| (event-loop delay of this thread while it reads the JSON itself (read, importTrace, encodeBatch): max ${blocked} ms) | | |`);
+    const [read, free] = await loopDelay(() => phase('open in the trace reader worker: until columns, summary, findings arrive', () => readTraceInWorker(json, { workerFile: worker, checkAfterMs: 600_000 })));
+    rows.push(`| (event-loop delay of this thread while the worker reads it: max ${free} ms) | | |`);
     if (!(read instanceof ColumnarTrace)) throw new Error(`the worker did not read it: ${read.reason}`);
     const workerCopy = join(dir, 'worker-copy.informer-trace.json');
     await phase("export of it: the worker's canonical check and companion, then the copy", () => read.exportTo(workerCopy));
