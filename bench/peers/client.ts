@@ -1,137 +1,63 @@
 /**
  * The Node clients of the peer benchmark, one per process (bench/peers/run.ts bundles this file
- * and starts it once per variant and round):
+ * and engineClient.ts, and starts this one once per variant and round):
  *
  *   node client.js MODE URL EVENTS
  *     engine-null       this engine, profile v1.36, real HTTP ListerWatcher (src/kube), null sink
  *     engine-recorder   the same with a TraceRecorder as the sink
- *     client-node       @kubernetes/client-node's informer (makeInformer)
+ *     client-node       @kubernetes/client-node's informer (makeInformer; clientNode.ts)
  *     floor             read the socket, split lines, JSON.parse, keep the objects in a Map
+ *
+ * The engine runs as the extension runs it: in a worker thread (engineClient.js) with the
+ * product's resource limits (src/app/workerLimits.ts); this thread only waits for its result, and
+ * the process's CPU time and peak RSS (both threads) are what is measured. The other clients run
+ * on the main thread.
  *
  * Each informer has two handlers that only count updates. When synced, the client notes its CPU
  * time, calls GET /bench/go (the server then streams the watch events) and waits until both
  * handlers have seen EVENTS updates. Prints one JSON line like bench/clientgo's client.
  */
-import { benchKubeconfig } from '../benchKubeconfig';
-import * as http from 'node:http';
-import { performance } from 'node:perf_hooks';
-import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
-import { RealClock } from '../../src/engine/clock';
-import { findProfile, withGates } from '../../src/engine/profiles';
-import { nullSink } from '../../src/engine/sink';
-import { SharedIndexInformer } from '../../src/engine/sharedInformer';
-import { KubeConnection } from '../../src/kube/kubeconfig';
-import { HttpListerWatcher } from '../../src/kube/listerWatcher';
-import { DEFAULT_TRACE_CAP, TraceRecorder } from '../../src/trace/recorder';
+import * as path from 'node:path';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { ENGINE_WORKER_LIMITS } from '../../src/app/workerLimits';
+import { Counter, get, memSampler, watchPhase, type Mode, type Result } from './clientCommon';
 
-type Mode = 'engine-null' | 'engine-recorder' | 'client-node' | 'floor';
-
-/** The one JSON line a client prints for the runner (bench/peers/run.ts). */
-export interface Result {
-  syncMs: number;
-  watchCpuS: number;
-  watchWallS: number;
-  peakRssKiB: number;
-  objects: number;
+/** The engine worker's resource limits: the product's, unless a diagnostic run overrides them. */
+function engineLimits(): ResourceLimits {
+  // PEERS_WORKER_LIMITS=none: V8's defaults, as before the engine's worker had limits.
+  const limits: ResourceLimits = process.env.PEERS_WORKER_LIMITS === 'none' ? {} : { ...ENGINE_WORKER_LIMITS };
+  // Diagnostics only (never set for a measured run): other limits, to see what they do.
+  if (process.env.PEERS_WORKER_OLD_MB) limits.maxOldGenerationSizeMb = Number(process.env.PEERS_WORKER_OLD_MB);
+  if (process.env.PEERS_WORKER_YOUNG_MB) limits.maxYoungGenerationSizeMb = Number(process.env.PEERS_WORKER_YOUNG_MB);
+  return limits;
 }
 
-const LIMIT_MS = 300_000;
-
-function cpuS(): number {
-  const c = process.cpuUsage();
-  return (c.user + c.system) / 1e6;
+/**
+ * @kubernetes/client-node's informer, from its own bundle (clientNode.js, loaded only for this
+ * mode: the 15 MB bundle would otherwise sit in every variant's main thread).
+ */
+function clientNode(url: string, events: number): Promise<Result> {
+  const file = path.join(__dirname, 'clientNode.js');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a file beside this bundle, loaded at run time
+  const m = require(file) as typeof import('./clientNode');
+  return m.clientNode(url, events);
 }
 
-function get(url: string): Promise<http.IncomingMessage> {
+/** With --cpu-prof (run.ts --cpu-prof), the worker writes its own profile beside the main thread's: "<name>-worker.cpuprofile". */
+function workerExecArgv(): string[] {
+  const a = process.execArgv;
+  const name = a[a.indexOf('--cpu-prof-name') + 1];
+  if (!a.includes('--cpu-prof') || name === undefined) return [];
+  return ['--cpu-prof', '--cpu-prof-dir', a[a.indexOf('--cpu-prof-dir') + 1], '--cpu-prof-name', name.replace(/\.cpuprofile$/, '-worker.cpuprofile')];
+}
+
+function engine(mode: Mode, url: string, events: number): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { headers: { accept: 'application/json' } }, resolve);
-    req.on('error', reject);
-    req.setTimeout(LIMIT_MS, () => req.destroy(new Error(`no answer from ${url}`)));
+    const w = new Worker(path.join(__dirname, 'engineClient.js'), { workerData: { mode, url, events }, resourceLimits: engineLimits(), execArgv: workerExecArgv() });
+    w.once('message', (r: Result) => resolve(r));
+    w.once('error', reject);
+    w.once('exit', (code) => reject(new Error(`the engine's worker exited with ${code} before its result`)));
   });
-}
-
-/** Counts updates per handler; resolves once every handler has seen `events`. */
-class Counter {
-  readonly counts: number[];
-  readonly done: Promise<void>;
-  private resolve!: () => void;
-  constructor(handlers: number, private readonly events: number) {
-    this.counts = new Array<number>(handlers).fill(0);
-    this.done = new Promise((r) => (this.resolve = r));
-  }
-  handler(h: number): () => void {
-    return () => {
-      if (++this.counts[h] === this.events && this.counts.every((n) => n >= this.events)) this.resolve();
-    };
-  }
-}
-
-/** The timed part every mode shares once its cache is synced. */
-async function watchPhase(url: string, counter: Counter, objects: () => number, syncMs: number): Promise<Result> {
-  const cpu0 = cpuS();
-  const w0 = performance.now();
-  (await get(`${url}/bench/go`)).resume();
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    counter.done,
-    new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`updates handled: ${counter.counts.join(', ')}`)), LIMIT_MS);
-    }),
-  ]);
-  clearTimeout(timer);
-  return { syncMs, watchCpuS: cpuS() - cpu0, watchWallS: (performance.now() - w0) / 1000, peakRssKiB: process.resourceUsage().maxRSS, objects: objects() };
-}
-
-async function engine(url: string, events: number, recorder: boolean): Promise<Result> {
-  const base = findProfile('v1.36');
-  if (!base) throw new Error('no profile v1.36');
-  // LIST then WATCH, as every other client here does (the fake apiserver has no streaming list).
-  const profile = withGates(base, { WatchListClient: false });
-  const conn = KubeConnection.load({ kubeconfigYaml: benchKubeconfig(url) });
-  const clock = new RealClock();
-  const lw = new HttpListerWatcher(conn, { group: '', version: 'v1', resource: 'pods', namespaced: true }, { clock });
-  const sink = recorder
-    ? new TraceRecorder({
-        format: 'informer-trace/v1',
-        tool: { name: 'informer-inspector', version: '0.1.0' },
-        profile: profile.name,
-        gates: { ...profile.gates },
-        resource: { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true },
-        source: 'cluster',
-        startedAt: new Date().toISOString(),
-        cap: DEFAULT_TRACE_CAP,
-        redacted: true,
-      })
-    : nullSink;
-  const informer = new SharedIndexInformer({ listerWatcher: lw, profile, clock, sink, name: 'bench' });
-  const counter = new Counter(2, events);
-  for (let h = 0; h < 2; h++) informer.addEventHandler(`handler-${h}`, { onUpdate: counter.handler(h) });
-  const abort = new AbortController();
-  const t0 = performance.now();
-  const running = informer.run(abort.signal);
-  while (!informer.hasSynced()) await new Promise((r) => setTimeout(r, 1));
-  const syncMs = performance.now() - t0;
-  const r = await watchPhase(url, counter, () => informer.getIndexer().listKeys().length, syncMs);
-  abort.abort();
-  await running.catch(() => undefined);
-  return r;
-}
-
-async function clientNode(url: string, events: number): Promise<Result> {
-  const kc = new KubeConfig();
-  // client-node refuses plain HTTP unless TLS verification is marked off (there is no TLS here).
-  kc.loadFromString(benchKubeconfig(url).replace(`server: "${url}"`, `server: "${url}", insecure-skip-tls-verify: true`));
-  const api = kc.makeApiClient(CoreV1Api);
-  const informer = makeInformer<V1Pod>(kc, '/api/v1/pods', () => api.listPodForAllNamespaces());
-  const counter = new Counter(2, events);
-  for (let h = 0; h < 2; h++) informer.on('update', counter.handler(h));
-  informer.on('error', (e: unknown) => console.error('client-node informer error:', String(e)));
-  const t0 = performance.now();
-  await informer.start();
-  const syncMs = performance.now() - t0;
-  const r = await watchPhase(url, counter, () => informer.list().length, syncMs);
-  await informer.stop();
-  return r;
 }
 
 async function floor(url: string, events: number): Promise<Result> {
@@ -168,11 +94,15 @@ async function main(): Promise<void> {
   const [mode, url, eventsArg] = process.argv.slice(2) as [Mode, string, string];
   const events = Number(eventsArg);
   if (!url?.startsWith('http://127.0.0.1:') || !(events > 0)) throw new Error('usage: client.js MODE http://127.0.0.1:PORT EVENTS');
+  const mem = memSampler(mode);
   let r: Result;
-  if (mode === 'engine-null' || mode === 'engine-recorder') r = await engine(url, events, mode === 'engine-recorder');
+  if (mode === 'engine-null' || mode === 'engine-recorder') r = await engine(mode, url, events);
   else if (mode === 'client-node') r = await clientNode(url, events);
   else if (mode === 'floor') r = await floor(url, events);
   else throw new Error(`unknown mode ${String(mode)}`);
+  // The engine's worker sampled its own heap; this thread's lines follow (the process's RSS is in both).
+  for (const line of [...(r.mem ?? []), ...mem.finish()]) console.error(line);
+  delete r.mem;
   console.log(JSON.stringify(r));
   process.exit(0);
 }

@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { build } from 'esbuild';
 import { FakeApiserver, loadWorkload } from './fakeApiserver';
 import { summarize, table, thousands, type Summary } from '../stats';
-import type { Result } from './client';
+import type { Result } from './clientCommon';
 
 const VARIANTS = ['engine-null', 'engine-recorder', 'typed-proto', 'typed-json', 'dynamic', 'client-node', 'floor'] as const;
 type Variant = (typeof VARIANTS)[number];
@@ -92,14 +92,18 @@ function generate(objects: number, events: number): { dir: string; sizes: Record
   return { dir, sizes: JSON.parse(fs.readFileSync(sizesFile, 'utf8')) as Record<string, number> };
 }
 
+/** Bundles client.ts, the engine worker's engineClient.ts and clientNode.ts into a temporary directory; returns client.js's path. */
 async function bundleNodeClient(): Promise<string> {
-  const out = path.join(os.tmpdir(), `informer-inspector-peers-client-${process.pid}.js`);
-  await build({ entryPoints: [path.join(__dirname, 'client.ts')], bundle: true, platform: 'node', target: 'node20', outfile: out, logLevel: 'error' });
-  return out;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'informer-inspector-peers-client-'));
+  const entryPoints = ['client.ts', 'engineClient.ts', 'clientNode.ts'].map((f) => path.join(__dirname, f));
+  await build({ entryPoints, bundle: true, platform: 'node', target: 'node20', outdir: dir, logLevel: 'error' });
+  return path.join(dir, 'client.js');
 }
 
 function runOne(variant: Variant, url: string, events: number, nodeClient: string, cpuProf: string | undefined): Promise<Result> {
   const prof = cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf, '--cpu-prof-name', `${variant}-${Date.now()}.cpuprofile`] : [];
+  // Diagnostics only (e.g. PEERS_NODE_ARGS=--trace-gc with PEERS_MEM): never set for a measured run.
+  if (process.env.PEERS_NODE_ARGS) prof.push(...process.env.PEERS_NODE_ARGS.split(' ').filter((a) => a !== ''));
   const [cmd, args, env] = GO_VARIANTS.has(variant)
     ? [GO_BIN, ['client', variant, url, String(events)], { ...process.env, KUBE_FEATURE_WatchListClient: 'false' }]
     : [process.execPath, [...prof, nodeClient, variant, url, String(events)], process.env];
@@ -107,8 +111,15 @@ function runOne(variant: Variant, url: string, events: number, nodeClient: strin
     const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (process.env.PEERS_NODE_ARGS) process.stderr.write(d);
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err = (err + d.toString()).slice(-4000);
+      // With PEERS_MEM set, a Node client reports where its memory went (memSampler.ts).
+      if (process.env.PEERS_MEM) process.stderr.write(d);
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), RUN_LIMIT_MS);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -144,7 +155,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await server.stop();
-    fs.rmSync(nodeClient, { force: true });
+    fs.rmSync(path.dirname(nodeClient), { recursive: true, force: true });
   }
   const rate = (v: Variant) => (results.get(v) ?? []).map((x) => o.events / x.watchCpuS);
   const rows = o.only.map((v) => {

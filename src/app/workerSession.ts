@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { FaultName } from '../format/events';
 import { removeSegment } from '../trace/segments';
 import type { ConsistencyResult } from '../trace/consistency';
@@ -18,6 +18,7 @@ import { RunError } from './errors';
 import { InformerSession, type LiveControls, type SessionKind } from './session';
 import { TraceMirror } from './traceMirror';
 import type { HostToWorker, WorkerCall, WorkerSpec, WorkerStart, WorkerToHost } from './workerProtocol';
+import { ENGINE_WORKER_LIMITS, outOfMemoryMessage } from './workerLimits';
 
 /** How long a stopping worker may take before it is terminated. */
 export const STOP_TIMEOUT_MS = 5000;
@@ -29,6 +30,8 @@ export interface WorkerOptions {
   cap?: number;
   batchIntervalMs?: number;
   batchMaxEvents?: number;
+  /** The worker's resource limits (default ENGINE_WORKER_LIMITS; tests set smaller ones). */
+  resourceLimits?: Readonly<ResourceLimits>;
 }
 
 /** The worker script and how to run it: the bundle's sibling file, or the TypeScript source under tsx (tests, benchmarks). */
@@ -56,7 +59,8 @@ export function startWorkerSession(
   o: WorkerOptions & { simulated: boolean; onStopped?: () => Promise<void> },
 ): Promise<InformerSession> {
   const script = workerScript(o.workerFile);
-  const worker = new Worker(script.file, { ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false });
+  const limits = o.resourceLimits ?? ENGINE_WORKER_LIMITS;
+  const worker = new Worker(script.file, { ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false, resourceLimits: { ...limits } });
   const start: WorkerStart = {
     op: 'start',
     spec,
@@ -177,7 +181,10 @@ export function startWorkerSession(
           return;
       }
     });
-    worker.on('error', (e) => fail(`the engine failed: ${String(e?.message ?? e).split('\n')[0]}`));
+    worker.on('error', (e) => {
+      if ((e as { code?: unknown })?.code === 'ERR_WORKER_OUT_OF_MEMORY') fail(outOfMemoryMessage(limits));
+      else fail(`the engine failed: ${String(e?.message ?? e).split('\n')[0]}`);
+    });
     worker.once('exit', (code) => {
       exited = true;
       for (const p of pending.values()) p.reject(new RunError('the session has ended'));

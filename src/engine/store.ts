@@ -5,6 +5,7 @@
  */
 import { GoMap } from './goMap';
 import { isTombstone, metaField, type KubeObject, type StoreObject } from './objects';
+import { lazyStateOf, type LazyFields } from './lazyObject';
 
 /** Computes an object's key; throws (client-go returns an error) when it cannot. */
 export type KeyFunc = (obj: StoreObject | ExplicitKey) => string;
@@ -48,8 +49,25 @@ function metaOf(obj: StoreObject | ExplicitKey): KubeObject {
   return obj;
 }
 
+/**
+ * The fields of an object still held as text (lazyObject.ts), else undefined. One read of the
+ * proxy's state instead of the prototype checks (ExplicitKey, tombstone) each of which is a call
+ * of the proxy's trap: an unparsed lazy object is an ordinary object with metadata fields.
+ */
+function unparsedFields(obj: unknown): LazyFields | undefined {
+  const s = lazyStateOf(obj);
+  return s !== undefined && s.parsed === undefined ? s.fields : undefined;
+}
+
+function keyOfFields(f: LazyFields): string {
+  const name = f.name ?? '';
+  return f.namespace ? `${f.namespace}/${name}` : name;
+}
+
 /** `<namespace>/<name>`, or `<name>` for cluster-scoped objects. An ExplicitKey is returned as is. */
 export const metaNamespaceKeyFunc: KeyFunc = (obj) => {
+  const f = unparsedFields(obj);
+  if (f !== undefined) return keyOfFields(f);
   if (obj instanceof ExplicitKey) return obj.key;
   const o = metaOf(obj);
   const name = metaField(o, 'name') ?? '';
@@ -58,8 +76,11 @@ export const metaNamespaceKeyFunc: KeyFunc = (obj) => {
 };
 
 /** Like metaNamespaceKeyFunc, but a DeletedFinalStateUnknown yields the key it carries. */
-export const deletionHandlingMetaNamespaceKeyFunc: KeyFunc = (obj) =>
-  isTombstone(obj) ? obj.key : metaNamespaceKeyFunc(obj);
+export const deletionHandlingMetaNamespaceKeyFunc: KeyFunc = (obj) => {
+  const f = unparsedFields(obj);
+  if (f !== undefined) return keyOfFields(f);
+  return isTombstone(obj) ? obj.key : metaNamespaceKeyFunc(obj);
+};
 
 export function splitMetaNamespaceKey(key: string): { namespace: string; name: string } {
   const parts = key.split('/');
@@ -68,7 +89,10 @@ export function splitMetaNamespaceKey(key: string): { namespace: string; name: s
   throw new Error(`unexpected key format: "${key}"`);
 }
 
-export const metaNamespaceIndexFunc: IndexFunc = (obj) => [metaField(metaOf(obj), 'namespace') ?? ''];
+export const metaNamespaceIndexFunc: IndexFunc = (obj) => {
+  const f = unparsedFields(obj);
+  return [(f !== undefined ? f.namespace : metaField(metaOf(obj), 'namespace')) ?? ''];
+};
 
 /** What a FIFO needs from the informer's cache: its keys and a lookup. */
 export interface KeyListerGetter {

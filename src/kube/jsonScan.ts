@@ -14,7 +14,7 @@
  * MAX_SCAN_DEPTH, and on a field of another type than string (or a metadata that is not an
  * object). The caller then takes the JSON.parse path, which gives the exact value or error.
  */
-import type { LazyFields } from '../engine/lazyObject';
+import { detached, type LazyFields } from '../engine/lazyObject';
 
 /** Nesting the scanner follows (recursively); deeper values are left to JSON.parse. */
 export const MAX_SCAN_DEPTH = 256;
@@ -38,6 +38,34 @@ const CONTROL = /[\x00-\x1f]/g;
  * count from the object's `{`.
  */
 export type ScannedFields = LazyFields;
+
+/**
+ * One shared copy of each string that recurs across objects (top-level keys, kind, apiVersion,
+ * namespace): a cache of thousands of objects holds each once instead of once per object. Each
+ * is a flat copy, so it keeps no scanned text alive. Bounded: past MAX_SHARED strings, new ones
+ * are no longer shared, nor any longer than MAX_SHARED_LENGTH.
+ */
+const SHARED = new Map<string, string>();
+const MAX_SHARED = 4096;
+/** Longer strings are not shared (the table stays small whatever the objects hold). */
+const MAX_SHARED_LENGTH = 64;
+
+function shared(s: string): string {
+  const c = SHARED.get(s);
+  if (c !== undefined) return c;
+  if (SHARED.size >= MAX_SHARED || s.length > MAX_SHARED_LENGTH) return s;
+  const copy = detached(s);
+  SHARED.set(copy, copy);
+  return copy;
+}
+
+/**
+ * A string read from a text, as a value that keeps none of the text alive: the shared copy when
+ * there is one, else a copy of its own.
+ */
+export function ownString(s: string): string {
+  return SHARED.get(s) ?? detached(s);
+}
 
 /** A field read with another type than the engine reads it as. */
 const NOT_STRING = Symbol('notString');
@@ -171,12 +199,13 @@ class Scan {
    * duplicate replaces it.
    */
   kubeObject(i: number, depth: number): { end: number; fields: ScannedFields } {
-    const f: Record<string, unknown> = { hasMetadata: false };
+    // Every field present from the start: one object shape for every scanned object.
+    const f: Record<string, unknown> = { hasMetadata: false, kind: undefined, apiVersion: undefined, name: undefined, namespace: undefined, resourceVersion: undefined, members: undefined };
     // Every member, in text order: key, then where its value starts and ends (from i).
     const members: (string | number)[] = [];
     const end = this.object(i, depth + 1, (key, at) => {
       const e = this.kubeMember(f, key, at, depth);
-      members.push(key, at - i, e - i);
+      members.push(shared(key), at - i, e - i);
       return e;
     });
     for (const k in f) if (f[k] === NOT_STRING) throw DECLINE;
@@ -188,7 +217,7 @@ class Scan {
   private kubeMember(f: Record<string, unknown>, key: string, at: number, depth: number): number {
     if (key === 'kind' || key === 'apiVersion') {
       const m = this.stringMember(at, depth + 1);
-      f[key] = m.value;
+      f[key] = m.value === NOT_STRING ? m.value : shared(m.value);
       return m.end;
     }
     if (key !== 'metadata') return this.value(at, depth + 1);
@@ -202,7 +231,7 @@ class Scan {
     return this.object(at, depth + 2, (k, vat) => {
       if (k !== 'name' && k !== 'namespace' && k !== 'resourceVersion') return -1;
       const m = this.stringMember(vat, depth + 2);
-      f[k] = m.value;
+      f[k] = k === 'namespace' && m.value !== NOT_STRING ? shared(m.value) : m.value;
       return m.end;
     });
   }

@@ -18,12 +18,12 @@ import {
 } from '../engine/listWatch';
 import { watchDecodeErrorStatus } from '../engine/statusErrors';
 import { ARTIFICIAL_RETRY_AFTER_500, type AttemptEnd, type RestLine } from '../engine/restRetries';
-import { GetResponse, httpGet, type HttpTarget, readBody, redactedUrl, retryAfterSeconds, statusErrorFrom } from './http';
+import { GetResponse, httpGet, type HttpTarget, readBody, readText, redactedUrl, retryAfterSeconds, statusErrorFrom } from './http';
 import { RestRetry, type RestRetryInfo } from './restRequest';
 import type { KubeObject } from '../engine/objects';
 import type { ApiResource } from './discovery';
 import { EmptyWatcher, StreamWatcher } from './watchStream';
-import { scanList } from './jsonScan';
+import { ownString, scanList } from './jsonScan';
 import { detached, lazyObject } from '../engine/lazyObject';
 
 export interface HttpRequestInfo {
@@ -78,10 +78,11 @@ export class HttpListerWatcher implements ListerWatcher {
     const retry = this.retry('list');
     for (let attempt = 0; ; attempt++) {
       let res: GetResponse;
-      let bodyRead: Promise<Buffer> | undefined;
+      let bodyRead: Promise<Buffer | string> | undefined;
       try {
-        // The body is read from the moment the response arrives (see GetOptions.onResponse).
-        res = await this.send('list', url, attempt, signal, (r) => (bodyRead = readBody(r)));
+        // The body is read from the moment the response arrives (see GetOptions.onResponse); a
+        // success's as text, decoded as it comes (readText), an error's as bytes.
+        res = await this.send('list', url, attempt, signal, (r) => (bodyRead = isSuccess(r.status) ? readText(r) : readBody(r)));
       } catch (e) {
         if (!(e instanceof TransportError)) throw e;
         const end: AttemptEnd = { kind: 'network', network: e.kind };
@@ -92,9 +93,9 @@ export class HttpListerWatcher implements ListerWatcher {
       const body = await settledBody(bodyRead ?? readBody(res));
       // The retry is decided on the status and Retry-After alone (IsNextRetry runs before
       // transformResponse reads the body): a cut body of a retried answer does not matter.
-      if ((res.status < 200 || res.status > 206) && (await retry.again(statusEnd(res), signal))) continue;
-      if (!(body instanceof Buffer)) throw body;
-      if (res.status < 200 || res.status > 206) throw statusErrorFrom(res.status, res.headers, body, this.res);
+      if (!isSuccess(res.status) && (await retry.again(statusEnd(res), signal))) continue;
+      if (body instanceof Error) throw body;
+      if (!isSuccess(res.status)) throw statusErrorFrom(res.status, res.headers, typeof body === 'string' ? Buffer.from(body) : body, this.res);
       return decodeList(body);
     }
   }
@@ -127,7 +128,7 @@ export class HttpListerWatcher implements ListerWatcher {
       }
       const body = await settledBody(bodyRead ?? readBody(res, 1 << 20));
       if (await retry.again(statusEnd(res), signal)) continue;
-      if (!(body instanceof Buffer)) throw body;
+      if (body instanceof Error) throw body;
       if (res.status >= 200 && res.status <= 206) {
         throw new TransportError('other', `for request ${redactedUrl(url)}, got status: ${res.status}`);
       }
@@ -156,7 +157,7 @@ export class HttpListerWatcher implements ListerWatcher {
  * error (fmt.Errorf "%w"), so no identity check (io.EOF, io.ErrUnexpectedEOF) matches it; only
  * its text can (IsProbableEOF's "connection reset by peer").
  */
-async function settledBody(read: Promise<Buffer>): Promise<Buffer | Error> {
+async function settledBody<T extends Buffer | string>(read: Promise<T>): Promise<T | Error> {
   try {
     return await read;
   } catch (e) {
@@ -197,6 +198,11 @@ class TimeoutAsErrorEvent implements Watcher {
 /** The socket error inside a `Get "url": …` text (what the stream's read returned). */
 function readErrorText(message: string): string {
   return message.replace(/^Get "[^"]*": /, '');
+}
+
+/** A 2xx status, the range whose body transformResponse decodes as the answer. */
+function isSuccess(status: number): boolean {
+  return status >= 200 && status <= 206;
 }
 
 /** How a non-200 answer ended its attempt, for the retry rule (checkWait reads the Retry-After header). */
@@ -246,8 +252,8 @@ function encodeQuery(q: Record<string, string>): string {
 }
 
 /** A LIST response body as the dynamic client decodes it (items get the list's apiVersion/kind). */
-export function decodeList(body: Buffer): ObjectList {
-  const text = body.toString('utf8');
+export function decodeList(body: Buffer | string): ObjectList {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
   const lazy = lazyList(text);
   if (lazy !== undefined) return lazy;
   let parsed: unknown;
@@ -299,7 +305,7 @@ function lazyList(text: string): ObjectList | undefined {
   const items = scanned.items.map(({ start, end, fields: read }): KubeObject => {
     if (read === undefined) return { apiVersion, kind: itemKind };
     const raw = detached(text.slice(start, end));
-    // The fields were read from the body: copies, so that they do not keep the body alive.
+    // The fields were read from the body: copies (or shared ones), so that they do not keep the body alive.
     const fields = {
       hasMetadata: read.hasMetadata,
       kind: copied(read.kind),
@@ -307,7 +313,7 @@ function lazyList(text: string): ObjectList | undefined {
       name: copied(read.name),
       namespace: copied(read.namespace),
       resourceVersion: copied(read.resourceVersion),
-      members: read.members?.map((m) => (typeof m === 'string' ? detached(m) : m)),
+      members: read.members?.map((m) => (typeof m === 'string' ? ownString(m) : m)),
     };
     if (fields.kind || fields.apiVersion) return lazyObject(raw, fields);
     // The item gets the list's apiVersion and kind unless it has its own (empty) ones.
@@ -321,7 +327,7 @@ function lazyList(text: string): ObjectList | undefined {
 }
 
 function copied(s: string | undefined): string | undefined {
-  return s === undefined ? undefined : detached(s);
+  return s === undefined ? undefined : ownString(s);
 }
 
 function oneLine(s: string): string {

@@ -113,7 +113,7 @@ export const MUTANTS: Mutant[] = [
     'rest-retry-after-body-read',
     '../kube/listerWatcher.ts',
     'a LIST whose error body cannot be read fails before the retry is decided',
-    ['      if ((res.status < 200 || res.status > 206) && (await retry.again(statusEnd(res), signal))) continue;\n      if (!(body instanceof Buffer)) throw body;', '      if (!(body instanceof Buffer)) throw body;\n      if ((res.status < 200 || res.status > 206) && (await retry.again(statusEnd(res), signal))) continue;'],
+    ['      if (!isSuccess(res.status) && (await retry.again(statusEnd(res), signal))) continue;\n      if (body instanceof Error) throw body;', '      if (body instanceof Error) throw body;\n      if (!isSuccess(res.status) && (await retry.again(statusEnd(res), signal))) continue;'],
   ),
   m('v115-stream-timeout-quiet', '../kube/listerWatcher.ts', "1.15's StreamWatcher closes quietly on a read timeout (no ERROR event)", ['return this.restClient.restRetriesWatchOpen ? w : new TimeoutAsErrorEvent(w);', 'return w;']),
   m('go-map-appends-readded-key', 'goMap.ts', "the store's map order ignores Go's slot reuse (a re-added key goes last)", ['    if (this.slots) this.slots[this.slots.indexOf(key)] = undefined;', '    if (this.slots) {\n      this.slots.splice(this.slots.indexOf(key), 1);\n      this.slots.push(undefined);\n    }']),

@@ -6,8 +6,10 @@ import { RunError } from '../../../src/app/errors';
 import { findResource } from '../../../src/app/resources';
 import { profileNamed } from '../../../src/app/profiles';
 import type { InformerSession } from '../../../src/app/session';
-import { createSession, startSandboxConnection } from '../../../src/app/sessions';
+import { configureSessions, createSession, startSandboxConnection } from '../../../src/app/sessions';
 import { startWorkerSession } from '../../../src/app/workerSession';
+import { ENGINE_WORKER_LIMITS } from '../../../src/app/workerLimits';
+import { writeFileSync } from 'node:fs';
 import type { RecordedEvent } from '../../../src/format/events';
 import { parseScenarioText } from '../../../src/scenario/validate';
 import { computeFindings } from '../../../src/trace/findings';
@@ -143,6 +145,52 @@ describe('app: sessions in an engine worker', function () {
     } finally {
       await s.close();
     }
+  });
+
+  describe('resource limits', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ii-worker-limits-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const script = (name: string, onStart: string): string => {
+      const file = join(dir, name);
+      writeFileSync(file, `const { parentPort, resourceLimits } = require('node:worker_threads');\nparentPort.once('message', () => { ${onStart} });\n`);
+      return file;
+    };
+    const spec = { kind: 'live' as const, kubeconfigYaml: '', resource: {} as never, profile: profileNamed('v1.36'), namespace: '' };
+
+    it('the engine worker runs with ENGINE_WORKER_LIMITS (the limits it sees itself)', async () => {
+      // The worker answers its start with a failure that carries the limits it was given.
+      const file = script('limits.js', `parentPort.postMessage({ type: 'failed', message: JSON.stringify(resourceLimits) });`);
+      await assert.rejects(startWorkerSession('l1', 'cluster', spec, { simulated: false, workerFile: file }), (e: Error) => {
+        const seen = JSON.parse(e.message) as Record<string, number>;
+        assert.equal(seen.maxOldGenerationSizeMb, ENGINE_WORKER_LIMITS.maxOldGenerationSizeMb);
+        assert.equal(seen.maxYoungGenerationSizeMb, ENGINE_WORKER_LIMITS.maxYoungGenerationSizeMb);
+        return true;
+      });
+    });
+
+    it('sessions get the heap limit of the engineHeapLimitMB setting (configureSessions heapLimitMb)', async () => {
+      const file = script('limits2.js', `parentPort.postMessage({ type: 'failed', message: JSON.stringify(resourceLimits) });`);
+      const s = scenario('gate-inorder-informers-unknown-to-v132');
+      configureSessions({ workerFile: file, heapLimitMb: 512 });
+      try {
+        await assert.rejects(createSession('l3', { kind: 'replay', scenario: s }), (e: Error) => {
+          const seen = JSON.parse(e.message.slice(e.message.indexOf('{'))) as Record<string, number>;
+          assert.equal(seen.maxOldGenerationSizeMb, 512);
+          assert.equal(seen.maxYoungGenerationSizeMb, ENGINE_WORKER_LIMITS.maxYoungGenerationSizeMb);
+          return true;
+        });
+      } finally {
+        configureSessions({ workerFile: engineWorkerBundle, heapLimitMb: undefined });
+      }
+    });
+
+    it('a worker that runs out of heap ends in one line that names the limit', async () => {
+      const file = script('hog.js', `const keep = []; for (;;) keep.push(new Array(100000).fill(keep.length));`);
+      await assert.rejects(
+        startWorkerSession('l2', 'cluster', spec, { simulated: false, workerFile: file, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 } }),
+        (e: Error) => e instanceof RunError && /^the engine ran out of memory: its worker's heap is limited to 32 MB/.test(e.message) && !e.message.includes('\n'),
+      );
+    });
   });
 
   it('a worker that cannot start rejects with one RunError line', async () => {

@@ -7,8 +7,8 @@ import { strict as assert } from 'node:assert';
 import { inspect } from 'node:util';
 import { compareUpdate } from '../../../src/engine/diff';
 import { lazyObject, lazyStateOf, plainObject } from '../../../src/engine/lazyObject';
-import { metaField, resourceVersionOf, typeField } from '../../../src/engine/objects';
-import { metaNamespaceKeyFunc } from '../../../src/engine/store';
+import { DeletedFinalStateUnknown, metaField, resourceVersionOf, typeField, type KubeObject } from '../../../src/engine/objects';
+import { deletionHandlingMetaNamespaceKeyFunc, metaNamespaceIndexFunc, metaNamespaceKeyFunc } from '../../../src/engine/store';
 import { scanObject } from '../../../src/kube/jsonScan';
 import fc from 'fast-check';
 import { check, jsonValue } from '../robustness/support';
@@ -47,6 +47,28 @@ describe('engine: lazy objects', () => {
     (plainObject(o).metadata as { name: string }).name = 'b';
     assert.equal(metaField(o, 'name'), 'b');
     assert.equal(metaNamespaceKeyFunc(o), 'ns/b');
+  });
+
+  it('keys and the namespace index of an unparsed lazy object are those of the parsed object', () => {
+    const texts = [
+      POD,
+      '{"kind":"Node","metadata":{"name":"n1"}}',
+      '{"kind":"Pod","metadata":{"namespace":"","name":"x"}}',
+      '{"kind":"Pod","metadata":{"namespace":"ns"}}',
+      '{"kind":"Pod","metadata":{"name":"a","namespace":"ns1"},"metadata":{"name":"b"}}',
+      '{"kind":"Thing","metadata":{"n\\u0061me":"esc","namespace":"n\\u0073"}}',
+    ];
+    for (const t of texts) {
+      const plain = JSON.parse(t) as KubeObject;
+      for (const f of [metaNamespaceKeyFunc, deletionHandlingMetaNamespaceKeyFunc, metaNamespaceIndexFunc]) {
+        const o = lazy(t);
+        assert.deepEqual(f(o), f(plain), `${f.name}: ${t}`);
+        assert.equal(lazyStateOf(o)?.parsed, undefined, 'still text');
+      }
+    }
+    const tomb = new DeletedFinalStateUnknown('ns/gone', lazy(POD));
+    assert.equal(deletionHandlingMetaNamespaceKeyFunc(tomb), 'ns/gone');
+    assert.throws(() => metaNamespaceKeyFunc(tomb), /object has no meta/);
   });
 
   it('a LIST item gets the list apiVersion/kind in front, as decodeList spreads them', () => {

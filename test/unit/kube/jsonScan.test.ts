@@ -6,7 +6,7 @@
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { scanList, scanObject, scanWatchEvent, type ScannedFields } from '../../../src/kube/jsonScan';
+import { ownString, scanList, scanObject, scanWatchEvent, type ScannedFields } from '../../../src/kube/jsonScan';
 import { decodeList } from '../../../src/kube/listerWatcher';
 import { decodeParsedFrame, lazyWatchEvent } from '../../../src/kube/watchStream';
 import { lazyStateOf } from '../../../src/engine/lazyObject';
@@ -218,6 +218,20 @@ describe('kube: the JSON scanner of lazy objects', () => {
   it('skips strings with escaped quotes and backslashes, and nested look-alikes', () => {
     const text = '{"metadata":{"annotations":{"x":"\\"resourceVersion\\":\\"9\\"\\\\"},"resourceVersion":"5","name":"a"},"spec":{"metadata":{"name":"b"},"resourceVersion":"7"},"kind":"Pod","metadata":{"name":"c"}}';
     assert.deepEqual(norm(scanObject(text, 0)?.fields), { hasMetadata: true, kind: 'Pod', name: 'c' });
+  });
+
+  it('reads every kind, apiVersion, namespace and key exactly past the bound of shared strings (6 000 distinct ones each)', () => {
+    for (let n = 0; n < 6000; n++) {
+      const text = `{"kind":"Kind${n}-with-a-long-name","apiVersion":"group${n}.example.com/v1","key${n}":1,"metadata":{"namespace":"ns-${n}-long-enough","name":"a"}}`;
+      const f = scanObject(text, 0)?.fields;
+      assert.equal(f?.kind, `Kind${n}-with-a-long-name`);
+      assert.equal(f?.apiVersion, `group${n}.example.com/v1`);
+      assert.equal(f?.namespace, `ns-${n}-long-enough`);
+      assert.deepEqual(f?.members?.filter((m) => typeof m === 'string'), ['kind', 'apiVersion', `key${n}`, 'metadata']);
+      assert.equal(ownString(`ns-${n}-long-enough`), `ns-${n}-long-enough`);
+    }
+    const long = `{"kind":"${'K'.repeat(100)}","metadata":{}}`;
+    assert.equal(scanObject(long, 0)?.fields.kind, 'K'.repeat(100));
   });
 });
 

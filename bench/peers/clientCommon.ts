@@ -1,0 +1,77 @@
+/**
+ * What every Node client of the peer benchmark shares (client.ts on the main thread,
+ * engineClient.ts in the engine's worker): the result line, the update counter, the timed watch
+ * phase and the memory sampler (PEERS_MEM, memSampler.ts).
+ */
+import * as http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { MemSampler } from './memSampler';
+
+export type Mode = 'engine-null' | 'engine-recorder' | 'client-node' | 'floor';
+
+/** The one JSON line a client prints for the runner (bench/peers/run.ts). */
+export interface Result {
+  syncMs: number;
+  watchCpuS: number;
+  watchWallS: number;
+  peakRssKiB: number;
+  objects: number;
+  /** Memory lines from the engine's worker (PEERS_MEM), printed by the main thread. */
+  mem?: string[];
+}
+
+export const LIMIT_MS = 300_000;
+
+/** Samples memory through the run when PEERS_MEM names a directory (memSampler.ts). */
+export function memSampler(mode: string): MemSampler {
+  return (sampler = new MemSampler(process.env.PEERS_MEM || undefined, mode));
+}
+let sampler = new MemSampler(undefined, '');
+
+/** CPU time of the whole process (every thread, V8's helpers included), in seconds. */
+function cpuS(): number {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1e6;
+}
+
+export function get(url: string): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers: { accept: 'application/json' } }, resolve);
+    req.on('error', reject);
+    req.setTimeout(LIMIT_MS, () => req.destroy(new Error(`no answer from ${url}`)));
+  });
+}
+
+/** Counts updates per handler; resolves once every handler has seen `events`. */
+export class Counter {
+  readonly counts: number[];
+  readonly done: Promise<void>;
+  private resolve!: () => void;
+  constructor(handlers: number, private readonly events: number) {
+    this.counts = new Array<number>(handlers).fill(0);
+    this.done = new Promise((r) => (this.resolve = r));
+  }
+  handler(h: number): () => void {
+    return () => {
+      if (++this.counts[h] === this.events && this.counts.every((n) => n >= this.events)) this.resolve();
+    };
+  }
+}
+
+/** The timed part every mode shares once its cache is synced. */
+export async function watchPhase(url: string, counter: Counter, objects: () => number, syncMs: number): Promise<Result> {
+  sampler.mark('synced');
+  const cpu0 = cpuS();
+  const w0 = performance.now();
+  (await get(`${url}/bench/go`)).resume();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    counter.done,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`updates handled: ${counter.counts.join(', ')}`)), LIMIT_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  sampler.mark('handled');
+  return { syncMs, watchCpuS: cpuS() - cpu0, watchWallS: (performance.now() - w0) / 1000, peakRssKiB: process.resourceUsage().maxRSS, objects: objects() };
+}

@@ -1,0 +1,66 @@
+/**
+ * The engine variants of the peer benchmark, run as the extension runs the engine: in a
+ * worker_threads worker of its own bundle, with the product's resource limits
+ * (src/app/workerLimits.ts, given by client.ts). workerData: { mode, url, events }; posts one Result.
+ *
+ * The informer is v1.36 over the real HttpListerWatcher of src/kube on the RealClock, with two
+ * handlers that only count updates, and the null sink or a TraceRecorder.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
+import { benchKubeconfig } from '../benchKubeconfig';
+import { RealClock } from '../../src/engine/clock';
+import { findProfile, withGates } from '../../src/engine/profiles';
+import { nullSink } from '../../src/engine/sink';
+import { SharedIndexInformer } from '../../src/engine/sharedInformer';
+import { KubeConnection } from '../../src/kube/kubeconfig';
+import { HttpListerWatcher } from '../../src/kube/listerWatcher';
+import { DEFAULT_TRACE_CAP, TraceRecorder } from '../../src/trace/recorder';
+import { Counter, memSampler, watchPhase, type Mode, type Result } from './clientCommon';
+
+async function engine(url: string, events: number, recorder: boolean): Promise<Result> {
+  const base = findProfile('v1.36');
+  if (!base) throw new Error('no profile v1.36');
+  // LIST then WATCH, as every other client here does (the fake apiserver has no streaming list).
+  const profile = withGates(base, { WatchListClient: false });
+  const conn = KubeConnection.load({ kubeconfigYaml: benchKubeconfig(url) });
+  const clock = new RealClock();
+  const lw = new HttpListerWatcher(conn, { group: '', version: 'v1', resource: 'pods', namespaced: true }, { clock });
+  const sink = recorder
+    ? new TraceRecorder({
+        format: 'informer-trace/v1',
+        tool: { name: 'informer-inspector', version: '0.1.0' },
+        profile: profile.name,
+        gates: { ...profile.gates },
+        resource: { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true },
+        source: 'cluster',
+        startedAt: new Date().toISOString(),
+        cap: DEFAULT_TRACE_CAP,
+        redacted: true,
+      })
+    : nullSink;
+  const informer = new SharedIndexInformer({ listerWatcher: lw, profile, clock, sink, name: 'bench' });
+  const counter = new Counter(2, events);
+  for (let h = 0; h < 2; h++) informer.addEventHandler(`handler-${h}`, { onUpdate: counter.handler(h) });
+  const abort = new AbortController();
+  const t0 = performance.now();
+  const running = informer.run(abort.signal);
+  while (!informer.hasSynced()) await new Promise((r) => setTimeout(r, 1));
+  const syncMs = performance.now() - t0;
+  const r = await watchPhase(url, counter, () => informer.getIndexer().listKeys().length, syncMs);
+  abort.abort();
+  await running.catch(() => undefined);
+  return r;
+}
+
+async function main(): Promise<void> {
+  const { mode, url, events } = workerData as { mode: Mode; url: string; events: number };
+  const mem = memSampler(mode);
+  const r = await engine(url, events, mode === 'engine-recorder');
+  parentPort?.postMessage({ ...r, mem: mem.finish() });
+}
+
+main().catch((e: unknown) => {
+  // The main thread reports the worker's error event (client.ts).
+  throw e;
+});
