@@ -11,6 +11,7 @@ import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
 import { readTrace } from '../app/traces';
 import { ColumnarTrace } from '../app/traceColumns';
+import { readTraceInWorker } from '../app/traceRead';
 import { TimelineWebviewBinding } from './timelineWebview';
 import { importedSession, readTraceText } from './traceCommands';
 import { timelineHtml, webviewOptions } from './webviewContent';
@@ -41,13 +42,24 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
 
   /**
    * A file on disk with a binary companion that belongs to it is read from the companion (no JSON
-   * parsed); any other trace by its text. A companion that does not fit is noted in the log.
+   * parsed); any other file on disk by the trace reader's worker (src/app/traceRead.ts), which
+   * may write its companion; what the worker does not read (another layout, a problem the
+   * importer names, another file system) by its text here. What was not used is noted in the log.
    */
   private async loadTrace(uri: vscode.Uri): Promise<Loaded> {
     if (uri.scheme === 'file') {
       const opened = await ColumnarTrace.open(uri.fsPath).catch((e: unknown) => ({ reason: e instanceof Error ? e.message : String(e) }));
       if (opened instanceof ColumnarTrace) return { ok: true, columnar: opened };
       if (opened.reason !== undefined) this.log?.info(`${uri.fsPath}: its binary companion is not used (${opened.reason}); reading the JSON`);
+      const read = await readTraceInWorker(uri.fsPath);
+      if (read instanceof ColumnarTrace) {
+        void read.checked.then((c) => {
+          if (c.companion) this.log?.info(`${uri.fsPath}: its binary companion was written (${c.companion}); the next open reads it`);
+          else if (c.companionReason) this.log?.info(`${uri.fsPath}: no binary companion was written (${c.companionReason})`);
+        });
+        return { ok: true, columnar: read };
+      }
+      if (read.reason !== undefined) this.log?.info(`${uri.fsPath}: the trace reader did not read it (${read.reason}); reading the JSON here`);
     }
     try {
       return { ok: true, text: await readTraceText(uri) };
