@@ -1,6 +1,7 @@
-// Builds five bundles: the extension host (node/cjs, 'vscode' external), its engine worker and
-// spill reader worker (node/cjs, loaded by src/app/workerSession.ts from beside the bundle), the webview
-// (browser/iife) and the CLI (node/cjs). `--watch` rebuilds on change, `--production` minifies.
+// Builds six bundles: the extension host (node/cjs, 'vscode' external), its engine worker, spill
+// reader worker and trace reader worker (node/cjs, loaded by src/app/workerSession.ts and
+// src/app/traceRead.ts from beside the bundle), the webview (browser/iife) and the CLI (node/cjs).
+// `--watch` rebuilds on change, `--production` minifies.
 import * as esbuild from 'esbuild';
 import { existsSync } from 'node:fs';
 
@@ -28,6 +29,7 @@ const targets = [
   { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   { entryPoints: ['src/app/engineWorker.ts'], outfile: 'dist/engineWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { entryPoints: ['src/app/spillReaderWorker.ts'], outfile: 'dist/spillReaderWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
+  { entryPoints: ['src/app/traceReadWorker.ts'], outfile: 'dist/traceReadWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
   { entryPoints: ['webview/main.ts'], outfile: 'media/webview/main.js', platform: 'browser', format: 'iife', target: 'es2022' },
 ].filter((t) => existsSync(t.entryPoints[0]));

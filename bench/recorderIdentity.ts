@@ -4,8 +4,10 @@
  * revision's (src/ unpacked, engine and recorder both), exported to trace files and compared
  * byte for byte. The runs: every conformance scenario replayed in virtual time, and the
  * benchmarks' engine run (bench/traceSource.ts's workload: MODIFIED events with update diffs,
- * 410 Expired, relists, identical updates) under each profile. The header's startedAt is the
- * only field set to one value for both (it is the wall clock).
+ * 410 Expired, relists, identical updates) under each profile, once with parsed objects and once
+ * with lazy objects (each LIST body and watch line decoded as src/kube decodes what it reads from
+ * an apiserver, so the update comparison reads their texts). The header's startedAt is the only
+ * field set to one value for both (it is the wall clock).
  *
  *   node --import tsx bench/recorderIdentity.ts --baseline REV [--events 60000]
  *
@@ -14,6 +16,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ListerWatcher, Watcher } from '../src/engine/listWatch';
 import type { KubeObject } from '../src/engine/objects';
 import type { RecordedEvent } from '../src/format/events';
 import type { TraceHeader } from '../src/format/trace';
@@ -39,6 +42,30 @@ function tree(root: string) {
     FakeClock: load('engine/clock.ts').FakeClock as new () => import('../src/engine/clock').FakeClock,
     SharedIndexInformer: load('engine/sharedInformer.ts').SharedIndexInformer as typeof import('../src/engine/sharedInformer').SharedIndexInformer,
     TraceRecorder: load('trace/recorder.ts').TraceRecorder as typeof import('../src/trace/recorder').TraceRecorder,
+    decodeList: load('kube/listerWatcher.ts').decodeList as typeof import('../src/kube/listerWatcher').decodeList,
+    decodeFrame: load('kube/watchStream.ts').decodeFrame as typeof import('../src/kube/watchStream').decodeFrame,
+  };
+}
+
+/** lw with every object it hands out re-read from its JSON text by the tree's decoders (lazy objects, as from a cluster). */
+function decodedLike(t: Tree, lw: ListerWatcher): ListerWatcher {
+  return {
+    url: lw.url,
+    watchListSupported: lw.watchListSupported,
+    list: async (o, signal) => t.decodeList(Buffer.from(JSON.stringify(await lw.list(o, signal)))),
+    watch: async (o, signal) => {
+      const w = await lw.watch(o, signal);
+      return {
+        next: async () => {
+          const e = await w.next();
+          return e === null || e.type === 'ERROR' ? e : t.decodeFrame(JSON.stringify(e));
+        },
+        stop: () => w.stop(),
+        get end() {
+          return w.end;
+        },
+      } as Watcher;
+    },
   };
 }
 type Tree = ReturnType<typeof tree>;
@@ -56,11 +83,11 @@ async function scenarioTrace(t: Tree, file: string): Promise<string> {
 }
 
 /** traceSource.ts's workload (watches of 3 000 MODIFIED events 4 ms apart, each ending in 410 Expired) until `events` are recorded. */
-async function engineTrace(t: Tree, profileName: (typeof BENCH_PROFILES)[number], events: number): Promise<string> {
+async function engineTrace(t: Tree, profileName: (typeof BENCH_PROFILES)[number], events: number, lazy: boolean): Promise<string> {
   const clock = new t.FakeClock();
   const lw = new MemoryListerWatcher(2000, clock);
   const recorder = new t.TraceRecorder(benchHeader(profileName, events + 50_000), events + 50_000);
-  const informer = new t.SharedIndexInformer({ listerWatcher: lw, profile: profile(profileName), clock, sink: recorder, rand: () => 0.5, name: 'bench' });
+  const informer = new t.SharedIndexInformer({ listerWatcher: lazy ? decodedLike(t, lw) : lw, profile: profile(profileName), clock, sink: recorder, rand: () => 0.5, name: 'bench' });
   for (let h = 0; h < 2; h++) informer.addEventHandler(`handler-${h}`, { onUpdate: (_o: KubeObject, _n: KubeObject) => undefined });
   for (let i = 0; i < Math.ceil(events / 3000) + 1; i++) lw.scheduleWatch({ events: 3000, end: 'expire', intervalMs: 4 });
   const abort = new AbortController();
@@ -106,8 +133,10 @@ async function main(): Promise<void> {
     };
     const files = readdirSync(SCENARIOS).filter((f) => f.endsWith('.json')).sort();
     for (const f of files) compare(f, await scenarioTrace(before, f), await scenarioTrace(now, f));
-    for (const p of BENCH_PROFILES) compare(`engine run ${p}`, await engineTrace(before, p, events), await engineTrace(now, p, events));
-    console.log(`${runs} traces (${files.length} scenarios, ${BENCH_PROFILES.length} engine runs of ${events} events), ${(bytes / 2 ** 20).toFixed(1)} MiB of trace text: ${differ === 0 ? 'all byte-identical' : `${differ} differ`} to ${revision}`);
+    for (const p of BENCH_PROFILES) {
+      for (const lazy of [false, true]) compare(`engine run ${p}${lazy ? ', lazy objects' : ''}`, await engineTrace(before, p, events, lazy), await engineTrace(now, p, events, lazy));
+    }
+    console.log(`${runs} traces (${files.length} scenarios, ${2 * BENCH_PROFILES.length} engine runs of ${events} events, half with lazy objects), ${(bytes / 2 ** 20).toFixed(1)} MiB of trace text: ${differ === 0 ? 'all byte-identical' : `${differ} differ`} to ${revision}`);
   } finally {
     unpacked.remove();
   }

@@ -12,18 +12,19 @@
  *   - export: "Export trace" on the opened trace, from the Enter that accepts the file name until
  *     the file is complete; it must be byte-identical to the opened file (export is canonical).
  * The large trace is opened twice per round: as a JSON file from elsewhere (no companion: the
- * JSON is parsed) and with its binary companion beside it (NAME.informer-trace.bin, written by
- * the extension's own writer: no JSON parsed). Each is exported after it was opened; an export
+ * JSON is parsed; the companion an open of it writes is removed before each such open) and with
+ * its binary companion beside it (NAME.informer-trace.bin, written by the extension's own
+ * writer: no JSON parsed). Each is exported after it was opened; an export
  * writes the JSON and then the companion, and both times are taken (JSON complete, companion
  * in place).
  * Beside each wall time, the CPU time the code-server and browser processes used meanwhile
  * (/proc): on a shared machine that is the steadier figure. Rounds alternate a fresh open of
  * the small and the large trace in one code-server.
  *
- * Run: npx tsx bench/traceOpen.ts [--events N] [--rounds R] [--vsix FILE]
+ * Run: npx tsx bench/traceOpen.ts [--events N] [--rounds R] [--vsix FILE] [--only companion|json]
  */
 import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { copyFile } from 'node:fs/promises';
+import { copyFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CDPSession, Frame, Page } from 'playwright-core';
 import { exportTraceChunks, importTrace } from '../src/trace/traceFile';
@@ -86,10 +87,11 @@ function processTable(): Map<number, { ppid: number; cpuMs: number; cmd: string 
  * user-data directory) and of the browser, with all their descendants: the load of other
  * processes on the machine does not count in it, unlike wall time.
  */
-function cpuOf(userDir: string, browserPid: number | undefined): number {
+function cpuOf(userDir: string): number {
   const table = processTable();
   const roots = [...table].filter(([, p]) => p.cmd.includes(userDir)).map(([pid]) => pid);
-  if (browserPid !== undefined) roots.push(browserPid);
+  // The browser: playwright started it as a child of this process.
+  for (const [pid, p] of table) if (p.ppid === process.pid && p.cmd.includes('chrom')) roots.push(pid);
   const inTree = new Set<number>(roots);
   let grew = true;
   while (grew) {
@@ -208,12 +210,12 @@ async function main(): Promise<void> {
   const { browser, page } = await openWorkbench(cs.url, { width: 1400, height: 900 });
   const bigWithCompanion = await withCompanion(big);
   type Variant = 'JSON only' | 'with companion';
-  // An older build (--vsix) knows no companion: it opens the JSON only and writes none.
+  // An older build (--vsix) may know no companion: it is opened as JSON only unless --only says otherwise.
   const older = arg('vsix', '') !== '';
-  const variants: Variant[] = older ? ['JSON only'] : ['JSON only', 'with companion'];
+  const only = arg('only', '');
+  const variants: Variant[] = only === 'companion' ? ['with companion'] : only === 'json' ? ['JSON only'] : older ? ['JSON only'] : ['JSON only', 'with companion'];
   const m = Object.fromEntries(variants.map((v) => [v, { opens: [] as number[], openCpu: [] as number[], exports: [] as number[], exportsWithCompanion: [] as number[], exportCpu: [] as number[], heaps: [] as { small: Heap; big: Heap }[] }])) as Record<Variant, { opens: number[]; openCpu: number[]; exports: number[]; exportsWithCompanion: number[]; exportCpu: number[]; heaps: { small: Heap; big: Heap }[] }>;
-  const browserPid = (browser as unknown as { process?: () => { pid?: number } | null }).process?.()?.pid;
-  const cpu = () => cpuOf(cs.userDir, browserPid);
+  const cpu = () => cpuOf(cs.userDir);
   try {
     const inWs: Record<Variant, string> = { 'JSON only': join(cs.workspace, `big-${count}.trace.json`), 'with companion': join(cs.workspace, `big-${count}-c.informer-trace.json`) };
     const smallInWs = join(cs.workspace, 'small-100.trace.json');
@@ -229,6 +231,8 @@ async function main(): Promise<void> {
         const smallHeap = await heapOf(page, s.frame);
         await closeEditors(page);
         await page.waitForTimeout(2000);
+        // An open of the JSON writes its companion beside it (src/app/traceRead.ts): each JSON-only open starts without one.
+        if (v === 'JSON only') await rm(companionPath(inWs[v]), { force: true });
         const c0 = cpu();
         const b = await openTrace(page, inWs[v], count, 300_000);
         m[v].openCpu.push(cpu() - c0);
@@ -238,14 +242,15 @@ async function main(): Promise<void> {
         m[v].heaps.push({ small: smallHeap, big: bigHeap });
         await page.screenshot({ path: join(REPO, 'bench', 'results', `trace-open-${count}${v === 'with companion' ? '-companion' : ''}.png`) });
         const c1 = cpu();
-        const e = await exportShown(page, cs.workspace, bigBytes, !older);
+        const e = await exportShown(page, cs.workspace, bigBytes, v === 'with companion');
         m[v].exportCpu.push(cpu() - c1);
         m[v].exports.push(e.ms);
         m[v].exportsWithCompanion.push(e.companionMs);
         if (!readFileSync(e.path).equals(readFileSync(big))) throw new Error('the export differs from the opened file');
-        if (!older && !(await readCompanion(e.path)).ok) throw new Error('the exported companion does not belong to the exported file');
+        if (v === 'with companion' && !(await readCompanion(e.path)).ok) throw new Error('the exported companion does not belong to the exported file');
         const i = m[v].opens.length - 1;
-        console.log(`round ${r + 1}, ${v}: open → drawn ${b.ms} ms (CPU ${m[v].openCpu[i]} ms), export ${e.ms} ms / with companion ${e.companionMs} ms (CPU ${m[v].exportCpu[i]} ms), heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB)`);
+        const byProduct = v === 'JSON only' && existsSync(companionPath(inWs[v])) ? ', the open wrote its companion' : '';
+        console.log(`round ${r + 1}, ${v}: open → drawn ${b.ms} ms (CPU ${m[v].openCpu[i]} ms), export ${e.ms} ms / with companion ${e.companionMs} ms (CPU ${m[v].exportCpu[i]} ms)${byProduct}, heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB)`);
         await closeEditors(page);
       }
     }

@@ -4,19 +4,26 @@
  * session, its summary and findings, the snapshot's columns (encodeBatch) and the webview model's
  * ingest of them (TimelineData.appendColumns); then the export of the imported events (the JSON
  * alone, and with its binary companion, into the OS temp directory) and an open from that
- * companion (ColumnarTrace.open, no JSON parsed) with the webview's ingest of its columns.
+ * companion (ColumnarTrace.open, no JSON parsed) with the webview's ingest of its columns; last,
+ * the open of the JSON in the trace reader's worker (src/app/traceRead.ts: until its columns,
+ * summary and findings arrive, then its canonical check and companion, which an export asks for)
+ * and the export of that trace (a copy). CPU of the worker thread counts in this process's.
  * CPU ms of this process and wall ms, one run.
  *
  * Run: node --import tsx bench/traceOpenPhases.ts FILE
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ColumnarTrace, writeTraceWithCompanion } from '../src/app/traceColumns';
+import { readTraceInWorker } from '../src/app/traceRead';
+import { companionPath } from '../src/trace/traceCompanion';
 import { writeTraceFile } from '../src/trace/traceWrite';
 import { createSession } from '../src/app/sessions';
 import { encodeBatch } from '../src/protocol/eventColumns';
 import { importTrace } from '../src/trace/traceFile';
+import { SummaryModel } from '../src/trace/summary';
 import { TimelineData } from '../webview/model/timelineData';
 
 const cpu = () => {
@@ -25,6 +32,15 @@ const cpu = () => {
 };
 
 const rows: string[] = [];
+
+/** f's result and the longest event-loop delay of this thread (ms, 10 ms resolution) while it ran. */
+async function loopDelay<T>(f: () => Promise<T>): Promise<[T, number]> {
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  const r = await f();
+  h.disable();
+  return [r, Math.round(h.max / 1e6)];
+}
 async function phase<T>(name: string, f: () => T | Promise<T>): Promise<T> {
   const c = cpu();
   const w = performance.now();
@@ -56,6 +72,25 @@ async function main(): Promise<void> {
     const copy = join(dir, 'copy.informer-trace.json');
     await phase('export from the companion-opened trace (copy)', () => columnar.exportTo(copy));
     rows.push(`| (the exported JSON is byte-identical to the file: ${same && readFileSync(copy, 'utf8') === text ? 'yes' : 'NO'}) | | |`);
+    const json = join(dir, 'from-elsewhere.json');
+    writeFileSync(json, text);
+    const worker = join(__dirname, '..', 'dist', 'traceReadWorker.js');
+    // The host's event loop meanwhile: the old path blocks it for the whole read; the worker's does not.
+    const [, blocked] = await loopDelay(async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      const t = importTrace(readFileSync(json, 'utf8'));
+      new SummaryModel().add(t.events[0]);
+      encodeBatch(t.events);
+      await new Promise((r) => setTimeout(r, 20));
+    });
+    rows.push(`| (event-loop delay of this thread while it reads the JSON itself (read, importTrace, encodeBatch): max ${blocked} ms) | | |`);
+    const [read, free] = await loopDelay(() => phase('open in the trace reader worker: until columns, summary, findings arrive', () => readTraceInWorker(json, { workerFile: worker, checkAfterMs: 600_000 })));
+    rows.push(`| (event-loop delay of this thread while the worker reads it: max ${free} ms) | | |`);
+    if (!(read instanceof ColumnarTrace)) throw new Error(`the worker did not read it: ${read.reason}`);
+    const workerCopy = join(dir, 'worker-copy.informer-trace.json');
+    await phase("export of it: the worker's canonical check and companion, then the copy", () => read.exportTo(workerCopy));
+    const check = await read.checked;
+    rows.push(`| (canonical: ${check.canonical ? 'yes' : 'NO'}; companion beside the JSON: ${check.companion === companionPath(json) ? 'yes' : 'NO'}; export byte-identical: ${readFileSync(workerCopy, 'utf8') === text ? 'yes' : 'NO'}) | | |`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -18,6 +18,7 @@ import {
   SelectSessionCommand,
   SessionsNotification,
   SnapshotNotification,
+  SnapshotSentNotification,
   SpillRangeRequest,
   isTimelineUiState,
   type ClockParams,
@@ -72,6 +73,8 @@ export class TimelineApp {
   private session: SessionInfo | undefined;
   private sessions: SessionInfo[] = [];
   private nextRequestId = 1;
+  /** The host's number of the snapshot shown (SnapshotParams.snapshotId). */
+  private snapshotId: number | undefined;
   private readonly pending = new Map<number, (result: ExportResult) => void>();
   /** Diff requests in flight: request id → the seq asked about. */
   private readonly diffRequests = new Map<number, number>();
@@ -184,6 +187,7 @@ export class TimelineApp {
   /** One message from the host; anything that is not a known, well-formed message is ignored. */
   handle(msg: unknown): void {
     if (SnapshotNotification.is(msg)) this.onSnapshot(msg.params);
+    else if (SnapshotSentNotification.is(msg)) this.onSnapshotSent(msg.params.snapshotId);
     else if (DeltaNotification.is(msg)) this.onDelta(msg.params);
     else if (ClockNotification.is(msg)) this.onClock(msg.params);
     else if (SessionsNotification.is(msg)) this.onSessions(msg.params);
@@ -219,7 +223,13 @@ export class TimelineApp {
     this.vscode.postMessage(ExportTraceRequest.create({ sessionId: this.session.id }, id));
   }
 
+  /** The host answered `ready` with a snapshot it had sent before: asks again unless it is the one shown. */
+  private onSnapshotSent(id: number): void {
+    if (id !== this.snapshotId) this.vscode.postMessage(ReadyCommand.create({}));
+  }
+
   private onSnapshot(p: SnapshotParams): void {
+    this.snapshotId = p.snapshotId;
     const sameSession = this.session?.id === p.session.id;
     const loaded = sameSession ? this.data.loadedRange : undefined;
     this.session = p.session;
@@ -304,6 +314,7 @@ export class TimelineApp {
 
   private onEmpty(p: EmptyState): void {
     this.session = undefined;
+    this.snapshotId = undefined;
     this.data.reset();
     this.spillLoader.reset();
     this.summary = undefined;

@@ -6,6 +6,8 @@
  *   npm run bench:peers                                  N = 10 000, 50 000 events, 5 rounds
  *   npm run bench:peers -- --objects 50000 --rounds 3 --events 20000 --only engine-recorder,typed-proto
  *   npm run bench:peers -- --rounds 1 --only engine-recorder --cpu-prof /tmp/prof   a V8 CPU profile per Node client
+ *   npm run bench:peers -- --rounds 3 --only engine-recorder,engine-recorder-baseline --baseline 758f211
+ *                                                        the engine of a git revision beside the working tree's
  *
  * Builds bench/clientgo (Go modules, k8s.io/client-go v0.36.6) when its binary is older than its
  * sources, generates the workload once per (objects, events) under the OS temp directory.
@@ -17,13 +19,28 @@ import * as path from 'node:path';
 import { build } from 'esbuild';
 import { FakeApiserver, loadWorkload } from './fakeApiserver';
 import { summarize, table, thousands, type Summary } from '../stats';
+import { unpackRevision } from '../baseline';
 import type { Result } from './clientCommon';
 
-const VARIANTS = ['engine-null', 'engine-recorder', 'typed-proto', 'typed-json', 'dynamic', 'client-node', 'floor'] as const;
+const VARIANTS = [
+  'engine-null',
+  'engine-recorder',
+  'typed-proto',
+  'typed-json',
+  'dynamic',
+  'client-node',
+  'floor',
+  'engine-null-baseline',
+  'engine-recorder-baseline',
+] as const;
 type Variant = (typeof VARIANTS)[number];
+/** The variants that run the engine of --baseline's revision, and the client mode each runs. */
+const BASELINE_MODE: Partial<Record<Variant, Variant>> = { 'engine-null-baseline': 'engine-null', 'engine-recorder-baseline': 'engine-recorder' };
 const LABEL: Record<Variant, string> = {
   'engine-null': 'this engine, v1.36, null sink',
   'engine-recorder': 'this engine, v1.36, TraceRecorder',
+  'engine-null-baseline': 'the baseline engine, v1.36, null sink',
+  'engine-recorder-baseline': 'the baseline engine, v1.36, TraceRecorder',
   'typed-proto': 'client-go v0.36 typed, protobuf',
   'typed-json': 'client-go v0.36 typed, JSON',
   dynamic: 'client-go v0.36 dynamic (JSON)',
@@ -43,6 +60,8 @@ interface Args {
   only: Variant[];
   /** Write a V8 CPU profile of every Node client into this directory (node --cpu-prof). */
   cpuProf?: string;
+  /** The git revision whose src/ the *-baseline variants run. */
+  baseline?: string;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -59,8 +78,13 @@ function parseArgs(argv: readonly string[]): Args {
     } else if (argv[i - 1] === '--cpu-prof') {
       if (v === '') throw new Error('--cpu-prof takes a directory');
       o.cpuProf = path.resolve(v);
-    } else throw new Error(`unknown argument ${argv[i - 1]} (use --objects N, --events N, --rounds N, --only a,b, --cpu-prof DIR)`);
+    } else if (argv[i - 1] === '--baseline') {
+      if (!/^[\w./-]+$/.test(v)) throw new Error('--baseline takes a git revision');
+      o.baseline = v;
+    } else throw new Error(`unknown argument ${argv[i - 1]} (use --objects N, --events N, --rounds N, --only a,b, --cpu-prof DIR, --baseline REV)`);
   }
+  if (!argv.includes('--only')) o.only = o.only.filter((v) => BASELINE_MODE[v] === undefined || o.baseline !== undefined);
+  if (o.baseline === undefined && o.only.some((v) => BASELINE_MODE[v] !== undefined)) throw new Error('the *-baseline variants need --baseline REV');
   for (const [k, n] of [['objects', o.objects], ['events', o.events], ['rounds', o.rounds]] as const) {
     if (!Number.isInteger(n) || n <= 0 || n > 1_000_000) throw new Error(`--${k} must be a whole number from 1 to 1000000`);
   }
@@ -92,21 +116,50 @@ function generate(objects: number, events: number): { dir: string; sizes: Record
   return { dir, sizes: JSON.parse(fs.readFileSync(sizesFile, 'utf8')) as Record<string, number> };
 }
 
-/** Bundles client.ts, the engine worker's engineClient.ts and clientNode.ts into a temporary directory; returns client.js's path. */
-async function bundleNodeClient(): Promise<string> {
+/**
+ * Bundles client.ts, the engine worker's engineClient.ts and clientNode.ts into a temporary
+ * directory; returns client.js's path. With `src`, their imports of the repository's src/ are taken
+ * from that directory instead (a baseline's), where it has the file (the harness's own helpers
+ * that a baseline predates, such as app/workerLimits.ts, stay the working tree's).
+ */
+async function bundleNodeClient(src?: string): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'informer-inspector-peers-client-'));
   const entryPoints = ['client.ts', 'engineClient.ts', 'clientNode.ts'].map((f) => path.join(__dirname, f));
-  await build({ entryPoints, bundle: true, platform: 'node', target: 'node20', outdir: dir, logLevel: 'error' });
+  const own = path.join(ROOT, 'src') + path.sep;
+  const plugins = src
+    ? [
+        {
+          name: 'baseline-src',
+          setup(b: import('esbuild').PluginBuild) {
+            const unpacked = path.dirname(src) + path.sep;
+            b.onResolve({ filter: /^\./ }, (args) => {
+              const target = path.resolve(args.resolveDir, args.path);
+              // The working tree's src/ → the baseline's; what the baseline's src/ reaches outside it (package.json) → the working tree's.
+              if (target.startsWith(own) && !args.resolveDir.startsWith(unpacked)) {
+                const there = path.join(src, path.relative(own, target));
+                if (!fs.existsSync(`${there}.ts`) && !fs.existsSync(there)) return undefined;
+                return b.resolve(`./${path.relative(own, target)}`, { kind: args.kind, resolveDir: src });
+              }
+              if (target.startsWith(unpacked) && !target.startsWith(src + path.sep)) return { path: path.join(ROOT, path.relative(unpacked, target)) };
+              return undefined;
+            });
+          },
+        },
+      ]
+    : [];
+  await build({ entryPoints, bundle: true, platform: 'node', target: 'node20', outdir: dir, logLevel: 'error', plugins, nodePaths: [path.join(ROOT, 'node_modules')] });
   return path.join(dir, 'client.js');
 }
 
-function runOne(variant: Variant, url: string, events: number, nodeClient: string, cpuProf: string | undefined): Promise<Result> {
+function runOne(variant: Variant, url: string, events: number, nodeClients: { own: string; baseline?: string }, cpuProf: string | undefined): Promise<Result> {
   const prof = cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf, '--cpu-prof-name', `${variant}-${Date.now()}.cpuprofile`] : [];
+  const mode = BASELINE_MODE[variant];
+  const client = mode ? (nodeClients.baseline as string) : nodeClients.own;
   // Diagnostics only (e.g. PEERS_NODE_ARGS=--trace-gc with PEERS_MEM): never set for a measured run.
   if (process.env.PEERS_NODE_ARGS) prof.push(...process.env.PEERS_NODE_ARGS.split(' ').filter((a) => a !== ''));
   const [cmd, args, env] = GO_VARIANTS.has(variant)
     ? [GO_BIN, ['client', variant, url, String(events)], { ...process.env, KUBE_FEATURE_WatchListClient: 'false' }]
-    : [process.execPath, [...prof, nodeClient, variant, url, String(events)], process.env];
+    : [process.execPath, [...prof, client, mode ?? variant, url, String(events)], process.env];
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -137,7 +190,13 @@ async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   buildGo();
   const { dir, sizes } = generate(o.objects, o.events);
-  const nodeClient = await bundleNodeClient();
+  const unpacked = o.baseline ? unpackRevision(o.baseline) : undefined;
+  let nodeClients: { own: string; baseline?: string };
+  try {
+    nodeClients = { own: await bundleNodeClient(), baseline: unpacked ? await bundleNodeClient(path.join(unpacked.root, 'src')) : undefined };
+  } finally {
+    unpacked?.remove();
+  }
   const server = new FakeApiserver(loadWorkload(dir));
   const url = await server.start();
   const results = new Map<Variant, Result[]>(o.only.map((v) => [v, []]));
@@ -146,7 +205,7 @@ async function main(): Promise<void> {
     for (let r = 0; r < o.rounds; r++) {
       for (const v of o.only) {
         server.reset();
-        const res = await runOne(v, url, o.events, nodeClient, o.cpuProf);
+        const res = await runOne(v, url, o.events, nodeClients, o.cpuProf);
         if (res.objects !== o.objects) throw new Error(`${v} cached ${res.objects} objects, not ${o.objects}`);
         log.push(`round ${r + 1} ${v}: ${server.requests.join(', ')}`);
         results.get(v)?.push(res);
@@ -155,7 +214,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await server.stop();
-    fs.rmSync(path.dirname(nodeClient), { recursive: true, force: true });
+    for (const f of [nodeClients.own, nodeClients.baseline]) if (f) fs.rmSync(path.dirname(f), { recursive: true, force: true });
   }
   const rate = (v: Variant) => (results.get(v) ?? []).map((x) => o.events / x.watchCpuS);
   const rows = o.only.map((v) => {
@@ -179,8 +238,13 @@ async function main(): Promise<void> {
   );
   lines.push(table([`client (N = ${thousands(o.objects)})`, 'watch events per CPU-second', 'watch events per wall-second', 'sync, wall s', 'peak RSS, MiB'], rows));
   const ratioRows: string[][] = [];
-  for (const eng of ['engine-recorder', 'engine-null'] as const) {
-    for (const peer of ['typed-proto', 'floor', 'client-node'] as const) {
+  const pairs: [Variant, Variant][] = [];
+  for (const eng of ['engine-recorder', 'engine-null', 'engine-recorder-baseline', 'engine-null-baseline'] as const) {
+    for (const peer of ['typed-proto', 'floor', 'client-node'] as const) pairs.push([eng, peer]);
+  }
+  pairs.push(['engine-recorder', 'engine-recorder-baseline'], ['engine-null', 'engine-null-baseline'], ['engine-recorder', 'engine-null']);
+  {
+    for (const [eng, peer] of pairs) {
       const a = results.get(eng);
       const b = results.get(peer);
       if (!a || !b) continue;

@@ -25,6 +25,7 @@ import { connect } from './resources';
 import { readTrace } from './traces';
 import type { ColumnarTrace } from './traceColumns';
 import { InformerSession, type LiveControls } from './session';
+import { ENGINE_WORKER_LIMITS } from './workerLimits';
 import { readSpillInWorker, startWorkerSession } from './workerSession';
 import { answerSpillCall } from './spillRead';
 import type { WorkerSpec } from './workerProtocol';
@@ -84,6 +85,8 @@ export interface SessionEnvironment {
   spill?: { dir: string; maxBytes: number };
   /** The recorders' in-memory window in events (default: the recorder's DEFAULT_TRACE_CAP). */
   cap?: number;
+  /** The engine worker's old-generation limit in MB (default: ENGINE_WORKER_LIMITS's). */
+  heapLimitMb?: number;
 }
 
 let environment: SessionEnvironment = { engine: 'worker' };
@@ -152,6 +155,7 @@ function workerOptions(simulated: boolean, onStopped?: () => Promise<void>): Par
     ...(file ? { workerFile: file } : {}),
     ...(environment.spill ? { spill: environment.spill } : {}),
     ...(environment.cap !== undefined ? { cap: environment.cap } : {}),
+    ...(environment.heapLimitMb !== undefined ? { resourceLimits: { ...ENGINE_WORKER_LIMITS, maxOldGenerationSizeMb: environment.heapLimitMb } } : {}),
     ...(onStopped ? { onStopped } : {}),
   };
 }

@@ -1,9 +1,10 @@
 /**
- * A trace file opened from its binary companion (src/trace/traceCompanion.ts; docs/trace-format.md):
- * the events as the timeline's columns (src/protocol/eventColumns.ts), the summary and findings
- * computed when it was written, and where each event's line starts in the JSON. Nothing of the
- * JSON is parsed to open it; an event's diff is read from its one line when a details pane asks,
- * and the whole JSON only when something needs every event as an object (`load`).
+ * A trace file opened from its binary companion (src/trace/traceCompanion.ts; docs/trace-format.md),
+ * or read by the trace reader's worker (traceRead.ts) into the same content: the events as the
+ * timeline's columns (src/protocol/eventColumns.ts), the summary and findings, and where each
+ * event's line starts in the JSON. The host parses nothing of the JSON to open it; an event's diff
+ * is read from its one line when a details pane asks, and the whole JSON only when something
+ * needs every event as an object (`load`).
  *
  * `companionContent` is what an export writes beside the JSON.
  */
@@ -122,6 +123,16 @@ function batchOf(meta: unknown, sections: Map<string, ArrayBuffer>): { batch: Co
   return { batch, cols, offsets: new Float64Array(off), meta: m };
 }
 
+/** What the trace reader found out about a file after it sent its columns (traceRead.ts). */
+export interface ReadCheck {
+  /** The file is the canonical text an export of its events writes: an export can copy it. */
+  canonical: boolean;
+  /** The companion written beside it. */
+  companion?: string;
+  /** Why none was written, when one was due (one line). */
+  companionReason?: string;
+}
+
 export class ColumnarTrace {
   private loaded: { header: TraceHeader; events: RecordedEvent[] } | undefined;
   /** The events kept whole, by row. */
@@ -129,7 +140,10 @@ export class ColumnarTrace {
 
   private constructor(
     readonly jsonPath: string,
-    private readonly companionFile: string,
+    /** Resolves when it is known whether the JSON is canonical and which companion belongs to it. */
+    readonly checked: Promise<ReadCheck>,
+    /** Asks for `checked` now (an export waits for it). */
+    private readonly hurry: () => void,
     private readonly fingerprint: Fingerprint,
     readonly header: TraceHeader,
     readonly batch: ColumnBatch,
@@ -150,7 +164,18 @@ export class ColumnarTrace {
     if (!read.ok) return { reason: read.reason };
     const b = batchOf(read.companion.meta, read.companion.sections);
     if (typeof b === 'string') return { reason: b };
-    return new ColumnarTrace(jsonPath, read.companion.path, read.companion.fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
+    const checked = Promise.resolve({ canonical: true, companion: read.companion.path });
+    return new ColumnarTrace(jsonPath, checked, () => undefined, read.companion.fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
+  }
+
+  /**
+   * The trace at `jsonPath` from a companion's content that was not read from a file (the trace
+   * reader built it from the JSON as it was at `fingerprint`), or why that content is unusable.
+   */
+  static fromContent(jsonPath: string, fingerprint: Fingerprint, meta: unknown, sections: Map<string, ArrayBuffer>, checked: Promise<ReadCheck>, hurry: () => void): ColumnarTrace | string {
+    const b = batchOf(meta, sections);
+    if (typeof b === 'string') return b;
+    return new ColumnarTrace(jsonPath, checked, hurry, fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
   }
 
   get count(): number {
@@ -237,14 +262,24 @@ export class ColumnarTrace {
   }
 
   /**
-   * Writes the trace to `path`: the JSON is exactly what export writes (it was written by it and
-   * has not changed: the companion says so), so it is copied, and its companion with it.
+   * Writes the trace to `path` with its companion. A JSON that is exactly what export writes (a
+   * companion belongs to it, or the reader found it canonical) is copied; any other is written
+   * from its events.
    */
   async exportTo(path: string): Promise<number> {
     await this.checkUnchanged();
-    if (resolve(path) === resolve(this.jsonPath)) return this.count;
+    this.hurry();
+    const check = await this.checked;
+    const same = resolve(path) === resolve(this.jsonPath);
+    if (check.canonical && same) return this.count;
+    if (!check.canonical) {
+      const { header, events } = this.load();
+      return writeTraceWithCompanion(path, header, events.slice(), this.findings, { events, batch: this.batch, summary: this.summary, findings: this.findings });
+    }
+    await removeCompanion(path);
     await copyFile(this.jsonPath, path);
-    await copyCompanion(this.companionFile, path);
+    if (check.companion) await copyCompanion(check.companion, path);
+    else await writeCompanion(path, contentOf(this.header, this.batch, this.summary, this.findings, this.offsets));
     return this.count;
   }
 }

@@ -15,7 +15,8 @@
  *
  * The price of the limit: a worker whose live heap passes it ends with ERR_WORKER_OUT_OF_MEMORY,
  * which the session reports in one line (outOfMemoryMessage). A cache of Pods like the benchmark's
- * takes ~3 KB each, so 1 GiB holds a few hundred thousand of them and their LIST.
+ * takes ~3 KB each, so 1 GiB holds a few hundred thousand of them and their LIST. The setting
+ * `informerInspector.engineHeapLimitMB` raises it for larger caches (src/vscode/spillStorage.ts).
  */
 import type { ResourceLimits } from 'node:worker_threads';
 
@@ -27,5 +28,5 @@ export const ENGINE_WORKER_LIMITS: Readonly<ResourceLimits> = Object.freeze({
 /** The one line a session ends with when its worker ran out of heap. */
 export function outOfMemoryMessage(limits: Readonly<ResourceLimits>): string {
   const mb = limits.maxOldGenerationSizeMb;
-  return `the engine ran out of memory: its worker's heap is limited to ${mb === undefined ? "V8's default" : `${mb} MB`}, and the informer's cache and trace window did not fit`;
+  return `the engine ran out of memory: its worker's heap is limited to ${mb === undefined ? "V8's default" : `${mb} MB`}, and the informer's cache and trace window did not fit (raise informerInspector.engineHeapLimitMB, or lower informerInspector.memoryEvents)`;
 }

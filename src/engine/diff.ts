@@ -6,6 +6,7 @@
 import type { FieldChange, UpdateChange } from '../format/events';
 import { lazyStateOf, type LazyState } from './lazyObject';
 import { typeField, type KubeObject } from './objects';
+import { diffWindow } from './textDiff';
 
 /** Two lazy objects, neither parsed yet, of the same JSON text (and LIST defaults): they parse to deep-equal objects. */
 function sameText(a: KubeObject, b: KubeObject): boolean {
@@ -58,6 +59,116 @@ function partialObject(s: LazyState, own: Map<string, string>, other: Map<string
   const o: Record<string, unknown> = s.defaults ? { apiVersion: s.defaults.apiVersion, kind: s.defaults.kind } : {};
   for (const [key, text] of own) o[key] = other.get(key) === text ? SAME_TEXT : JSON.parse(text);
   return o;
+}
+
+/** An object's top-level members as the walk sees them: key, the text holding the value, and the value's span in it. */
+interface TopMembers {
+  keys: string[];
+  texts: string[];
+  starts: number[];
+  ends: number[];
+}
+
+/**
+ * The top-level members of an unparsed lazy object in JSON.parse's order, the LIST defaults (as
+ * JSON texts) in front. Undefined when that order is not the text's (a key starting with a digit,
+ * which JSON.parse puts first) or a key is repeated (JSON.parse keeps its first place and last value).
+ */
+function topMembers(s: LazyState): TopMembers | undefined {
+  const m = s.fields.members;
+  const raw = s.raw;
+  if (m === undefined || raw === undefined) return undefined;
+  const out: TopMembers = { keys: [], texts: [], starts: [], ends: [] };
+  const add = (key: string, text: string, start: number, end: number): boolean => {
+    const c = key.charCodeAt(0);
+    if ((c >= 0x30 && c <= 0x39) || out.keys.includes(key)) return false;
+    out.keys.push(key);
+    out.texts.push(text);
+    out.starts.push(start);
+    out.ends.push(end);
+    return true;
+  };
+  if (s.defaults) {
+    const apiVersion = JSON.stringify(s.defaults.apiVersion);
+    const kind = JSON.stringify(s.defaults.kind);
+    if (apiVersion === undefined || !add('apiVersion', apiVersion, 0, apiVersion.length) || !add('kind', kind, 0, kind.length)) return undefined;
+  }
+  for (let i = 0; i < m.length; i += 3) if (!add(m[i] as string, raw, m[i + 1] as number, m[i + 2] as number)) return undefined;
+  return out;
+}
+
+/**
+ * The changes of two unparsed lazy objects found from their texts: both need the same top-level
+ * keys (topMembers; the walk then goes in the old object's order); of each member whose text
+ * differs, only the smallest value around the differences is parsed and walked (textDiff.ts).
+ * The changes and their order are the walk's on the parsed objects. False when it declines (out
+ * is then empty) and the caller compares parsed values.
+ */
+function textChanges(oldObj: KubeObject, newObj: KubeObject, out: Change[]): boolean {
+  const a = lazyStateOf(oldObj);
+  const b = lazyStateOf(newObj);
+  if (a?.raw === undefined || b?.raw === undefined) return false;
+  const done = a.defaults === undefined && b.defaults === undefined ? ownMemberChanges(a, b, out) : listedMemberChanges(a, b, out);
+  if (!done) out.length = 0;
+  return done;
+}
+
+/** textChanges of two objects without LIST defaults: their members straight from the scanner's record. */
+function ownMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean {
+  const ma = a.fields.members;
+  const mb = b.fields.members;
+  if (ma === undefined || mb === undefined || ma.length !== mb.length || !plainKeys(ma)) return false;
+  const ra = a.raw as string;
+  const rb = b.raw as string;
+  for (let i = 0; i < ma.length; i += 3) {
+    const key = ma[i] as string;
+    let j = i;
+    if (mb[j] !== key) {
+      j = mb.indexOf(key);
+      if (j < 0 || j % 3 !== 0) return false;
+    }
+    if (!memberChanges(key, ra, ma[i + 1] as number, ma[i + 2] as number, rb, mb[j + 1] as number, mb[j + 2] as number, out)) return false;
+  }
+  return true;
+}
+
+/** Whether the keys of a members record (key, start, end, ...) are in JSON.parse's order and none repeats. */
+function plainKeys(members: (string | number)[]): boolean {
+  for (let i = 0; i < members.length; i += 3) {
+    const key = members[i] as string;
+    const c = key.charCodeAt(0);
+    if (c >= 0x30 && c <= 0x39) return false;
+    for (let k = 0; k < i; k += 3) if (members[k] === key) return false;
+  }
+  return true;
+}
+
+/** textChanges when either object came from a LIST with defaults (topMembers puts them in front). */
+function listedMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean {
+  const ma = topMembers(a);
+  const mb = ma && topMembers(b);
+  if (ma === undefined || mb === undefined || ma.keys.length !== mb.keys.length) return false;
+  for (let k = 0; k < ma.keys.length; k++) {
+    const key = ma.keys[k];
+    const m = mb.keys[k] === key ? k : mb.keys.indexOf(key);
+    if (m < 0 || !memberChanges(key, ma.texts[k], ma.starts[k], ma.ends[k], mb.texts[m], mb.starts[m], mb.ends[m], out)) return false;
+  }
+  return true;
+}
+
+/** The changes of one top-level member, a[as, ae) against b[bs, be), into out; false when it declines. */
+function memberChanges(key: string, a: string, as: number, ae: number, b: string, bs: number, be: number, out: Change[]): boolean {
+  if (ae - as === be - bs && a.slice(as, ae) === b.slice(bs, be)) return true;
+  const w = diffWindow(a, as, ae, b, bs, be);
+  if (w === undefined) return false;
+  const keys: (string | number)[] = [key];
+  for (const x of w.keys) keys.push(x);
+  try {
+    walkRecursive(JSON.parse(a.slice(w.oldStart, w.oldEnd)), JSON.parse(b.slice(w.newStart, w.newEnd)), keys, out);
+  } catch {
+    return false; // nested past the recursive walk's limit (TOO_DEEP)
+  }
+  return true;
 }
 
 export const MAX_FIELD_CHANGES = 20;
@@ -256,10 +367,13 @@ function walkIterative(oldObj: unknown, newObj: unknown, out: Change[]): void {
 export function compareUpdate(oldObj: KubeObject, newObj: KubeObject): UpdateComparison {
   if (sameText(oldObj, newObj)) return { change: 'identical', diff: [], total: 0 };
   const changes: Change[] = [];
-  // Lazy objects are parsed for the walk (only the members that differ) without keeping the parsed trees in the cache.
-  const pair = partialPair(oldObj, newObj);
-  if (pair) walk(pair[0], pair[1], changes);
-  else walk(parsedForCompare(oldObj), parsedForCompare(newObj), changes);
+  // Lazy objects are compared from their texts when they have the same shape, else parsed for the
+  // walk (only the members that differ), without keeping parsed trees in the cache.
+  if (!textChanges(oldObj, newObj, changes)) {
+    const pair = partialPair(oldObj, newObj);
+    if (pair) walk(pair[0], pair[1], changes);
+    else walk(parsedForCompare(oldObj), parsedForCompare(newObj), changes);
+  }
   const secret = typeField(oldObj, 'kind') === 'Secret' || typeField(newObj, 'kind') === 'Secret';
   const diff = changes.slice(0, MAX_FIELD_CHANGES).map((c): FieldChange => {
     const redact = secret && (c.top[0] === 'data' || c.top[0] === 'stringData');

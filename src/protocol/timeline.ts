@@ -1,6 +1,7 @@
 /**
  * The timeline view's protocol. The host owns the data: the webview sends `ready`, the host
- * answers with a full `snapshot`, then sends `delta` batches (at most ~30 per second). A delta
+ * answers with a full `snapshot` (the trace editor sends it before the `ready` and answers that
+ * with `snapshotSent`), then sends `delta` batches (at most ~30 per second). A delta
  * names the last event seq the host had sent before it (`afterSeq`); a webview whose last seq
  * differs has missed something and sends `ready` again for a fresh snapshot. A hidden view gets
  * a full snapshot when it is shown again, never the deltas it missed.
@@ -25,6 +26,7 @@ import {
 import type { Finding, StaleWindow, TraceHeader, TraceSummary } from '../format/trace';
 import type { FieldChange, RecordedEvent } from '../format/events';
 import type { ColumnBatch } from './eventColumns';
+import type { PackedColumns } from './columnPack';
 import type { DenseRow, SegmentChunk, SpillOverview } from '../format/spill';
 
 /** One informer session the host knows about (running, finished, imported or replayed). */
@@ -39,15 +41,18 @@ export interface SessionInfo {
 
 export interface SnapshotParams {
   session: SessionInfo;
+  /** The stream's number for this snapshot (increasing); `snapshotSent` refers to it. */
+  snapshotId?: number;
   header: TraceHeader;
   /** Events as objects; they follow the events of `columns`. */
   events: RecordedEvent[];
   /**
-   * The events as columns (src/protocol/eventColumns.ts), typed arrays as ArrayBuffers: how the
-   * host sends a snapshot, so neither side serialises an object per event. Distribute diffs are
-   * not in them: the webview asks for one with EventDiffRequest.
+   * The events as columns (src/protocol/eventColumns.ts), typed arrays as ArrayBuffers, so
+   * neither side serialises an object per event; the host sends them packed into one buffer
+   * (src/protocol/columnPack.ts). Distribute diffs are not in them: the webview asks for one
+   * with EventDiffRequest.
    */
-  columns?: ColumnBatch;
+  columns?: ColumnBatch | PackedColumns;
   findings: Finding[];
   /** Every session, so a view can offer to switch. */
   sessions: SessionInfo[];
@@ -100,6 +105,11 @@ export interface DeltaParams {
   /** The session's current engine time (same base as event t); only while it is live. */
   nowT?: number;
   storage?: StorageInfo;
+}
+
+/** The answer to a `ready` when the snapshot was sent before it (the trace editor): which one. */
+export interface SnapshotSentParams {
+  snapshotId: number;
 }
 
 /** The heartbeat of a live session: its current engine time, sent while the view is visible. */
@@ -173,11 +183,17 @@ function isColumnBatch(v: unknown): v is ColumnBatch {
   return isRecord(v) && isFiniteNumber(v.count) && isRecord(v.columns) && Array.isArray(v.strings) && Array.isArray(v.extras);
 }
 
+/** The shape of packed columns; their bytes are checked when unpacked (columnPack.unpackColumns). */
+function isPackedColumns(v: unknown): v is PackedColumns {
+  return isRecord(v) && isFiniteNumber(v.count) && isFiniteNumber(v.packing) && v.packed instanceof ArrayBuffer && Array.isArray(v.strings) && Array.isArray(v.extras);
+}
+
 function isSnapshot(v: unknown): v is SnapshotParams {
   return (
     isRecord(v) &&
-    (v.columns === undefined || isColumnBatch(v.columns)) &&
+    (v.columns === undefined || isColumnBatch(v.columns) || isPackedColumns(v.columns)) &&
     isSessionInfo(v.session) &&
+    isOptionalTime(v.snapshotId) &&
     isTraceHeader(v.header) &&
     isArrayOf(v.events, isRecordedEvent) &&
     isArrayOf(v.findings, isFinding) &&
@@ -324,6 +340,8 @@ export const SpillRangeRequest = new IpcRequestType('timeline/spillRange', isSpi
 
 export const SnapshotNotification = new IpcMessageType('notification', 'timeline/snapshot', isSnapshot);
 export const DeltaNotification = new IpcMessageType('notification', 'timeline/delta', isDelta);
+/** A `ready` is answered by a snapshot already sent: a page that does not hold it sends `ready` again. */
+export const SnapshotSentNotification = new IpcMessageType('notification', 'timeline/snapshotSent', (v: unknown): v is SnapshotSentParams => isRecord(v) && isFiniteNumber(v.snapshotId));
 export const SessionsNotification = new IpcMessageType('notification', 'timeline/sessions', isSessions);
 /** A live session's current engine time (heartbeat, ~1/s while the view is visible). */
 export const ClockNotification = new IpcMessageType('notification', 'timeline/clock', isClock);

@@ -43,17 +43,35 @@ const TEXT_RULES: ReadonlyArray<readonly [RegExp, string]> = [
 ];
 
 /**
- * Whether no rule in TEXT_RULES can match s, by its characters alone: every rule needs a
- * character outside [A-Za-z0-9._/-] (whitespace, ':', '=', a quote) or a capital J (the JWT
- * rule, whose other characters are all in that set). Object keys, names, resource versions and
- * handler names are made of such characters; this loop is cheaper than the pre-check regex.
+ * Whether no rule in TEXT_RULES can match s, by its characters alone. Every rule needs a character
+ * outside [A-Za-z0-9._/-:] (whitespace, '=', a quote, '@'), or a capital J (the JWT rule, whose
+ * other characters are all in that set), or a word followed by ':' (authorization, token,
+ * password, secret, ...: each has a letter other than T and Z). So a string of those characters
+ * passes when it has no J and no ':' after a letter other than T and Z. Object keys, names,
+ * resource versions, handler names and timestamps are such strings; this loop is cheaper than the
+ * pre-check regex.
  */
 function plainText(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     // a-z, 0-9, '.', '/', '-', '_', and A-Z except 'J'
     if ((c >= 97 && c <= 122) || (c >= 45 && c <= 57) || c === 95 || (c >= 65 && c <= 90 && c !== 74)) continue;
-    return false;
+    return c === 58 && noWordBeforeColon(s);
+  }
+  return true;
+}
+
+/** For plainText, s having a ':': whether no ':' comes after a letter other than T and Z, and s has nothing outside [A-Za-z0-9._/-:] nor a J. */
+function noWordBeforeColon(s: string): boolean {
+  let letters = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // '-', '.', '/', 0-9, '_', and T and Z, which no rule's word is made of alone
+    if ((c >= 45 && c <= 57) || c === 95 || c === 84 || c === 90) continue;
+    if (c === 58) {
+      if (letters) return false;
+    } else if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90 && c !== 74)) letters = true;
+    else return false;
   }
   return true;
 }

@@ -57,6 +57,24 @@ function eventValidator(type: string): ValidateFunction | undefined {
   return v;
 }
 
+/** Compiles the schema's checks now (the first check compiles them otherwise): a reader can do it while its file is read. */
+export function prepareChecks(): void {
+  full();
+}
+
+/** Whether the whole schema accepts the document with its events array left empty (the top level and header). */
+export function topLevelValid(doc: Record<string, unknown>): boolean {
+  return Array.isArray(doc.events) && full()({ ...doc, events: [] });
+}
+
+/** Whether the schema accepts this value as an event (its type's compiled check). */
+export function eventValid(e: unknown): boolean {
+  if (e === null || typeof e !== 'object' || Array.isArray(e)) return false;
+  const type = (e as { type?: unknown }).type;
+  const check = typeof type === 'string' ? eventValidator(type) : undefined;
+  return check !== undefined && check(e);
+}
+
 /**
  * One pass over the document: the top level and header with the whole schema (the events array
  * left empty), then every event with its type's compiled check. True means the whole schema
@@ -64,14 +82,8 @@ function eventValidator(type: string): ValidateFunction | undefined {
  */
 function quickValid(doc: Record<string, unknown>): boolean {
   const events = doc.events;
-  if (!Array.isArray(events) || !full()({ ...doc, events: [] })) return false;
-  for (let i = 0; i < events.length; i++) {
-    const e: unknown = events[i];
-    if (e === null || typeof e !== 'object' || Array.isArray(e)) return false;
-    const type = (e as { type?: unknown }).type;
-    const check = typeof type === 'string' ? eventValidator(type) : undefined;
-    if (!check || !check(e)) return false;
-  }
+  if (!Array.isArray(events) || !topLevelValid(doc)) return false;
+  for (let i = 0; i < events.length; i++) if (!eventValid(events[i])) return false;
   return true;
 }
 
@@ -114,10 +126,10 @@ function describe(errors: ErrorObject[]): string {
  * export, redaction and the webview walk them recursively: a hostile depth would overflow the
  * stack there. Real objects stay far below this.
  */
-const MAX_NESTING = 1000;
+export const MAX_NESTING = 1000;
 
 /** Whether some value in v lies `limit` or more levels below it (recursion at most `limit` deep). */
-function nestsDeeper(v: unknown, limit: number): boolean {
+export function nestsDeeper(v: unknown, limit: number): boolean {
   if (v === null || typeof v !== 'object') return false;
   if (limit <= 0) return true;
   if (Array.isArray(v)) {

@@ -20,7 +20,8 @@ const CHUNK_CHARS = 1 << 20;
 
 export type EventSource = AsyncIterable<RecordedEvent> | Iterable<RecordedEvent>;
 
-function openingText(header: TraceHeader): string {
+/** The file's text up to the events array: `{`, the format, the header pretty-printed, `"events": `. */
+export function openingText(header: TraceHeader): string {
   const headerText = JSON.stringify(canonicalHeader({ ...header, format: TRACE_FORMAT }), null, 2).replace(/\n/g, '\n  ');
   return `{\n  "format": ${JSON.stringify(TRACE_FORMAT)},\n  "header": ${headerText},\n  "events": `;
 }

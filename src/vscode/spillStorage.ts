@@ -3,7 +3,8 @@
  * extension's global storage (`segments/<pid>`), so windows sharing the storage never touch
  * each other's segments. Folders of extension hosts that no longer run (a crash left them) are
  * removed at start. The bound comes from `informerInspector.spillLimitMB` (0: never spill), the
- * in-memory window from `informerInspector.memoryEvents`.
+ * in-memory window from `informerInspector.memoryEvents`, the engine worker's heap limit from
+ * `informerInspector.engineHeapLimitMB`.
  */
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +15,9 @@ import { endIdleSpillReaders } from '../app/workerSession';
 export const SPILL_SETTING = 'spillLimitMB';
 export const DEFAULT_SPILL_LIMIT_MB = 1024;
 export const MEMORY_SETTING = 'memoryEvents';
+export const HEAP_SETTING = 'engineHeapLimitMB';
+/** The smallest engine heap limit the setting takes. */
+export const MIN_HEAP_LIMIT_MB = 256;
 /** The smallest in-memory window the setting takes (the recorder spills a tenth of it at a time). */
 export const MIN_MEMORY_EVENTS = 1000;
 
@@ -51,12 +55,14 @@ export function configureSpill(context: vscode.ExtensionContext): vscode.Disposa
     const maxBytes = Number.isFinite(mb) && mb > 0 ? Math.floor(mb * 1024 * 1024) : 0;
     const events = config.get<number>(MEMORY_SETTING);
     const cap = typeof events === 'number' && Number.isFinite(events) ? Math.max(MIN_MEMORY_EVENTS, Math.floor(events)) : undefined;
-    configureSessions({ spill: maxBytes > 0 ? { dir, maxBytes } : undefined, cap });
+    const heap = config.get<number>(HEAP_SETTING);
+    const heapLimitMb = typeof heap === 'number' && Number.isFinite(heap) ? Math.max(MIN_HEAP_LIMIT_MB, Math.floor(heap)) : undefined;
+    configureSessions({ spill: maxBytes > 0 ? { dir, maxBytes } : undefined, cap, heapLimitMb });
   };
   apply();
   return vscode.Disposable.from(
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(`informerInspector.${SPILL_SETTING}`) || e.affectsConfiguration(`informerInspector.${MEMORY_SETTING}`)) apply();
+      if (e.affectsConfiguration(`informerInspector.${SPILL_SETTING}`) || e.affectsConfiguration(`informerInspector.${MEMORY_SETTING}`) || e.affectsConfiguration(`informerInspector.${HEAP_SETTING}`)) apply();
     }),
     { dispose: () => endIdleSpillReaders() },
     { dispose: () => rmSync(dir, { recursive: true, force: true }) },

@@ -10,9 +10,10 @@
  * ends, the view is hidden or the stream is disposed).
  */
 import type { IpcMessage } from '../protocol/ipc';
-import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, type SessionInfo, type StorageInfo } from '../protocol/timeline';
+import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, SnapshotSentNotification, type SessionInfo, type StorageInfo } from '../protocol/timeline';
 import type { Finding } from '../format/trace';
 import { encodeBatch } from '../protocol/eventColumns';
+import { packColumns } from '../protocol/columnPack';
 import type { InformerSession } from '../app/session';
 
 /** The session's storage as the webview header shows it (undefined for an imported trace). */
@@ -49,6 +50,10 @@ export class TimelineStream {
   private unsubscribe: (() => void) | undefined;
   private unsubscribeEnd: (() => void) | undefined;
   private ready = false;
+  /** Snapshots sent so far: each carries its number (`snapshotId`). */
+  private snapshots = 0;
+  /** The number of the snapshot sent before the webview's first `ready` (prime), until that ready. */
+  private primedId: number | undefined;
   private visible = true;
   private lastSentSeq = -1;
   private lastFindings: Finding[] | undefined;
@@ -87,16 +92,37 @@ export class TimelineStream {
     this.syncHeartbeat();
   }
 
+  /**
+   * Sends the snapshot now, before the webview says `ready`: for a webview whose page was just
+   * set, so that the snapshot travels while VS Code is still creating it (VS Code holds messages
+   * for a page until it has loaded, and the page's script listens before its load ends). The
+   * first `ready` after this is answered with `snapshotSent`, naming that snapshot: the page that
+   * got it keeps it; a page that did not (the webview was rebuilt meanwhile) asks again and gets
+   * a snapshot as always.
+   */
+  prime(): void {
+    if (!this.visible || this.disposed) return;
+    this.ready = true;
+    this.sendSnapshot();
+    this.primedId = this.session ? this.snapshots : undefined;
+    this.syncHeartbeat();
+  }
+
   /** The webview's script loaded (or lost track) and wants everything. */
   onReady(): void {
     this.ready = true;
-    this.sendSnapshot();
+    const primed = this.primedId;
+    this.primedId = undefined;
+    if (primed !== undefined) this.post(SnapshotSentNotification.create({ snapshotId: primed }));
+    else this.sendSnapshot();
     this.syncHeartbeat();
   }
 
   setVisible(visible: boolean): void {
     if (visible === this.visible) return;
     this.visible = visible;
+    // A hidden webview may be rebuilt: its next `ready` may come from a page that never got the primed snapshot.
+    this.primedId = undefined;
     if (visible) this.sendSnapshot();
     else this.cancelPending();
     this.syncHeartbeat();
@@ -169,7 +195,7 @@ export class TimelineStream {
       return;
     }
     const findings = s.findings(true);
-    const columns = s.columns() ?? encodeBatch(s.events());
+    const columns = packColumns(s.columns() ?? encodeBatch(s.events()));
     this.lastSentSeq = s.lastSeq();
     this.lastFindings = findings;
     this.lastLive = s.live;
@@ -180,6 +206,7 @@ export class TimelineStream {
     this.post(
       SnapshotNotification.create({
         session: s.info(),
+        snapshotId: ++this.snapshots,
         header: s.header(),
         events: [],
         columns,

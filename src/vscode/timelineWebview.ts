@@ -76,6 +76,11 @@ export class TimelineWebviewBinding extends Disposable {
     return this.stream.sessionId;
   }
 
+  /** Sends the snapshot before the webview asks for it (TimelineStream.prime): call it right after its page was set. */
+  prime(): void {
+    this.stream.prime();
+  }
+
   setVisible(visible: boolean): void {
     this.visible = visible;
     this.stream.setVisible(visible);

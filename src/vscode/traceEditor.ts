@@ -11,6 +11,7 @@ import type { SessionRegistry } from '../app/registry';
 import type { InformerSession } from '../app/session';
 import { readTrace } from '../app/traces';
 import { ColumnarTrace } from '../app/traceColumns';
+import { readTraceInWorker } from '../app/traceRead';
 import { TimelineWebviewBinding } from './timelineWebview';
 import { importedSession, readTraceText } from './traceCommands';
 import { timelineHtml, webviewOptions } from './webviewContent';
@@ -41,13 +42,24 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
 
   /**
    * A file on disk with a binary companion that belongs to it is read from the companion (no JSON
-   * parsed); any other trace by its text. A companion that does not fit is noted in the log.
+   * parsed); any other file on disk by the trace reader's worker (src/app/traceRead.ts), which
+   * may write its companion; what the worker does not read (another layout, a problem the
+   * importer names, another file system) by its text here. What was not used is noted in the log.
    */
   private async loadTrace(uri: vscode.Uri): Promise<Loaded> {
     if (uri.scheme === 'file') {
       const opened = await ColumnarTrace.open(uri.fsPath).catch((e: unknown) => ({ reason: e instanceof Error ? e.message : String(e) }));
       if (opened instanceof ColumnarTrace) return { ok: true, columnar: opened };
       if (opened.reason !== undefined) this.log?.info(`${uri.fsPath}: its binary companion is not used (${opened.reason}); reading the JSON`);
+      const read = await readTraceInWorker(uri.fsPath);
+      if (read instanceof ColumnarTrace) {
+        void read.checked.then((c) => {
+          if (c.companion) this.log?.info(`${uri.fsPath}: its binary companion was written (${c.companion}); the next open reads it`);
+          else if (c.companionReason) this.log?.info(`${uri.fsPath}: no binary companion was written (${c.companionReason})`);
+        });
+        return { ok: true, columnar: read };
+      }
+      if (read.reason !== undefined) this.log?.info(`${uri.fsPath}: the trace reader did not read it (${read.reason}); reading the JSON here`);
     }
     try {
       return { ok: true, text: await readTraceText(uri) };
@@ -56,26 +68,47 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
     }
   }
 
-  async resolveCustomEditor(doc: TraceDocument, panel: vscode.WebviewPanel): Promise<void> {
+  /**
+   * Sets the page and returns: VS Code builds and shows the webview only once this has
+   * resolved, so the trace is read, and its snapshot sent (VS Code holds messages until the page
+   * has loaded), while the webview is being built.
+   */
+  resolveCustomEditor(doc: TraceDocument, panel: vscode.WebviewPanel): void {
     panel.webview.options = webviewOptions(this.extensionUri);
     panel.webview.html = timelineHtml(panel.webview, this.extensionUri, `Trace ${doc.uri.path.split('/').pop() ?? ''}`);
+    let closed = false;
+    const closing = panel.onDidDispose(() => (closed = true));
+    void this.show(doc, panel, () => closed)
+      .catch((e: unknown) => this.log?.error(`${doc.uri.fsPath}: ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => closing.dispose());
+  }
+
+  /** Shows the trace in the panel once it is read, or why it cannot be read; nothing when the panel was closed meanwhile. */
+  private async show(doc: TraceDocument, panel: vscode.WebviewPanel, closed: () => boolean): Promise<void> {
     const loaded = await doc.load;
     let session: InformerSession | undefined;
     let problem = loaded.ok ? undefined : loaded.message;
-    if (loaded.ok) {
+    if (loaded.ok && !closed()) {
       try {
         session = await importedSession(this.registry, doc.uri, 'columnar' in loaded ? { columnar: loaded.columnar } : { text: loaded.text });
       } catch (e) {
         problem = e instanceof Error ? e.message : String(e);
       }
     }
+    if (closed()) {
+      if (session) this.registry.remove(session.id);
+      return;
+    }
     if (!session) {
       const message = `Cannot open ${doc.uri.path.split('/').pop()}: ${problem}`;
       void vscode.window.showErrorMessage(message);
       const store = new DisposableStore();
+      const tell = () => void panel.webview.postMessage(EmptyNotification.create({ message }));
+      // Now (the page may have asked already) and whenever the page asks.
+      tell();
       store.add(
         panel.webview.onDidReceiveMessage((msg: unknown) => {
-          if (ReadyCommand.is(msg)) void panel.webview.postMessage(EmptyNotification.create({ message }));
+          if (ReadyCommand.is(msg)) tell();
         }),
       );
       store.add(panel.onDidDispose(() => store.dispose()));
@@ -86,6 +119,8 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
     // A closed trace editor's session is forgotten: nothing else shows an imported trace.
     store.add(toDisposable(() => this.registry.remove(opened.id)));
     const binding = store.add(new TimelineWebviewBinding(panel.webview, this.registry, opened, false));
+    // The page may still be loading, or may have asked already: the snapshot goes now either way.
+    binding.prime();
     store.add(panel.onDidChangeViewState((e) => binding.setVisible(e.webviewPanel.visible)));
     store.add(watchTraceFile(doc.uri, opened.eventCount(), () => reopen(panel, doc.uri)));
     store.add(panel.onDidDispose(() => store.dispose()));

@@ -15,6 +15,7 @@ import { computeFindings } from '../../src/trace/findings';
 import type { RecordedEvent } from '../../src/format/events';
 import type { TraceHeader } from '../../src/format/trace';
 import { TraceFileError, exportTrace, importTrace } from '../../src/trace/traceFile';
+import { isCanonicalText, readTraceLines } from '../../src/trace/traceLines';
 import { encodeBatch } from '../../src/protocol/eventColumns';
 import type { TraceEvent } from '../../src/format/events';
 import { awkwardString, jsonValue, mutate, mutation } from '../unit/robustness/support';
@@ -161,12 +162,37 @@ const deepTrace = fc.tuple(fc.integer({ min: 900, max: 30_000 }), fc.constantFro
   return valid.replace('"@"', open.repeat(depth) + '1' + (open === '[' ? ']' : '}').repeat(depth));
 });
 
+/**
+ * The worker's reader (src/trace/traceLines.ts) on the file with this text: it never throws and
+ * accepts only what importTrace accepts of the same bytes (a lone surrogate becomes U+FFFD in a
+ * file), with the same values, and calls it canonical exactly when an export writes the same text.
+ */
+function checkLineReader(text: string, intact: boolean): void {
+  const bytes = Buffer.from(text, 'utf8');
+  const lines = readTraceLines(bytes);
+  const asRead = bytes.toString('utf8');
+  if (!lines) {
+    if (intact && asRead === text && !text.includes('"events": []')) assert.fail('the line reader did not read an exported trace');
+    return;
+  }
+  let trace: { header: TraceHeader; events: RecordedEvent[] };
+  try {
+    trace = importTrace(asRead);
+  } catch (e) {
+    assert.fail(`the line reader accepted a file importTrace refuses: ${(e as Error).message}`);
+  }
+  assert.deepEqual(lines.events, trace.events);
+  assert.deepEqual(lines.header, trace.header);
+  assert.equal(isCanonicalText(lines), exportTrace(trace) === asRead, 'canonical exactly when an export writes the same text');
+}
+
 export const traces: FuzzTarget<{ text: string; intact: boolean }> = {
   name: 'trace-file',
-  about: 'trace files (valid exports, cut, spliced, fields dropped/renamed/retyped, nested 900–30,000 deep, garbage): exports round-trip byte for byte; whatever is accepted exports and summarises; otherwise one TraceFileError line',
+  about: 'trace files (valid exports, cut, spliced, fields dropped/renamed/retyped, nested 900–30,000 deep, garbage): exports round-trip byte for byte; whatever is accepted exports and summarises; otherwise one TraceFileError line; the line reader agrees (same values, canonical exactly when the export is the same text)',
   weight: 6,
   arbitrary: () => fc.oneof({ weight: 30, arbitrary: textVariants(validTrace) }, { weight: 1, arbitrary: deepTrace.map((text) => ({ text, intact: false })) }),
   check({ text, intact }) {
+    checkLineReader(text, intact);
     let trace: { header: TraceHeader; events: RecordedEvent[] };
     try {
       trace = importTrace(text);

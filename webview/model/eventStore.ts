@@ -43,6 +43,9 @@ export class EventStore {
   }
 
   clear(): void {
+    // Fresh arrays: the ones held may be a batch's (pushBatch), which are never written.
+    this.cols = allocateColumns(256);
+    this.capacity = 256;
     this.n = 0;
     this.strings = new StringTable();
     this.extras.clear();
@@ -177,6 +180,16 @@ export class EventStore {
   pushBatch(batch: ColumnBatch, cols: EventColumnArrays): void {
     const from = this.n;
     const count = batch.count;
+    if (from === 0 && count > this.capacity && this.strings.strings.length === 0) {
+      // An empty store takes a large batch's arrays as they are (no copy; a snapshot's million rows
+      // are not held twice). It never writes below its length, and grows into new arrays.
+      this.cols = cols;
+      this.capacity = count;
+      this.strings = new StringTable(batch.strings.slice());
+      for (let i = 0, next = 0; i < count; i++) if (cols.type[i] === EXTRA) this.extras.set(i, batch.extras[next++]);
+      this.n = count;
+      return;
+    }
     this.reserve(from + count);
     for (const name of COLUMN_NAMES) (this.cols[name] as Float64Array).set(cols[name] as unknown as Float64Array, from);
     if (from === 0 && this.strings.strings.length === 0) {

@@ -17,6 +17,7 @@ import { handlerShown, type TimelineFilter } from './filter';
 import { EventStore } from './eventStore';
 import { LaneSet } from './laneSet';
 import { batchArrays, type ColumnBatch } from '../../src/protocol/eventColumns';
+import { isPacked, unpackColumns, type PackedColumns } from '../../src/protocol/columnPack';
 
 export type { DepthLane, MarkLane, PointLane } from './laneSet';
 
@@ -283,10 +284,13 @@ export class TimelineData extends LaneSet {
   }
 
   /**
-   * Appends a batch of columns (a snapshot's events). False, and nothing appended, when the
-   * batch is malformed or does not follow on from the events held (seqs must increase).
+   * Appends a batch of columns (a snapshot's events, packed or not). False, and nothing
+   * appended, when the batch is malformed or does not follow on from the events held (seqs
+   * must increase).
    */
-  appendColumns(batch: ColumnBatch): boolean {
+  appendColumns(columns: ColumnBatch | PackedColumns): boolean {
+    const batch = isPacked(columns) ? unpackColumns(columns) : columns;
+    if (!batch) return false;
     const cols = batchArrays(batch);
     if (!cols || (batch.count > 0 && cols.seq[0] <= this.lastSeq)) return false;
     const from = this.store.length;

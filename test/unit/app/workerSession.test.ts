@@ -6,7 +6,7 @@ import { RunError } from '../../../src/app/errors';
 import { findResource } from '../../../src/app/resources';
 import { profileNamed } from '../../../src/app/profiles';
 import type { InformerSession } from '../../../src/app/session';
-import { createSession, startSandboxConnection } from '../../../src/app/sessions';
+import { configureSessions, createSession, startSandboxConnection } from '../../../src/app/sessions';
 import { startWorkerSession } from '../../../src/app/workerSession';
 import { ENGINE_WORKER_LIMITS } from '../../../src/app/workerLimits';
 import { writeFileSync } from 'node:fs';
@@ -166,6 +166,22 @@ describe('app: sessions in an engine worker', function () {
         assert.equal(seen.maxYoungGenerationSizeMb, ENGINE_WORKER_LIMITS.maxYoungGenerationSizeMb);
         return true;
       });
+    });
+
+    it('sessions get the heap limit of the engineHeapLimitMB setting (configureSessions heapLimitMb)', async () => {
+      const file = script('limits2.js', `parentPort.postMessage({ type: 'failed', message: JSON.stringify(resourceLimits) });`);
+      const s = scenario('gate-inorder-informers-unknown-to-v132');
+      configureSessions({ workerFile: file, heapLimitMb: 512 });
+      try {
+        await assert.rejects(createSession('l3', { kind: 'replay', scenario: s }), (e: Error) => {
+          const seen = JSON.parse(e.message.slice(e.message.indexOf('{'))) as Record<string, number>;
+          assert.equal(seen.maxOldGenerationSizeMb, 512);
+          assert.equal(seen.maxYoungGenerationSizeMb, ENGINE_WORKER_LIMITS.maxYoungGenerationSizeMb);
+          return true;
+        });
+      } finally {
+        configureSessions({ workerFile: engineWorkerBundle, heapLimitMb: undefined });
+      }
     });
 
     it('a worker that runs out of heap ends in one line that names the limit', async () => {

@@ -1,19 +1,21 @@
 import { strict as assert } from 'node:assert';
 import type { IpcMessage } from '../../../src/protocol/ipc';
-import { ClockNotification, DeltaNotification, EmptyNotification, SnapshotNotification } from '../../../src/protocol/timeline';
+import { ClockNotification, DeltaNotification, EmptyNotification, SnapshotNotification, SnapshotSentNotification } from '../../../src/protocol/timeline';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import { InformerSession } from '../../../src/app/session';
 import { TimelineStream, type StreamTimers } from '../../../src/vscode/timelineStream';
 import { decodeBatch } from '../../../src/protocol/eventColumns';
+import { isPacked, unpackColumns } from '../../../src/protocol/columnPack';
 import type { SnapshotParams } from '../../../src/protocol/timeline';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SegmentFile } from '../../../src/trace/segments';
 
-/** A snapshot's events: those of its columns, then those sent as objects. */
+/** A snapshot's events: those of its columns (which travel packed), then those sent as objects. */
 function snapshotEvents(p: SnapshotParams) {
-  return [...(p.columns ? decodeBatch(p.columns)! : []), ...p.events];
+  assert.ok(p.columns === undefined || isPacked(p.columns), 'a snapshot packs its columns');
+  return [...(p.columns ? decodeBatch(unpackColumns(p.columns)!)! : []), ...p.events];
 }
 
 /** Timers driven by hand: advance(ms) runs what is due. */
@@ -87,6 +89,49 @@ describe('host: timeline stream', () => {
     assert.ok(SnapshotNotification.is(sent[0]));
     assert.deepEqual(snapshotEvents(sent[0].params).map((e) => e.seq), [0]);
     assert.equal(sent[0].params.events.length, 0, 'a snapshot sends its events as columns');
+  });
+
+  it('prime: the snapshot goes before ready, the first ready is answered with its number, a later one with a snapshot', () => {
+    const { rec, sent, stream, session, timers } = setup();
+    rec.emit({ t: 1, type: 'synced' });
+    stream.show(session);
+    stream.prime();
+    assert.equal(sent.length, 1);
+    assert.ok(SnapshotNotification.is(sent[0]));
+    assert.deepEqual(snapshotEvents(sent[0].params).map((e) => e.seq), [0]);
+    const id = sent[0].params.snapshotId;
+    assert.ok(id !== undefined);
+    stream.onReady();
+    assert.equal(sent.length, 2);
+    assert.ok(SnapshotSentNotification.is(sent[1]), 'the first ready is told which snapshot was sent, not sent it again');
+    assert.equal(sent[1].params.snapshotId, id);
+    rec.emit({ t: 2, type: 'synced' });
+    timers.advance(33);
+    assert.ok(DeltaNotification.is(sent[2]), 'deltas follow the primed snapshot');
+    assert.equal(sent[2].params.afterSeq, 0);
+    stream.onReady();
+    assert.ok(SnapshotNotification.is(sent[3]), 'a second ready (the page did not hold it, or reloaded) gets a snapshot');
+    assert.ok(sent[3].params.snapshotId! > id!, 'snapshot numbers increase');
+  });
+
+  it('prime: a view hidden and shown again before its first ready gets a snapshot for that ready; a hidden view is not primed', () => {
+    const a = setup();
+    a.stream.show(a.session);
+    a.stream.prime();
+    a.stream.setVisible(false);
+    a.stream.setVisible(true);
+    const before = a.sent.length;
+    a.stream.onReady();
+    assert.equal(a.sent.length, before + 1);
+    assert.ok(SnapshotNotification.is(a.sent[a.sent.length - 1]));
+    const b = setup();
+    b.stream.show(b.session);
+    b.stream.setVisible(false);
+    b.stream.prime();
+    assert.equal(b.sent.length, 0);
+    b.stream.setVisible(true);
+    b.stream.onReady();
+    assert.ok(b.sent.length >= 1 && SnapshotNotification.is(b.sent[b.sent.length - 1]));
   });
 
   it('batches many emits into one delta per interval, with contiguous afterSeq', () => {

@@ -9,7 +9,7 @@ const SECRETS = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret',
 const PIECES = [
   'eyJ', 'eyJhbGciOiJ', 'abcd', 'x', 'J', '.', '/', '-', '_', '0', '42', 'ns', 'token', 'password', 'secret', 'SECRET', 'bearer', 'Bearer',
   'basic', 'Basic', 'authorization', 'key', 'cert', '=', ':', ' ', '"', "'", '\n', '@', 'https://', 'u:p@', '-----BEGIN X-----', '-----END X-----',
-  'YWxpY2U6cHcxMjM=', 'Ä', '\u00e9',
+  'YWxpY2U6cHcxMjM=', 'Ä', '\u00e9', 'T', 'Z', 'TOKEN', 'tz', '2026-11-24T05:00:01Z', '00:01',
 ];
 
 function randomText(next: () => number): string {
@@ -38,6 +38,10 @@ describe('redaction pre-checks are exact', () => {
       assert.equal(redactText(s), want, `redactText(${JSON.stringify(s)})`);
     }
     assert.ok(changed > 1000, `the strings exercise the rules (${changed} changed)`);
+    // The fast path's edges: a timestamp passes, a word before a colon does not.
+    for (const s of ['2026-11-24T05:00:01Z', 'T:Z', '0:token', '0:eyJabcd.efgh.ij', 'TOKEN:abc', 'Token:TZ', 'SECRET:x', 'authorization:x', 'passwd:1']) {
+      assert.equal(redactText(s), applyTextRules(s), `redactText(${JSON.stringify(s)})`);
+    }
   });
 
   it('a bare token in a name-like string (letters, digits, dots, dashes) is still redacted', () => {

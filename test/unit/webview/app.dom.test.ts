@@ -13,6 +13,7 @@ import {
   ExportTraceRequest,
   ReadyCommand,
   SnapshotNotification,
+  SnapshotSentNotification,
   type SessionInfo,
   type TimelineUiState,
 } from '../../../src/protocol/timeline';
@@ -20,7 +21,8 @@ import type { IpcMessage } from '../../../src/protocol/ipc';
 import type { RecordedEvent as WireEvent } from '../../../src/format/events';
 import type { TraceHeader as WireTraceHeader } from '../../../src/format/trace';
 import { SummaryModel } from '../../../src/trace/summary';
-import { encodeBatch } from '../../../src/protocol/eventColumns';
+import { encodeBatch, type ColumnBatch } from '../../../src/protocol/eventColumns';
+import { packColumns, type PackedColumns } from '../../../src/protocol/columnPack';
 import { tracksOf } from '../../../webview/model/tracks';
 import { cycleTrace } from './fixture';
 
@@ -52,7 +54,8 @@ const S2: SessionInfo = { id: 's2', title: 'two', live: false, simulated: false 
 
 /** A snapshot as the host sends it: the events as columns (objects only with `asObjects`). */
 function snapshot(session: SessionInfo, events: WireEvent[], nowT?: number, asObjects = false) {
-  const carried = asObjects ? { events } : { events: [], columns: encodeBatch(events) };
+  // As the host sends them: columns packed (src/vscode/timelineStream.ts).
+  const carried = asObjects ? { events } : { events: [], columns: packColumns(encodeBatch(events)) };
   return SnapshotNotification.create({ session, header: HEADER, ...carried, findings: [], sessions: [S1, S2], nowT, summary: SummaryModel.of(events).snapshot() });
 }
 
@@ -97,7 +100,24 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
     assert.equal(app.currentSession?.id, 's1');
   });
 
-  it('a delta that follows on is appended; one that does not asks for a resync and changes nothing', () => {
+  it('snapshotSent: the page that holds that snapshot keeps it; a page that does not asks again', () => {
+    const { app, vscode } = fresh();
+    app.start();
+    const msg = snapshot(S1, events);
+    msg.params.snapshotId = 4;
+    app.handle(msg);
+    app.handle(SnapshotSentNotification.create({ snapshotId: 4 }));
+    assert.equal(vscode.readies(), 1, 'it holds snapshot 4: nothing to ask');
+    app.handle(SnapshotSentNotification.create({ snapshotId: 5 }));
+    assert.equal(vscode.readies(), 2, 'snapshot 5 never arrived here: ready again');
+    const other = fresh();
+    other.app.start();
+    other.app.handle(SnapshotSentNotification.create({ snapshotId: 1 }));
+    assert.equal(other.vscode.readies(), 2, 'a page with no snapshot at all asks again');
+    assert.equal(app.data.eventCount, events.length);
+  });
+
+    it('a delta that follows on is appended; one that does not asks for a resync and changes nothing', () => {
     const { app, vscode } = fresh();
     app.handle(snapshot(S1, events.slice(0, cut)));
     app.handle(DeltaNotification.create({ sessionId: 's1', afterSeq: events[cut - 1].seq, events: events.slice(cut, cut + 3), live: true }));
@@ -284,13 +304,22 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
     assert.match(q('table.diff')?.textContent ?? '', /data\.x/);
   });
 
-  it('a snapshot whose columns are malformed shows one message and keeps no events', () => {
-    const { app, root } = fresh();
-    const msg = snapshot(S1, events);
-    msg.params.columns!.columns.seq = new ArrayBuffer(8);
-    app.handle(msg);
-    assert.equal(app.data.eventCount, 0);
-    assert.match((root as unknown as { querySelector(s: string): { textContent: string | null } | null }).querySelector('.empty')?.textContent ?? '', /could not read/);
+  it('a snapshot whose columns are malformed (plain or packed) shows one message and keeps no events', () => {
+    const breakers: ((m: ReturnType<typeof snapshot>) => void)[] = [
+      (m) => (m.params.columns = { ...encodeBatch(events), columns: { ...encodeBatch(events).columns, seq: new ArrayBuffer(8) } } as ColumnBatch),
+      (m) => {
+        const p = m.params.columns as PackedColumns;
+        m.params.columns = { ...p, packed: p.packed.slice(0, p.packed.byteLength - 1) };
+      },
+    ];
+    for (const breakIt of breakers) {
+      const { app, root } = fresh();
+      const msg = snapshot(S1, events);
+      breakIt(msg);
+      app.handle(msg);
+      assert.equal(app.data.eventCount, 0);
+      assert.match((root as unknown as { querySelector(s: string): { textContent: string | null } | null }).querySelector('.empty')?.textContent ?? '', /could not read/);
+    }
   });
 
   it('find and filter: a typed key opens its history; a filter shows a chip that clears it; a new session starts unfiltered', () => {

@@ -3,6 +3,8 @@ import { DELTA_TYPES, MarkKind, NotifyKind, REFLECTOR_STATES, RELIST_REASONS } f
 import { TimelineData } from '../../../webview/model/timelineData';
 import { SummaryModel as TimelineSummary } from '../../../src/trace/summary';
 import { cycleTrace } from './fixture';
+import { COLUMN_NAMES, encodeBatch } from '../../../src/protocol/eventColumns';
+import { packColumns } from '../../../src/protocol/columnPack';
 
 describe('webview model: timeline data', () => {
   it('sorts events into the lanes they belong to', () => {
@@ -147,5 +149,25 @@ describe('webview model: end of the timeline (endT)', () => {
     assert.equal(d.nowT, 0);
     d.append(watching());
     assert.equal(d.endT, 23);
+  });
+});
+
+describe('webview model: a large snapshot is taken without a copy', () => {
+  it('the store holds the snapshot arrays; deltas and a reset never write into them, and every event reads as it was', () => {
+    const base = cycleTrace();
+    const events = Array.from({ length: 2000 }, (_, i) => ({ ...base[i % base.length], seq: i, t: i }));
+    const batch = encodeBatch(events.slice(0, 1500));
+    const before = COLUMN_NAMES.map((n) => new Uint8Array(batch.columns[n]).slice());
+    for (const columns of [batch, packColumns(batch)]) {
+      const d = new TimelineData();
+      assert.ok(d.appendColumns(columns));
+      d.append(events.slice(1500));
+      assert.equal(d.eventCount, 2000);
+      assert.deepEqual(d.allEvents().map((e) => [e.seq, e.type, (e as { key?: string }).key]), events.map((e) => [e.seq, e.type, (e as { key?: string }).key]));
+      d.reset();
+      d.append(events.slice(0, 10));
+      assert.equal(d.eventCount, 10);
+    }
+    COLUMN_NAMES.forEach((n, i) => assert.deepEqual(new Uint8Array(batch.columns[n]), before[i], `${n} unchanged`));
   });
 });

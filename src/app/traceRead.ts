@@ -1,0 +1,167 @@
+/**
+ * Opening a trace file that has no binary companion, off the extension host's thread: a worker
+ * (traceReadWorker.ts) reads and checks the JSON and sends the timeline's columns, the summary,
+ * the findings and each event's line offset; the host holds no event objects. When the file is
+ * the canonical text an export writes, an export copies it; when it is also large, the worker
+ * writes its companion beside it (docs/trace-format.md, "The binary companion") so that the next
+ * open parses nothing.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { fingerprintOf, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
+import { prepareChecks } from '../trace/traceFile';
+import { isCanonicalText, readTraceLines } from '../trace/traceLines';
+import { ColumnarTrace, companionContent, type ReadCheck } from './traceColumns';
+
+/** A trace with at least this many events gets a companion written when it is opened from its JSON. */
+export const COMPANION_MIN_EVENTS = 10_000;
+/**
+ * The canonical check (a second pass over every event) waits this long after the columns were
+ * sent, unless an export asks for it first: meanwhile the host and the webview take the columns
+ * and draw them, and the check does not compete with them for a CPU.
+ */
+export const CHECK_AFTER_MS = 2000;
+
+export interface ReadRequest {
+  path: string;
+  companionMinEvents: number;
+  checkAfterMs: number;
+}
+
+/** The host's one message to the worker: check now (an export waits for it). */
+export interface CheckNow {
+  kind: 'check';
+}
+
+export type ReadReply =
+  | { kind: 'opened'; fingerprint: { size: number; mtimeMs: number; head: Uint8Array; tail: Uint8Array }; meta: CompanionContent['meta']; sections: { name: string; data: ArrayBuffer }[] }
+  /** Not read here: another layout, a problem the importer names, or a failure (`reason`, one line). */
+  | { kind: 'other'; reason?: string }
+  | ({ kind: 'checked' } & ReadCheck);
+
+const oneLine = (e: unknown) => String(e instanceof Error ? e.message : e).split('\n')[0];
+
+/**
+ * What the worker does (run here by tests): reads the file event by event
+ * (src/trace/traceLines.ts) and sends what a companion holds (`opened`: columns, summary,
+ * findings, line offsets; the sections are copies, free to transfer); then checks whether the
+ * file is the canonical text an export writes and, when it is and the trace has at least
+ * `companionMinEvents` events, writes the companion beside it (`checked`) — once `checkNow`
+ * resolves or `checkAfterMs` has passed. A file in another layout or with any problem is
+ * answered `other`.
+ */
+export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => void, checkNow: Promise<void> = Promise.resolve()): Promise<void> {
+  const before = await fingerprintOf(req.path);
+  const reading = readFile(req.path);
+  // The schema's checks compile on this thread while the file is read on the I/O pool.
+  prepareChecks();
+  const bytes = await reading;
+  const fingerprint = await fingerprintOf(req.path);
+  if (!sameFingerprint(before, fingerprint)) return send({ kind: 'other', reason: 'the file changed while it was read' });
+  const lines = readTraceLines(bytes);
+  if (!lines) return send({ kind: 'other' });
+  const content = companionContent(lines.header, lines.events, lines.offsets);
+  const sections = content.sections.map((s) => ({ name: s.name, data: new Uint8Array(s.data.buffer, s.data.byteOffset, s.data.byteLength).slice().buffer }));
+  const fp = { size: fingerprint.size, mtimeMs: fingerprint.mtimeMs, head: new Uint8Array(fingerprint.head), tail: new Uint8Array(fingerprint.tail) };
+  send({ kind: 'opened', fingerprint: fp, meta: content.meta, sections });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([checkNow, new Promise<void>((resolve) => (timer = setTimeout(resolve, req.checkAfterMs)))]);
+  clearTimeout(timer);
+  const canonical = isCanonicalText(lines);
+  if (!canonical || lines.events.length < req.companionMinEvents) return send({ kind: 'checked', canonical });
+  try {
+    if (!sameFingerprint(fingerprint, await fingerprintOf(req.path))) return send({ kind: 'checked', canonical, companionReason: 'the file changed on disk since it was read' });
+    const companion = await writeCompanion(req.path, content);
+    send({ kind: 'checked', canonical, ...(companion ? { companion } : { companionReason: 'this machine is big-endian' }) });
+  } catch (e) {
+    send({ kind: 'checked', canonical, companionReason: oneLine(e) });
+  }
+}
+
+/** The worker's script: the bundle beside this one, or the source under tsx (tests). */
+function readWorkerScript(file?: string): { file: string; execArgv?: string[] } {
+  const bundled = join(__dirname, 'traceReadWorker.js');
+  const chosen = file ?? (existsSync(bundled) ? bundled : join(__dirname, 'traceReadWorker.ts'));
+  return chosen.endsWith('.ts') ? { file: chosen, execArgv: ['--require', 'tsx/cjs'] } : { file: chosen };
+}
+
+export interface ReadOptions {
+  /** The worker script (default: found beside this module). */
+  workerFile?: string;
+  companionMinEvents?: number;
+  checkAfterMs?: number;
+  /** Called when the worker has ended. */
+  onEnded?: () => void;
+}
+
+/** The host's side of the exchange: turns the replies into the opened trace (or why not) and its check. */
+function receiver(path: string, hurry: () => void): { receive: (msg: ReadReply) => void; ended: (reason: string) => void; answer: Promise<ColumnarTrace | { reason?: string }> } {
+  let settleCheck: (c: ReadCheck) => void = () => undefined;
+  const checked = new Promise<ReadCheck>((resolve) => (settleCheck = resolve));
+  let answer: (a: ColumnarTrace | { reason?: string }) => void = () => undefined;
+  const answered = new Promise<ColumnarTrace | { reason?: string }>((resolve) => (answer = resolve));
+  let opened = false;
+  const done = (a: ColumnarTrace | { reason?: string }) => {
+    if (!opened) answer(a);
+    opened = true;
+  };
+  const receive = (msg: ReadReply) => {
+    if (msg.kind === 'opened' && !opened) {
+      const fp: Fingerprint = { size: msg.fingerprint.size, mtimeMs: msg.fingerprint.mtimeMs, head: Buffer.from(msg.fingerprint.head), tail: Buffer.from(msg.fingerprint.tail) };
+      const trace = ColumnarTrace.fromContent(path, fp, msg.meta, new Map(msg.sections.map((s) => [s.name, s.data])), checked, hurry);
+      done(typeof trace === 'string' ? { reason: `what the trace reader sent cannot be used (${trace})` } : trace);
+    } else if (msg.kind === 'checked') {
+      settleCheck({ canonical: msg.canonical, ...(msg.companion ? { companion: msg.companion } : {}), ...(msg.companionReason ? { companionReason: msg.companionReason } : {}) });
+    } else if (msg.kind === 'other') {
+      done(msg.reason !== undefined ? { reason: msg.reason } : {});
+      settleCheck({ canonical: false });
+    }
+  };
+  const ended = (reason: string) => {
+    done({ reason });
+    settleCheck({ canonical: false });
+  };
+  return { receive, ended, answer: answered };
+}
+
+/**
+ * The trace at `path` read in a worker, or `{ reason }` when the worker did not read it (reason
+ * undefined: the file is not in the exporter's layout or has a problem; the caller reads the
+ * text, and importTrace names the problem). Never rejects.
+ */
+export function readTraceInWorker(path: string, o: ReadOptions = {}): Promise<ColumnarTrace | { reason?: string }> {
+  const script = readWorkerScript(o.workerFile);
+  const request: ReadRequest = { path, companionMinEvents: o.companionMinEvents ?? COMPANION_MIN_EVENTS, checkAfterMs: o.checkAfterMs ?? CHECK_AFTER_MS };
+  let worker: Worker | undefined;
+  const r = receiver(path, () => {
+    try {
+      worker?.postMessage({ kind: 'check' } satisfies CheckNow);
+    } catch {
+      // The worker has ended: its check came or never will (`checked` settled either way).
+    }
+  });
+  try {
+    worker = new Worker(script.file, { workerData: request, ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false });
+    worker.on('message', r.receive);
+    worker.on('error', (e) => r.ended(`the trace reader failed (${oneLine(e)})`));
+    worker.on('exit', () => {
+      r.ended('the trace reader ended without an answer');
+      o.onEnded?.();
+    });
+  } catch (e) {
+    r.ended(`the trace reader did not start (${oneLine(e)})`);
+  }
+  return r.answer;
+}
+
+/** readTraceInWorker's answer, read on this thread (tests; the same steps and replies). */
+export function readTraceHere(path: string, companionMinEvents = COMPANION_MIN_EVENTS): Promise<ColumnarTrace | { reason?: string }> {
+  const r = receiver(path, () => undefined);
+  readForOpen({ path, companionMinEvents, checkAfterMs: 0 }, r.receive).then(
+    () => r.ended('the trace reader ended without an answer'),
+    (e: unknown) => r.ended(oneLine(e)),
+  );
+  return r.answer;
+}

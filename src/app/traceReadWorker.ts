@@ -1,0 +1,65 @@
+/**
+ * The trace reader's worker (a worker_threads worker; esbuild bundles it as
+ * dist/traceReadWorker.js): opens a trace file that has no binary companion off the extension
+ * host's thread (traceRead.ts is the host's side). It reads the file event by event
+ * (src/trace/traceLines.ts), builds what a companion holds (columns, summary, findings, line
+ * offsets) and sends it (`opened`); then (when the host asks, or a moment later) it checks
+ * whether the file is the canonical text an export writes and, when it is and the trace is large,
+ * writes the companion beside it so that the next open reads no JSON (`checked`). A file in
+ * another layout or with any problem is answered `other`: the host reads it as before
+ * (importTrace names the problem).
+ *
+ * After `opened` the thread runs at the lowest CPU priority (Linux: a thread's nice value), so
+ * that on a busy machine the check gives way to the host and the webview drawing the columns;
+ * when an export asks for the check, the priority is raised back where the system allows it.
+ */
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import { readForOpen, type CheckNow, type ReadReply, type ReadRequest } from './traceRead';
+
+const port = parentPort;
+if (!port) throw new Error('traceReadWorker.ts runs only as a worker thread');
+
+/** This thread's id for setpriority (Linux: /proc/thread-self is PID/task/TID); undefined elsewhere. */
+function threadId(): number | undefined {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(tid) && tid > 0 ? tid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const tid = threadId();
+let normal: number | undefined;
+
+function priority(lowest: boolean): void {
+  if (tid === undefined) return;
+  try {
+    if (lowest) {
+      normal = getPriority(tid);
+      setPriority(tid, 19);
+    } else if (normal !== undefined) {
+      setPriority(tid, normal);
+    }
+  } catch {
+    // Raising a priority back needs a privilege the user may not have: the check goes on as it is.
+  }
+}
+
+const send = (msg: ReadReply) => {
+  port!.postMessage(msg, msg.kind === 'opened' ? msg.sections.map((s) => s.data) : []);
+  if (msg.kind === 'opened') priority(true);
+};
+const checkNow = new Promise<void>((resolve) =>
+  port.on('message', (m: CheckNow) => {
+    if (m?.kind !== 'check') return;
+    priority(false);
+    resolve();
+  }),
+);
+readForOpen(workerData as ReadRequest, send, checkNow)
+  .catch((e: unknown) => send({ kind: 'other', reason: String(e instanceof Error ? e.message : e).split('\n')[0] }))
+  // Done: listening for the host no longer keeps the worker alive, so it ends.
+  .finally(() => port.unref());

@@ -1,0 +1,269 @@
+/**
+ * A snapshot's event columns packed for the trip from the extension host to the webview.
+ *
+ * Moving bytes to a webview in code-server costs about as much CPU per byte as everything else
+ * an open does (the extension host deflates them for the WebSocket, the browser inflates them and
+ * the workbench copies them; bench/webviewTransit.ts), and the columns as they are held take 53
+ * bytes per event. Packed, each column is a stream of small tokens: a column's value as the
+ * difference from the one before it, zigzag-folded and written as a variable-length integer, and
+ * a repeat token for a run of equal differences. seq (consecutive) and a replay's time then cost
+ * almost nothing; a key, resource version, name or count usually one or two bytes.
+ *
+ * Integer columns (Uint8, Uint32): a token x is
+ *   x even: the value is the previous value (0 before the first) + unzigzag(x / 2);
+ *   x odd:  the last value token again, (x - 1) / 2 times.
+ * Float64 columns (seq, t, rv, oldRv), by x mod 4:
+ *   0: the value is `base` + unzigzag(floor(x / 4)), where `base` is the last value sent this way
+ *      (0 before the first); only safe integers other than -0 go this way;
+ *   1: NaN;
+ *   2: the value follows as 8 bytes (IEEE 754, little-endian), exactly as held;
+ *   3: the last value token again, (x - 3) / 4 times.
+ * Every value comes back exactly (-0 and fractions included). Columns follow one another in
+ * COLUMN_NAMES order, each of `count` values. Variable-length integers are LEB128 (7 bits per
+ * byte, least significant first), at most 8 bytes.
+ */
+import type { RecordedEvent } from '../format/events';
+import { COLUMN_NAMES, EVENT_COLUMNS, type ColumnBatch, type ColumnName } from './eventColumns';
+
+/** The layout of `packed` described above; another number is not read. */
+export const PACKING = 1;
+
+/** A ColumnBatch whose columns are packed into one buffer. */
+export interface PackedColumns {
+  count: number;
+  packing: number;
+  packed: ArrayBuffer;
+  strings: string[];
+  /** The EXTRA rows' events, in row order (as in ColumnBatch). */
+  extras: RecordedEvent[];
+}
+
+export function isPacked(b: ColumnBatch | PackedColumns): b is PackedColumns {
+  return (b as PackedColumns).packed !== undefined;
+}
+
+/** Differences of float columns beyond this go as 8 bytes (x stays a safe integer). */
+const MAX_DELTA = 2 ** 49;
+const MAX_VARINT_BYTES = 8;
+
+class Writer {
+  private buf = new Uint8Array(1 << 16);
+  private view = new DataView(this.buf.buffer);
+  n = 0;
+
+  private room(k: number): void {
+    if (this.n + k <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.n + k) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.n));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
+
+  varint(x: number): void {
+    this.room(MAX_VARINT_BYTES);
+    while (x >= 128) {
+      this.buf[this.n++] = (x % 128) | 128;
+      x = Math.floor(x / 128);
+    }
+    this.buf[this.n++] = x;
+  }
+
+  float(v: number): void {
+    this.room(8);
+    this.view.setFloat64(this.n, v, true);
+    this.n += 8;
+  }
+
+  done(): ArrayBuffer {
+    return this.buf.slice(0, this.n).buffer;
+  }
+}
+
+const zigzag = (d: number): number => (d >= 0 ? 2 * d : -2 * d - 1);
+const unzigzag = (z: number): number => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
+
+function packInts(w: Writer, col: ArrayLike<number>, n: number): void {
+  let prev = 0;
+  let last = -1;
+  let repeats = 0;
+  for (let i = 0; i < n; i++) {
+    const v = col[i];
+    const x = 2 * zigzag(v - prev);
+    prev = v;
+    if (x === last) {
+      repeats++;
+      continue;
+    }
+    if (repeats > 0) w.varint(2 * repeats + 1);
+    repeats = 0;
+    w.varint(x);
+    last = x;
+  }
+  if (repeats > 0) w.varint(2 * repeats + 1);
+}
+
+function packFloats(w: Writer, col: Float64Array, n: number): void {
+  let base = 0;
+  // The last token: its x (0 or 1 mod 4), or -1 for a raw value `lastRaw`.
+  let last = -2;
+  let lastRaw = 0;
+  let repeats = 0;
+  for (let i = 0; i < n; i++) {
+    const v = col[i];
+    let x: number;
+    if (Number.isNaN(v)) x = 1;
+    else if (Number.isSafeInteger(v) && !Object.is(v, -0) && Math.abs(v - base) < MAX_DELTA) {
+      x = 4 * zigzag(v - base);
+      base = v;
+    } else x = -1;
+    if (x === last && (x !== -1 || Object.is(v, lastRaw))) {
+      repeats++;
+      continue;
+    }
+    if (repeats > 0) w.varint(4 * repeats + 3);
+    repeats = 0;
+    if (x === -1) {
+      w.varint(2);
+      w.float(v);
+      lastRaw = v;
+    } else w.varint(x);
+    last = x;
+  }
+  if (repeats > 0) w.varint(4 * repeats + 3);
+}
+
+const packedCache = new WeakMap<ColumnBatch, PackedColumns>();
+
+/** The batch packed (the same object for the same batch: a trace's columns are packed once). */
+export function packColumns(b: ColumnBatch): PackedColumns {
+  const cached = packedCache.get(b);
+  if (cached) return cached;
+  const w = new Writer();
+  for (const name of COLUMN_NAMES) {
+    const Ctor = EVENT_COLUMNS[name];
+    const col = new Ctor(b.columns[name], 0, b.count);
+    if (col instanceof Float64Array) packFloats(w, col, b.count);
+    else packInts(w, col, b.count);
+  }
+  const packed: PackedColumns = { count: b.count, packing: PACKING, packed: w.done(), strings: b.strings, extras: b.extras };
+  packedCache.set(b, packed);
+  return packed;
+}
+
+/** Thrown inside unpacking when the bytes do not decode; unpackColumns answers undefined. */
+class Malformed extends Error {}
+
+class Reader {
+  private readonly view: DataView;
+  pos = 0;
+
+  constructor(private readonly bytes: Uint8Array) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  get atEnd(): boolean {
+    return this.pos === this.bytes.length;
+  }
+
+  varint(): number {
+    const b = this.bytes;
+    let x = 0;
+    let scale = 1;
+    for (let k = 0; k < MAX_VARINT_BYTES; k++) {
+      if (this.pos >= b.length) throw new Malformed();
+      const byte = b[this.pos++];
+      x += (byte & 127) * scale;
+      if (byte < 128) return x;
+      scale *= 128;
+    }
+    throw new Malformed();
+  }
+
+  float(): number {
+    if (this.pos + 8 > this.bytes.length) throw new Malformed();
+    const v = this.view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+}
+
+function unpackInts(r: Reader, out: Uint8Array | Uint32Array, n: number, max: number): void {
+  let v = 0;
+  let d = 0;
+  let i = 0;
+  let seen = false;
+  while (i < n) {
+    const x = r.varint();
+    let times = 1;
+    if (x % 2 === 1) {
+      times = (x - 1) / 2;
+      if (!seen || times === 0 || i + times > n) throw new Malformed();
+    } else {
+      d = unzigzag(x / 2);
+      seen = true;
+    }
+    for (let k = 0; k < times; k++) {
+      v += d;
+      if (v < 0 || v > max) throw new Malformed();
+      out[i++] = v;
+    }
+  }
+}
+
+function unpackFloats(r: Reader, out: Float64Array, n: number): void {
+  let base = 0;
+  let tag = -1;
+  let d = 0;
+  let raw = 0;
+  let i = 0;
+  while (i < n) {
+    const x = r.varint();
+    let times = 1;
+    const t = x % 4;
+    if (t === 3) {
+      times = (x - 3) / 4;
+      if (tag < 0 || times === 0 || i + times > n) throw new Malformed();
+    } else {
+      tag = t;
+      if (t === 0) d = unzigzag(Math.floor(x / 4));
+      else if (t === 2) {
+        if (x !== 2) throw new Malformed();
+        raw = r.float();
+      } else if (x !== 1) throw new Malformed();
+    }
+    for (let k = 0; k < times; k++) {
+      if (tag === 0) {
+        base += d;
+        out[i++] = base;
+      } else out[i++] = tag === 1 ? NaN : raw;
+    }
+  }
+}
+
+/**
+ * The batch a packed one stands for (its columns fresh ArrayBuffers of `count` elements), or
+ * undefined when it cannot be: another packing, bytes that do not decode to exactly `count`
+ * values per column, a value out of its column's range. What the columns say is checked where
+ * they are used (eventColumns.batchArrays).
+ */
+export function unpackColumns(p: PackedColumns): ColumnBatch | undefined {
+  const n = p.count;
+  if (p.packing !== PACKING || !(p.packed instanceof ArrayBuffer) || !Number.isSafeInteger(n) || n < 0) return undefined;
+  const r = new Reader(new Uint8Array(p.packed));
+  const columns = {} as Record<ColumnName, ArrayBuffer>;
+  try {
+    for (const name of COLUMN_NAMES) {
+      const col = new EVENT_COLUMNS[name](n);
+      if (col instanceof Float64Array) unpackFloats(r, col, n);
+      else unpackInts(r, col, n, col instanceof Uint8Array ? 0xff : 0xffffffff);
+      columns[name] = col.buffer as ArrayBuffer;
+    }
+  } catch (e) {
+    if (e instanceof Malformed) return undefined;
+    throw e;
+  }
+  if (!r.atEnd) return undefined;
+  return { count: n, columns, strings: p.strings, extras: p.extras };
+}

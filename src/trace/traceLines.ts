@@ -1,0 +1,162 @@
+/**
+ * A trace file read event by event (docs/trace-format.md, "Opening a trace without its
+ * companion"). In the layout the exporter writes — the header, then `"events": [` and a line
+ * break, one event per line (a comma after every one but the last), then `]` and `}` — each
+ * event is parsed on its own line, where it starts in the file is known (the binary companion's
+ * line offsets), and whether the file is the canonical text an export writes can be checked line
+ * by line without writing it.
+ *
+ * readTraceLines accepts exactly the files importTrace accepts, with the same values, and
+ * answers undefined for anything else: a file in another layout (minified, one event over
+ * several lines, a byte-order mark, CRLF line ends) or with any problem at all. The caller then
+ * gives the text to importTrace, the one reader that names a problem. It never throws.
+ */
+import { isAscii } from 'node:buffer';
+import type { RecordedEvent } from '../format/events';
+import type { TraceHeader } from '../format/trace';
+import { TRACE_FORMAT } from './recorder';
+import { eventValid, MAX_NESTING, nestsDeeper, topLevelValid } from './traceFile';
+import { eventWriter } from './traceExport';
+import { openingText } from './traceWrite';
+
+export interface TraceLines {
+  header: TraceHeader;
+  events: RecordedEvent[];
+  /** Where each event's text starts in the file (its '{'), in bytes. */
+  offsets: Float64Array;
+  /** Where each event's text ends (before its comma or line break), in bytes. */
+  ends: Float64Array;
+  /** The file's bytes. */
+  bytes: Uint8Array;
+  /** The file's text when it is ASCII (one character per byte). */
+  ascii?: string;
+}
+
+const EVENTS_OPEN = Buffer.from('"events": [\n', 'utf8');
+const SPACE = 32;
+const NEWLINE = 10;
+const COMMA = 44;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const CLOSE_BRACKET = 93;
+/** What may follow the events array: the top-level object's end, with JSON whitespace around it. */
+const CLOSING = /^[ \t\r\n]*\}[ \t\r\n]*$/;
+
+const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** JSON.parse that answers undefined instead of throwing. */
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The trace in `bytes` (a file's content) when it has the exporter's line layout and importTrace
+ * would accept it; undefined otherwise (importTrace decides and names the problem).
+ */
+export function readTraceLines(bytes: Uint8Array): TraceLines | undefined {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const open = buf.indexOf(EVENTS_OPEN);
+  if (open < 0) return undefined;
+  const offsets: number[] = [];
+  const ends: number[] = [];
+  let pos = open + EVENTS_OPEN.length;
+  let comma = false;
+  let close = -1;
+  while (close < 0) {
+    const nl = buf.indexOf(NEWLINE, pos);
+    let s = pos;
+    while (buf[s] === SPACE) s++;
+    if (buf[s] === CLOSE_BRACKET) {
+      close = s;
+      break;
+    }
+    // An event line after one without a comma, or no line end after it: not this layout.
+    if (nl < 0 || buf[s] !== OPEN_BRACE || (offsets.length > 0 && !comma)) return undefined;
+    comma = buf[nl - 1] === COMMA;
+    const e = comma ? nl - 1 : nl;
+    if (buf[e - 1] !== CLOSE_BRACE) return undefined;
+    offsets.push(s);
+    ends.push(e);
+    pos = nl + 1;
+  }
+  if (comma) return undefined;
+  const rest = buf.toString('utf8', close + 1);
+  if (!CLOSING.test(rest)) return undefined;
+  const doc = parse(`${buf.toString('utf8', 0, open + EVENTS_OPEN.length)}]${rest}`);
+  if (!isPlainObject(doc) || doc.format !== TRACE_FORMAT || !Array.isArray(doc.events) || doc.events.length !== 0) return undefined;
+  if (nestsDeeper(doc, MAX_NESTING) || !topLevelValid(doc)) return undefined;
+  // A file of ASCII text has one character per byte: it is decoded once and runs are sliced from it.
+  const ascii = isAscii(buf) ? buf.toString('latin1') : undefined;
+  const events = parseRuns(buf, ascii, offsets, ends);
+  if (!events) return undefined;
+  // Each event lies two levels below the document (document → events → event).
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    if (!eventValid(e) || nestsDeeper(e, MAX_NESTING - 2) || (i > 0 && !(e.seq > events[i - 1].seq))) return undefined;
+  }
+  return { header: doc.header as TraceHeader, events, offsets: Float64Array.from(offsets), ends: Float64Array.from(ends), bytes, ...(ascii !== undefined ? { ascii } : {}) };
+}
+
+/** Lines parsed by one JSON.parse. */
+const RUN = 4096;
+
+/**
+ * The events of the lines, parsed a run of lines at a time: the text from a run's first event
+ * to its last, separators included, is the inside of a JSON array. Undefined unless each run is
+ * one array of exactly as many objects as it has lines. The values are those of parsing the
+ * whole array at once (a run that does not end where a value ends does not parse); a file whose
+ * lines are not one value each yet parse so (a value spread over lines beside a line holding
+ * two) gets the same values with offsets that do not point at them, which the reader of one
+ * line checks (by seq) and the canonical check refuses.
+ */
+function parseRuns(buf: Buffer, ascii: string | undefined, offsets: readonly number[], ends: readonly number[]): RecordedEvent[] | undefined {
+  const out: RecordedEvent[] = [];
+  for (let from = 0; from < offsets.length; from += RUN) {
+    const to = Math.min(offsets.length, from + RUN) - 1;
+    const text = ascii !== undefined ? ascii.slice(offsets[from], ends[to]) : buf.toString('utf8', offsets[from], ends[to]);
+    const run = parse(`[${text}]`);
+    if (!Array.isArray(run) || run.length !== to - from + 1) return undefined;
+    for (const e of run) {
+      if (!isPlainObject(e)) return undefined;
+      out.push(e as unknown as RecordedEvent);
+    }
+  }
+  return out;
+}
+
+/** Whether the bytes in [from, to) are exactly `text` (ASCII). */
+function bytesAre(bytes: Uint8Array, from: number, to: number, text: string): boolean {
+  if (to - from !== text.length) return false;
+  for (let i = 0; i < text.length; i++) if (bytes[from + i] !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+/**
+ * Whether the file is the canonical text an export of its header and events writes
+ * (exportTrace: the header as documented, each event's line as the line writer makes it after
+ * redaction, the same separators), so that an export can copy its bytes.
+ */
+export function isCanonicalText(lines: TraceLines): boolean {
+  const { header, events, offsets, ends, bytes, ascii } = lines;
+  const n = events.length;
+  if (n === 0) return false;
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buf.toString('utf8', 0, offsets[0]) !== `${openingText(header)}[\n    `) return false;
+  if (!bytesAre(bytes, ends[n - 1], bytes.length, '\n  ]\n}\n')) return false;
+  const { redacted, line } = eventWriter(header);
+  for (let i = 0; i < n; i++) {
+    // ',\n    ' between two events (the scan saw the comma, the line break and spaces only).
+    if (i > 0 && offsets[i] - ends[i - 1] !== 6) return false;
+    const expected = line(redacted(events[i]));
+    if (ascii !== undefined) {
+      if (ends[i] - offsets[i] !== expected.length || ascii.slice(offsets[i], ends[i]) !== expected) return false;
+    } else if (buf.toString('utf8', offsets[i], ends[i]) !== expected) {
+      return false;
+    }
+  }
+  return true;
+}

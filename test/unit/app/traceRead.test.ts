@@ -1,0 +1,126 @@
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RecordedEvent } from '../../../src/format/events';
+import { ColumnarTrace } from '../../../src/app/traceColumns';
+import { readTraceHere, readTraceInWorker } from '../../../src/app/traceRead';
+import { decodeBatch, diffForSeq, encodeBatch } from '../../../src/protocol/eventColumns';
+import { computeFindings } from '../../../src/trace/findings';
+import { SummaryModel } from '../../../src/trace/summary';
+import { companionPath } from '../../../src/trace/traceCompanion';
+import { exportTrace, importTrace } from '../../../src/trace/traceFile';
+import { header, numbered, SAMPLE_EVENTS } from '../trace/fixtures';
+import { scenarioTraces } from '../trace/scenarioTraces';
+import { traceReadWorkerBundle } from '../../support/traceReadWorker';
+
+const summaryOf = (events: readonly RecordedEvent[]) => {
+  const m = new SummaryModel();
+  for (const e of events) m.add(e);
+  return m.snapshot();
+};
+
+/** The trace read by the worker, or (`here`) by the same steps on this thread. */
+async function read(path: string, companionMinEvents = 0, here = false): Promise<ColumnarTrace> {
+  const c = here ? await readTraceHere(path, companionMinEvents) : await readTraceInWorker(path, { workerFile: traceReadWorkerBundle(), companionMinEvents, checkAfterMs: 0 });
+  assert.ok(c instanceof ColumnarTrace, `not read in the worker: ${JSON.stringify(c)}`);
+  return c;
+}
+
+describe('app: a trace without a companion read in a worker (traceRead)', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'trace-read-test-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('every conformance trace (one in 20 through the worker): the same columns, summary, findings and diffs as the JSON imported, a companion written, an export byte-identical', async function () {
+    this.timeout(180_000);
+    const sets = [...(await scenarioTraces()).map((x) => x.trace), { header: header(), events: numbered(Object.values(SAMPLE_EVENTS)) }];
+    for (const [n, trace] of sets.entries()) {
+      const path = join(dir, `t${n}.informer-trace.json`);
+      const text = exportTrace(trace);
+      writeFileSync(path, text);
+      const { header: h, events } = importTrace(text);
+      const c = await read(path, 0, n % 20 !== 0);
+      assert.deepEqual(c.header, h);
+      assert.deepEqual(Buffer.from(c.batch.columns.type), Buffer.from(encodeBatch(events).columns.type));
+      assert.deepEqual(decodeBatch(c.batch), decodeBatch(encodeBatch(events)));
+      assert.deepEqual(c.summary, summaryOf(events));
+      assert.deepEqual(c.findings, computeFindings(h, events));
+      // Every event with a diff, and the other events of the first 50 (each read opens the file).
+      for (const [i, e] of events.entries()) {
+        const want = diffForSeq(events, e.seq);
+        if (want || i < 50) assert.deepEqual(await c.diffFor(e.seq), want, `trace ${n}: diff of seq ${e.seq}`);
+      }
+      const check = await c.checked;
+      assert.equal(check.canonical, true);
+      assert.equal(check.companion, companionPath(path));
+      const again = await ColumnarTrace.open(path);
+      assert.ok(again instanceof ColumnarTrace, `the written companion is used: ${JSON.stringify(again)}`);
+      assert.deepEqual(decodeBatch(again.batch), decodeBatch(c.batch));
+      assert.deepEqual(again.findings, c.findings);
+      const copy = join(dir, `copy${n}.informer-trace.json`);
+      assert.equal(await c.exportTo(copy), events.length);
+      assert.equal(readFileSync(copy, 'utf8'), text);
+      assert.ok((await ColumnarTrace.open(copy)) instanceof ColumnarTrace, 'the export has its companion');
+    }
+  });
+
+  it('a small trace gets no companion; one that is not canonical is exported canonical, with a companion', async () => {
+    const trace = { header: header(), events: numbered(Object.values(SAMPLE_EVENTS)) };
+    const text = exportTrace(trace);
+    const small = join(dir, 'small.informer-trace.json');
+    writeFileSync(small, text);
+    const c = await read(small, 1_000_000);
+    assert.deepEqual(await c.checked, { canonical: true });
+    assert.equal(existsSync(companionPath(small)), false);
+    const odd = join(dir, 'odd.informer-trace.json');
+    writeFileSync(odd, text.replace('{"seq":0,"t":0,', '{"seq": 0, "t": 0, ').replace(/"msg":"[^"]*"/, '"msg":"Authorization: Bearer sekrit123"'));
+    const o = await read(odd);
+    assert.equal((await o.checked).canonical, false);
+    assert.equal(existsSync(companionPath(odd)), false, 'no companion for a file an export would not copy');
+    const out = join(dir, 'out.informer-trace.json');
+    await o.exportTo(out);
+    const written = readFileSync(out, 'utf8');
+    assert.equal(written, exportTrace(importTrace(readFileSync(odd, 'utf8'))));
+    assert.ok(!written.includes('sekrit123') && written.includes('Authorization: [redacted]'), 'the export is redacted');
+    assert.ok((await ColumnarTrace.open(out)) instanceof ColumnarTrace);
+  });
+
+  it('the check waits for a moment, or for an export, which asks for it at once; the worker then ends', async () => {
+    const path = join(dir, 't.informer-trace.json');
+    const text = exportTrace({ header: header(), events: numbered(Object.values(SAMPLE_EVENTS)) });
+    writeFileSync(path, text);
+    let ended = false;
+    const c = await readTraceInWorker(path, { workerFile: traceReadWorkerBundle(), companionMinEvents: 0, checkAfterMs: 600_000, onEnded: () => (ended = true) });
+    assert.ok(c instanceof ColumnarTrace);
+    let settled = false;
+    void c.checked.then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(settled, false, 'no check before its time');
+    const out = join(dir, 'out.informer-trace.json');
+    const t0 = Date.now();
+    await c.exportTo(out);
+    assert.ok(Date.now() - t0 < 15_000, 'the export asked for the check');
+    assert.equal(readFileSync(out, 'utf8'), text);
+    assert.equal((await c.checked).companion, companionPath(path));
+    for (let i = 0; i < 100 && !ended; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(ended, true, 'the worker ended after its check');
+  });
+
+  it('other layouts and malformed files are left to the importer; a missing file is one reason', async () => {
+    const trace = { header: header(), events: numbered(Object.values(SAMPLE_EVENTS)) };
+    const cases: [string, string][] = [
+      ['minified', JSON.stringify({ format: 'informer-trace/v1', header: trace.header, events: trace.events })],
+      ['cut short', exportTrace(trace).slice(0, 500)],
+      ['not JSON', 'hello'],
+      ['empty', ''],
+    ];
+    for (const [what, text] of cases) {
+      const path = join(dir, `${what}.informer-trace.json`);
+      writeFileSync(path, text);
+      assert.deepEqual(await readTraceInWorker(path, { workerFile: traceReadWorkerBundle() }), {}, what);
+    }
+    const gone = await readTraceInWorker(join(dir, 'none.json'), { workerFile: traceReadWorkerBundle() });
+    assert.ok(!(gone instanceof ColumnarTrace) && /ENOENT|no such file/.test(gone.reason ?? ''), JSON.stringify(gone));
+  });
+});
