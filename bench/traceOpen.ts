@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import type { CDPSession, Frame, Page } from 'playwright-core';
 import { exportTraceChunks, importTrace } from '../src/trace/traceFile';
 import { writeTraceWithCompanion } from '../src/app/traceColumns';
-import { companionPath, copyCompanion, readCompanion } from '../src/trace/traceCompanion';
+import { cachedCompanionPath, companionPath, copyCompanion, readCompanion } from '../src/trace/traceCompanion';
 import { REPO, ensureCodeServer, packageExtension, startCodeServer } from '../test/e2e/vscode/codeServer';
 import { findFiles, openWorkbench, runCommand } from '../test/e2e/vscode/workbench';
 import { recordEngineTrace } from './traceSource';
@@ -216,6 +216,7 @@ async function main(): Promise<void> {
   const variants: Variant[] = only === 'companion' ? ['with companion'] : only === 'json' ? ['JSON only'] : older ? ['JSON only'] : ['JSON only', 'with companion'];
   const m = Object.fromEntries(variants.map((v) => [v, { opens: [] as number[], openCpu: [] as number[], exports: [] as number[], exportsWithCompanion: [] as number[], exportCpu: [] as number[], heaps: [] as { small: Heap; big: Heap }[] }])) as Record<Variant, { opens: number[]; openCpu: number[]; exports: number[]; exportsWithCompanion: number[]; exportCpu: number[]; heaps: { small: Heap; big: Heap }[] }>;
   const cpu = () => cpuOf(cs.userDir);
+  const companionCache = join(cs.userDir, 'User', 'globalStorage', 'informer-inspector.informer-inspector', 'companions');
   try {
     const inWs: Record<Variant, string> = { 'JSON only': join(cs.workspace, `big-${count}.trace.json`), 'with companion': join(cs.workspace, `big-${count}-c.informer-trace.json`) };
     const smallInWs = join(cs.workspace, 'small-100.trace.json');
@@ -231,8 +232,9 @@ async function main(): Promise<void> {
         const smallHeap = await heapOf(page, s.frame);
         await closeEditors(page);
         await page.waitForTimeout(2000);
-        // An open of the JSON writes its companion beside it (src/app/traceRead.ts): each JSON-only open starts without one.
-        if (v === 'JSON only') await rm(companionPath(inWs[v]), { force: true });
+        // An open of the JSON writes its companion into the extension's storage (src/app/traceRead.ts,
+        // cachedCompanionPath; an older build beside it): each JSON-only open starts without one.
+        if (v === 'JSON only') await Promise.all([rm(companionPath(inWs[v]), { force: true }), rm(companionCache, { recursive: true, force: true })]);
         const c0 = cpu();
         const b = await openTrace(page, inWs[v], count, 300_000);
         m[v].openCpu.push(cpu() - c0);
@@ -249,7 +251,7 @@ async function main(): Promise<void> {
         if (!readFileSync(e.path).equals(readFileSync(big))) throw new Error('the export differs from the opened file');
         if (v === 'with companion' && !(await readCompanion(e.path)).ok) throw new Error('the exported companion does not belong to the exported file');
         const i = m[v].opens.length - 1;
-        const byProduct = v === 'JSON only' && existsSync(companionPath(inWs[v])) ? ', the open wrote its companion' : '';
+        const byProduct = v === 'JSON only' && (existsSync(companionPath(inWs[v])) || existsSync(cachedCompanionPath(companionCache, inWs[v]))) ? ', the open wrote its companion' : '';
         console.log(`round ${r + 1}, ${v}: open → drawn ${b.ms} ms (CPU ${m[v].openCpu[i]} ms), export ${e.ms} ms / with companion ${e.companionMs} ms (CPU ${m[v].exportCpu[i]} ms)${byProduct}, heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB)`);
         await closeEditors(page);
       }

@@ -69,7 +69,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.window.registerWebviewPanelSerializer(TimelinePanel.viewType, new TimelinePanelSerializer(uri, registry)),
     vscode.window.registerWebviewPanelSerializer(ComparePanel.viewType, new ComparePanelSerializer(uri, registry)),
     vscode.window.registerWebviewViewProvider(TimelineViewProvider.viewId, viewProvider),
-    vscode.window.registerCustomEditorProvider(TraceEditorProvider.viewType, new TraceEditorProvider(uri, registry, log), {
+    vscode.window.registerCustomEditorProvider(TraceEditorProvider.viewType, new TraceEditorProvider(uri, registry, log, vscode.Uri.joinPath(context.globalStorageUri, 'companions').fsPath), {
       supportsMultipleEditorsPerDocument: true,
     }),
     cmd('inspect', async (args?: InspectArgs) => {

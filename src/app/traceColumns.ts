@@ -16,7 +16,7 @@ import type { Finding, TraceHeader } from '../format/trace';
 import { COLUMN_NAMES, EXTRA, HAS_DIFF, ROW_TYPES, batchArrays, diffSourceIndex, encodeBatch, type ColumnBatch, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
 import { computeFindings } from '../trace/findings';
 import { SummaryModel, type TraceSummary } from '../trace/summary';
-import { copyCompanion, fingerprintOf, readCompanion, removeCompanion, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
+import { cachedCompanionPath, copyCompanion, fingerprintOf, readCompanion, removeCompanion, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
 import { writeTrace, writeTraceFile, type EventSource } from '../trace/traceWrite';
 import { readTrace } from './traces';
 import { BadInputError } from './errors';
@@ -156,11 +156,13 @@ export class ColumnarTrace {
   }
 
   /**
-   * The trace at `jsonPath` from its companion, or `{ reason }` when there is none (reason
-   * undefined) or it cannot be used (one line: the caller notes it and parses the JSON).
+   * The trace at `jsonPath` from its companion (beside it, else the one an earlier open wrote in
+   * `companionDir`), or `{ reason }` when there is none (reason undefined) or it cannot be used
+   * (one line: the caller notes it and parses the JSON).
    */
-  static async open(jsonPath: string): Promise<ColumnarTrace | { reason?: string }> {
-    const read = await readCompanion(jsonPath);
+  static async open(jsonPath: string, companionDir?: string): Promise<ColumnarTrace | { reason?: string }> {
+    let read = await readCompanion(jsonPath);
+    if (!read.ok && read.reason === undefined && companionDir !== undefined) read = await readCompanion(jsonPath, cachedCompanionPath(companionDir, jsonPath));
     if (!read.ok) return { reason: read.reason };
     const b = batchOf(read.companion.meta, read.companion.sections);
     if (typeof b === 'string') return { reason: b };

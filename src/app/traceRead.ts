@@ -3,14 +3,15 @@
  * (traceReadWorker.ts) reads and checks the JSON and sends the timeline's columns, the summary,
  * the findings and each event's line offset; the host holds no event objects. When the file is
  * the canonical text an export writes, an export copies it; when it is also large, the worker
- * writes its companion beside it (docs/trace-format.md, "The binary companion") so that the next
- * open parses nothing.
+ * writes its companion (docs/trace-format.md, "The binary companion") — in the extension's own
+ * storage when the caller names it (`companionDir`), never a surprise file beside the user's trace —
+ * so that the next open parses nothing.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { fingerprintOf, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
+import { cachedCompanionPath, fingerprintOf, prepareCompanionCache, pruneCompanionCache, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
 import { prepareChecks } from '../trace/traceFile';
 import { isCanonicalText, readTraceLines } from '../trace/traceLines';
 import { ColumnarTrace, companionContent, type ReadCheck } from './traceColumns';
@@ -26,6 +27,8 @@ export const CHECK_AFTER_MS = 2000;
 
 export interface ReadRequest {
   path: string;
+  /** Where a companion written for the file goes: this folder (the extension's storage, cachedCompanionPath); without it, beside the file. */
+  companionDir?: string;
   companionMinEvents: number;
   checkAfterMs: number;
 }
@@ -73,7 +76,9 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
   if (!canonical || lines.events.length < req.companionMinEvents) return send({ kind: 'checked', canonical });
   try {
     if (!sameFingerprint(fingerprint, await fingerprintOf(req.path))) return send({ kind: 'checked', canonical, companionReason: 'the file changed on disk since it was read' });
-    const companion = await writeCompanion(req.path, content);
+    if (req.companionDir !== undefined) await prepareCompanionCache(req.companionDir);
+    const companion = await writeCompanion(req.path, content, req.companionDir !== undefined ? cachedCompanionPath(req.companionDir, req.path) : undefined);
+    if (req.companionDir !== undefined) await pruneCompanionCache(req.companionDir);
     send({ kind: 'checked', canonical, ...(companion ? { companion } : { companionReason: 'this machine is big-endian' }) });
   } catch (e) {
     send({ kind: 'checked', canonical, companionReason: oneLine(e) });
@@ -92,6 +97,8 @@ export interface ReadOptions {
   workerFile?: string;
   companionMinEvents?: number;
   checkAfterMs?: number;
+  /** See ReadRequest.companionDir. */
+  companionDir?: string;
   /** Called when the worker has ended. */
   onEnded?: () => void;
 }
@@ -133,7 +140,7 @@ function receiver(path: string, hurry: () => void): { receive: (msg: ReadReply) 
  */
 export function readTraceInWorker(path: string, o: ReadOptions = {}): Promise<ColumnarTrace | { reason?: string }> {
   const script = readWorkerScript(o.workerFile);
-  const request: ReadRequest = { path, companionMinEvents: o.companionMinEvents ?? COMPANION_MIN_EVENTS, checkAfterMs: o.checkAfterMs ?? CHECK_AFTER_MS };
+  const request: ReadRequest = { path, companionMinEvents: o.companionMinEvents ?? COMPANION_MIN_EVENTS, checkAfterMs: o.checkAfterMs ?? CHECK_AFTER_MS, ...(o.companionDir !== undefined ? { companionDir: o.companionDir } : {}) };
   let worker: Worker | undefined;
   const r = receiver(path, () => {
     try {

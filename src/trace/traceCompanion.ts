@@ -23,7 +23,8 @@
  */
 import { createHash } from 'node:crypto';
 import { endianness } from 'node:os';
-import { open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 
 export const COMPANION_VERSION = 1;
@@ -36,6 +37,35 @@ const MAX_META = 64 * 1024 * 1024;
 /** The companion's path for a trace file's path. */
 export function companionPath(jsonPath: string): string {
   return jsonPath.endsWith('.informer-trace.json') ? `${jsonPath.slice(0, -'.json'.length)}.bin` : `${jsonPath}.informer-trace.bin`;
+}
+
+/**
+ * Where a companion that the extension writes for itself (an open of a trace without one) goes:
+ * a file in its own storage `dir`, named after the trace's absolute path, never a new file beside
+ * the user's trace. Its fingerprint says whether it still belongs to the file.
+ */
+export function cachedCompanionPath(dir: string, jsonPath: string): string {
+  return join(dir, `${createHash('sha1').update(resolve(jsonPath)).digest('hex').slice(0, 20)}.informer-trace.bin`);
+}
+
+/** The companions a cache keeps: the most recently written. */
+export const CACHED_COMPANIONS = 4;
+
+/** Makes the cache folder. */
+export async function prepareCompanionCache(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+}
+
+/** Removes all but the cache's `keep` newest companions (housekeeping: problems are ignored). */
+export async function pruneCompanionCache(dir: string, keep = CACHED_COMPANIONS): Promise<void> {
+  try {
+    const names = (await readdir(dir)).filter((n) => n.endsWith('.informer-trace.bin'));
+    const dated = await Promise.all(names.map(async (n) => ({ n, t: (await stat(join(dir, n)).catch(() => undefined))?.mtimeMs ?? 0 })));
+    dated.sort((a, b) => b.t - a.t);
+    await Promise.all(dated.slice(keep).map((d) => rm(join(dir, d.n), { force: true })));
+  } catch {
+    // the cache is only a cache
+  }
 }
 
 export interface Fingerprint {
@@ -97,7 +127,7 @@ const align8 = (n: number) => Math.ceil(n / 8) * 8;
  * is taken now). Written to a temporary name and renamed, so a reader never sees half of it.
  * Nothing is written on a big-endian machine (the columns are stored little-endian as they are).
  */
-export async function writeCompanion(jsonPath: string, content: CompanionContent): Promise<string | undefined> {
+export async function writeCompanion(jsonPath: string, content: CompanionContent, target = companionPath(jsonPath)): Promise<string | undefined> {
   if (endianness() !== 'LE') return undefined;
   const fp = await fingerprintOf(jsonPath);
   // Offsets depend on the meta's length, which depends on the offsets: place the sections after
@@ -116,7 +146,6 @@ export async function writeCompanion(jsonPath: string, content: CompanionContent
   const base = align8(FIXED + probe + 16);
   const metaText = draft(base);
   const meta = Buffer.concat([metaText, Buffer.alloc(base - FIXED - metaText.length, 0x20)]);
-  const target = companionPath(jsonPath);
   const temp = `${target}.${process.pid}.tmp`;
   const hash = createHash('sha1').update(meta);
   const fh = await open(temp, 'w');
@@ -189,8 +218,7 @@ export interface ReadCompanion {
  * is now: `{ ok: false, reason }` when there is none (reason undefined) or it does not match or
  * cannot be read (the reason, one line, for the log). Never throws.
  */
-export async function readCompanion(jsonPath: string): Promise<{ ok: true; companion: ReadCompanion } | { ok: false; reason?: string }> {
-  const path = companionPath(jsonPath);
+export async function readCompanion(jsonPath: string, path = companionPath(jsonPath)): Promise<{ ok: true; companion: ReadCompanion } | { ok: false; reason?: string }> {
   let fh: FileHandle;
   try {
     fh = await open(path, 'r');

@@ -34,6 +34,8 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
     private readonly registry: SessionRegistry,
     /** Where a companion that was not used is noted. */
     private readonly log?: vscode.LogOutputChannel,
+    /** Where companions written for opened traces go (the extension's storage); without it, beside the trace. */
+    private readonly companionDir?: string,
   ) {}
 
   openCustomDocument(uri: vscode.Uri): TraceDocument {
@@ -48,10 +50,10 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
    */
   private async loadTrace(uri: vscode.Uri): Promise<Loaded> {
     if (uri.scheme === 'file') {
-      const opened = await ColumnarTrace.open(uri.fsPath).catch((e: unknown) => ({ reason: e instanceof Error ? e.message : String(e) }));
+      const opened = await ColumnarTrace.open(uri.fsPath, this.companionDir).catch((e: unknown) => ({ reason: e instanceof Error ? e.message : String(e) }));
       if (opened instanceof ColumnarTrace) return { ok: true, columnar: opened };
       if (opened.reason !== undefined) this.log?.info(`${uri.fsPath}: its binary companion is not used (${opened.reason}); reading the JSON`);
-      const read = await readTraceInWorker(uri.fsPath);
+      const read = await readTraceInWorker(uri.fsPath, this.companionDir !== undefined ? { companionDir: this.companionDir } : {});
       if (read instanceof ColumnarTrace) {
         void read.checked.then((c) => {
           if (c.companion) this.log?.info(`${uri.fsPath}: its binary companion was written (${c.companion}); the next open reads it`);

@@ -1,14 +1,14 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { RecordedEvent } from '../../../src/format/events';
 import { ColumnarTrace } from '../../../src/app/traceColumns';
 import { readTraceHere, readTraceInWorker } from '../../../src/app/traceRead';
 import { decodeBatch, diffForSeq, encodeBatch } from '../../../src/protocol/eventColumns';
 import { computeFindings } from '../../../src/trace/findings';
 import { SummaryModel } from '../../../src/trace/summary';
-import { companionPath } from '../../../src/trace/traceCompanion';
+import { CACHED_COMPANIONS, cachedCompanionPath, companionPath } from '../../../src/trace/traceCompanion';
 import { exportTrace, importTrace } from '../../../src/trace/traceFile';
 import { header, numbered, SAMPLE_EVENTS } from '../trace/fixtures';
 import { scenarioTraces } from '../trace/scenarioTraces';
@@ -105,6 +105,30 @@ describe('app: a trace without a companion read in a worker (traceRead)', () => 
     assert.equal((await c.checked).companion, companionPath(path));
     for (let i = 0; i < 100 && !ended; i++) await new Promise((r) => setTimeout(r, 50));
     assert.equal(ended, true, 'the worker ended after its check');
+  });
+
+  it("with companionDir (the extension's storage) the companion goes there, not beside the trace; the next open finds it; the cache keeps its newest", async () => {
+    const cache = join(dir, 'cache');
+    const text = exportTrace({ header: header(), events: numbered(Object.values(SAMPLE_EVENTS)) });
+    const paths = [0, 1, 2, 3, 4, 5].map((i) => join(dir, `c${i}.informer-trace.json`));
+    for (const [i, path] of paths.entries()) {
+      writeFileSync(path, text);
+      const c = await readTraceInWorker(path, { workerFile: traceReadWorkerBundle(), companionMinEvents: 0, checkAfterMs: 0, companionDir: cache });
+      assert.ok(c instanceof ColumnarTrace);
+      const check = await c.checked;
+      assert.equal(check.companion, cachedCompanionPath(cache, path), `trace ${i}`);
+      assert.equal(existsSync(companionPath(path)), false, 'nothing written beside the trace');
+      assert.equal(existsSync(cachedCompanionPath(cache, path)), true);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const last = paths[paths.length - 1];
+    const again = await ColumnarTrace.open(last, cache);
+    assert.ok(again instanceof ColumnarTrace, 'the next open reads the cached companion');
+    assert.deepEqual(await ColumnarTrace.open(last), { reason: undefined }, 'without the folder there is none');
+    assert.deepEqual(readdirSync(cache).sort(), paths.slice(-CACHED_COMPANIONS).map((p) => basename(cachedCompanionPath(cache, p))).sort(), 'the newest are kept');
+    // A changed file does not take the old companion.
+    writeFileSync(last, exportTrace({ header: header(), events: numbered(Object.values(SAMPLE_EVENTS).slice(1)) }));
+    assert.equal((await ColumnarTrace.open(last, cache)) instanceof ColumnarTrace, false);
   });
 
   it('other layouts and malformed files are left to the importer; a missing file is one reason', async () => {
