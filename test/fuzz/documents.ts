@@ -219,13 +219,14 @@ const wireHeader = fc.constant(header() as unknown);
 /** A valid params value for each message type. */
 const VALID_PARAMS: Record<string, fc.Arbitrary<unknown>> = {
   'timeline/ready': fc.constant({}),
+  'timeline/snapshotSent': fc.record({ snapshotId: fc.nat() }),
   'timeline/selectSession': fc.record({ sessionId: awkwardString }),
   'timeline/openLink': fc.record({ url: awkwardString }),
   'timeline/exportTrace': fc.record({ sessionId: awkwardString }),
   'timeline/exportTrace/completion': fc.record({ ok: fc.boolean(), message: awkwardString }),
   'timeline/eventDiff': fc.record({ sessionId: awkwardString, seq: fc.nat() }),
   'timeline/eventDiff/completion': fc.record({ diff: fc.option(fc.array(fc.record({ path: awkwardString, old: jsonValue, new: jsonValue }, { requiredKeys: ['path'] }), { maxLength: 3 }), { nil: undefined }) }, { requiredKeys: [] }),
-  'timeline/snapshot': fc.record({ session: sessionInfo, header: wireHeader, events: fc.array(wireEvent, { maxLength: 5 }), columns: fc.option(fc.array(wireEvent, { maxLength: 5 }).map((evs) => encodeBatch(evs as never)), { nil: undefined }), findings: fc.array(wireFinding, { maxLength: 2 }), sessions: fc.array(sessionInfo, { maxLength: 2 }), nowT: fc.option(fc.nat(), { nil: undefined }) }, { requiredKeys: ['session', 'header', 'events', 'findings', 'sessions'] }),
+  'timeline/snapshot': fc.record({ session: sessionInfo, header: wireHeader, events: fc.array(wireEvent, { maxLength: 5 }), columns: fc.option(fc.array(wireEvent, { maxLength: 5 }).map((evs) => encodeBatch(evs as never)), { nil: undefined }), findings: fc.array(wireFinding, { maxLength: 2 }), sessions: fc.array(sessionInfo, { maxLength: 2 }), nowT: fc.option(fc.nat(), { nil: undefined }), snapshotId: fc.option(fc.nat(), { nil: undefined }) }, { requiredKeys: ['session', 'header', 'events', 'findings', 'sessions'] }),
   'timeline/delta': fc.record({ sessionId: awkwardString, afterSeq: fc.nat(), events: fc.array(wireEvent, { maxLength: 5 }), findings: fc.option(fc.array(wireFinding, { maxLength: 2 }), { nil: undefined }), live: fc.boolean(), nowT: fc.option(fc.nat(), { nil: undefined }) }, { requiredKeys: ['sessionId', 'afterSeq', 'events', 'live'] }),
   'timeline/sessions': fc.record({ sessions: fc.array(sessionInfo, { maxLength: 3 }), activeId: fc.option(awkwardString, { nil: undefined }) }, { requiredKeys: ['sessions'] }),
   'timeline/clock': fc.record({ sessionId: awkwardString, nowT: fc.double({ noNaN: true, noDefaultInfinity: true }) }),
