@@ -4,22 +4,20 @@
  * resync actually changed, e.g. a flood of updates that differ in nothing but resourceVersion.
  */
 import type { FieldChange, UpdateChange } from '../format/events';
+import { PathNode, ROOT_PATH } from './diffPaths';
 import { lazyStateOf, type LazyState } from './lazyObject';
-import { typeField, type KubeObject } from './objects';
+import type { KubeObject } from './objects';
 import { diffWindow } from './textDiff';
 
-/** Two lazy objects, neither parsed yet, of the same JSON text (and LIST defaults): they parse to deep-equal objects. */
-function sameText(a: KubeObject, b: KubeObject): boolean {
-  const x = lazyStateOf(a);
-  const y = lazyStateOf(b);
+/** Two lazy objects (their states), neither parsed yet, of the same JSON text (and LIST defaults): they parse to deep-equal objects. */
+function sameText(x: LazyState | undefined, y: LazyState | undefined): boolean {
   if (x === undefined || y === undefined || x.raw === undefined || x.raw !== y.raw) return false;
   const dx = x.defaults;
   const dy = y.defaults;
   return dx === dy || (dx !== undefined && dy !== undefined && dx.kind === dy.kind && dx.apiVersion === dy.apiVersion);
 }
 
-function parsedForCompare(o: KubeObject): unknown {
-  const s = lazyStateOf(o);
+function parsedForCompare(o: KubeObject, s: LazyState | undefined): unknown {
   return s ? s.parse() : o;
 }
 
@@ -33,9 +31,7 @@ const SAME_TEXT = Object.freeze({});
  * value) and the LIST defaults in front, so the walk finds the same changes in the same order as
  * on the parsed objects. Undefined when either is not an unparsed lazy object with its members.
  */
-function partialPair(oldObj: KubeObject, newObj: KubeObject): [unknown, unknown] | undefined {
-  const a = lazyStateOf(oldObj);
-  const b = lazyStateOf(newObj);
+function partialPair(a: LazyState | undefined, b: LazyState | undefined): [unknown, unknown] | undefined {
   if (a?.raw === undefined || b?.raw === undefined) return undefined;
   const ma = lastValues(a.raw, a.fields.members);
   const mb = lastValues(b.raw, b.fields.members);
@@ -104,9 +100,7 @@ function topMembers(s: LazyState): TopMembers | undefined {
  * The changes and their order are the walk's on the parsed objects. False when it declines (out
  * is then empty) and the caller compares parsed values.
  */
-function textChanges(oldObj: KubeObject, newObj: KubeObject, out: Change[]): boolean {
-  const a = lazyStateOf(oldObj);
-  const b = lazyStateOf(newObj);
+function textChanges(a: LazyState | undefined, b: LazyState | undefined, out: Change[]): boolean {
   if (a?.raw === undefined || b?.raw === undefined) return false;
   const done = a.defaults === undefined && b.defaults === undefined ? ownMemberChanges(a, b, out) : listedMemberChanges(a, b, out);
   if (!done) out.length = 0;
@@ -161,10 +155,8 @@ function memberChanges(key: string, a: string, as: number, ae: number, b: string
   if (ae - as === be - bs && a.slice(as, ae) === b.slice(bs, be)) return true;
   const w = diffWindow(a, as, ae, b, bs, be);
   if (w === undefined) return false;
-  const keys: (string | number)[] = [key];
-  for (const x of w.keys) keys.push(x);
   try {
-    walkRecursive(JSON.parse(a.slice(w.oldStart, w.oldEnd)), JSON.parse(b.slice(w.newStart, w.newEnd)), keys, out);
+    walkRecursive(JSON.parse(a.slice(w.oldStart, w.oldEnd)), JSON.parse(b.slice(w.newStart, w.newEnd)), ROOT_PATH.child(key).below(w.keys), [], out);
   } catch {
     return false; // nested past the recursive walk's limit (TOO_DEEP)
   }
@@ -211,18 +203,12 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
-
-function childPath(parent: string, key: string): string {
-  if (IDENTIFIER.test(key)) return parent ? `${parent}.${key}` : key;
-  return `${parent}[${JSON.stringify(key)}]`;
-}
-
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-type Change = { path: string; top: string[]; old: unknown; new: unknown };
+/** A changed leaf: its path (with the first two object keys on the way, which classify it) and both values. */
+type Change = { at: PathNode; old: unknown; new: unknown };
 
 /**
  * A pair of containers being compared: their child keys (the old object's keys, then the new
@@ -249,26 +235,11 @@ function pairOf(parent: Pair | undefined, key: string | number, a: unknown, b: u
   return undefined;
 }
 
-/** The change at `key` below `parent`: its path in childPath notation and the first two object keys on the way. */
+/** The change at `key` below `parent`. */
 function changeAt(parent: Pair | undefined, key: string | number, old: unknown, now: unknown): Change {
   const keys: (string | number)[] = [key];
   for (let p = parent; p?.parent !== undefined; p = p.parent) keys.push(p.key);
-  return changeOf(keys.reverse(), old, now);
-}
-
-/** The change at the path `keys` (from the top): in childPath notation, with the first two object keys on the way. */
-function changeOf(keys: readonly (string | number)[], old: unknown, now: unknown): Change {
-  let path = '';
-  const top: string[] = [];
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i];
-    if (typeof k === 'number') path = `${path}[${k}]`;
-    else {
-      path = childPath(path, k);
-      if (top.length < 2) top.push(k);
-    }
-  }
-  return { path, top, old, new: now };
+  return { at: ROOT_PATH.below(keys.reverse()), old, new: now };
 }
 
 /** Nesting the recursive walk goes into before it gives way to the iterative one. */
@@ -284,7 +255,7 @@ const TOO_DEEP = new Error('nested deeper than RECURSION_LIMIT');
  */
 function walk(oldObj: unknown, newObj: unknown, out: Change[]): void {
   try {
-    walkRecursive(oldObj, newObj, [], out);
+    walkRecursive(oldObj, newObj, ROOT_PATH, [], out);
   } catch (e) {
     if (e !== TOO_DEEP) throw e;
     out.length = 0;
@@ -292,20 +263,23 @@ function walk(oldObj: unknown, newObj: unknown, out: Change[]): void {
   }
 }
 
-/** One pair of values at the path `keys` (kept as a stack: pushed and popped around each child). */
-function walkRecursive(a: unknown, b: unknown, keys: (string | number)[], out: Change[]): void {
+/**
+ * One pair of values at the path `keys` below `base` (keys kept as a stack: pushed and popped
+ * around each child; the path is looked up only for a change).
+ */
+function walkRecursive(a: unknown, b: unknown, base: PathNode, keys: (string | number)[], out: Change[]): void {
   if (a === b) return;
   if (isRecord(a) && isRecord(b)) {
     if (keys.length >= RECURSION_LIMIT) throw TOO_DEEP;
     for (const k in a) {
       keys.push(k);
-      walkRecursive(a[k], b[k], keys, out);
+      walkRecursive(a[k], b[k], base, keys, out);
       keys.pop();
     }
     for (const k in b) {
       if (Object.prototype.hasOwnProperty.call(a, k)) continue;
       keys.push(k);
-      walkRecursive(undefined, b[k], keys, out);
+      walkRecursive(undefined, b[k], base, keys, out);
       keys.pop();
     }
     return;
@@ -315,20 +289,21 @@ function walkRecursive(a: unknown, b: unknown, keys: (string | number)[], out: C
     const n = Math.max(a.length, b.length);
     for (let i = 0; i < n; i++) {
       keys.push(i);
-      walkRecursive(a[i], b[i], keys, out);
+      walkRecursive(a[i], b[i], base, keys, out);
       keys.pop();
     }
     return;
   }
-  // Different kinds of value, or different leaves (deepEqual settles objects of other shapes).
-  if (!deepEqual(a, b)) out.push(changeOf(keys, a, b));
+  // Different leaves, or different kinds of value (an object against an array, a leaf or nothing):
+  // never deep-equal, as a !== b and they are not two objects or two arrays.
+  out.push({ at: base.below(keys), old: a, new: b });
 }
 
 function walkIterative(oldObj: unknown, newObj: unknown, out: Change[]): void {
   if (oldObj === newObj) return;
   const root = pairOf(undefined, '', oldObj, newObj);
   if (!root) {
-    out.push({ path: '', top: [], old: oldObj, new: newObj });
+    out.push({ at: ROOT_PATH, old: oldObj, new: newObj });
     return;
   }
   const stack: Pair[] = [root];
@@ -365,32 +340,43 @@ function walkIterative(oldObj: unknown, newObj: unknown, out: Change[]): void {
  * possibly with RV/managedFields), else 'other'. Secret data/stringData values are never copied.
  */
 export function compareUpdate(oldObj: KubeObject, newObj: KubeObject): UpdateComparison {
-  if (sameText(oldObj, newObj)) return { change: 'identical', diff: [], total: 0 };
+  const a = lazyStateOf(oldObj);
+  const b = lazyStateOf(newObj);
+  if (sameText(a, b)) return { change: 'identical', diff: [], total: 0 };
   const changes: Change[] = [];
   // Lazy objects are compared from their texts when they have the same shape, else parsed for the
   // walk (only the members that differ), without keeping parsed trees in the cache.
-  if (!textChanges(oldObj, newObj, changes)) {
-    const pair = partialPair(oldObj, newObj);
+  if (!textChanges(a, b, changes)) {
+    const pair = partialPair(a, b);
     if (pair) walk(pair[0], pair[1], changes);
-    else walk(parsedForCompare(oldObj), parsedForCompare(newObj), changes);
+    else walk(parsedForCompare(oldObj, a), parsedForCompare(newObj, b), changes);
   }
-  const secret = typeField(oldObj, 'kind') === 'Secret' || typeField(newObj, 'kind') === 'Secret';
-  const diff = changes.slice(0, MAX_FIELD_CHANGES).map((c): FieldChange => {
-    const redact = secret && (c.top[0] === 'data' || c.top[0] === 'stringData');
-    const fc: FieldChange = { path: c.path };
+  const secret = kindOf(oldObj, a) === 'Secret' || kindOf(newObj, b) === 'Secret';
+  const diff: FieldChange[] = [];
+  for (let i = 0; i < changes.length && i < MAX_FIELD_CHANGES; i++) {
+    const c = changes[i];
+    const redact = secret && (c.at.first === 'data' || c.at.first === 'stringData');
+    const fc: FieldChange = { path: c.at.path };
     if (c.old !== undefined) fc.old = redact ? REDACTED : c.old;
     if (c.new !== undefined) fc.new = redact ? REDACTED : c.new;
-    return fc;
-  });
-  return { change: classify(changes.map((c) => c.top)), diff, total: changes.length };
+    diff.push(fc);
+  }
+  return { change: classify(changes), diff, total: changes.length };
 }
 
-function classify(tops: string[][]): UpdateChange {
-  if (tops.length === 0) return 'identical';
+/** objects.ts's typeField(o, 'kind'), with the lazy state already at hand (the comparison parses neither object into it). */
+function kindOf(o: KubeObject, s: LazyState | undefined): string | undefined {
+  return s !== undefined && s.parsed === undefined ? s.fields.kind : o.kind;
+}
+
+function classify(changes: readonly Change[]): UpdateChange {
+  if (changes.length === 0) return 'identical';
   let rv = false;
   let managed = false;
   let status = false;
-  for (const [first, second] of tops) {
+  for (const { at } of changes) {
+    const first = at.first;
+    const second = at.second;
     if (first === 'metadata' && second === 'resourceVersion') rv = true;
     else if (first === 'metadata' && second === 'managedFields') managed = true;
     else if (first === 'status') status = true;

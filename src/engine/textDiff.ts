@@ -190,22 +190,22 @@ class OpenContainers {
 const open = new OpenContainers();
 
 /**
- * Whether a key on the path could appear again in a[from, end) (a later duplicate replaces the
- * value): its quoted text occurs there, or a `\u` escape does (another spelling), or for a key
- * with a `/` any backslash (`\/`). Keys with a quote or backslash never get here (keys()).
+ * Whether a key on the path could appear again in `rest` (the old member's text after the value:
+ * a later duplicate replaces the value): its quoted text occurs there, or a `\u` escape does
+ * (another spelling), or for a key with a `/` any backslash (`\/`). Keys with a quote or
+ * backslash never get here (keys()).
  */
-function mayRepeat(a: string, keys: (string | number)[], from: number, end: number): boolean {
-  const slash = a.indexOf('\\', from);
-  if (slash < 0 || slash >= end) return keys.some((k) => typeof k === 'string' && occursQuoted(a, k, from, end));
-  const u = a.indexOf('\\u', slash);
-  if (u >= 0 && u < end) return true;
-  return keys.some((k) => typeof k === 'string' && (k.includes('/') || occursQuoted(a, k, from, end)));
+function mayRepeat(rest: string, keys: (string | number)[]): boolean {
+  const slash = rest.indexOf('\\');
+  if (slash < 0) return keys.some((k) => typeof k === 'string' && occursQuoted(rest, k));
+  if (rest.includes('\\u', slash)) return true;
+  return keys.some((k) => typeof k === 'string' && (k.includes('/') || occursQuoted(rest, k)));
 }
 
-/** Whether `"k"` occurs in a[from, end). */
-function occursQuoted(a: string, k: string, from: number, end: number): boolean {
-  for (let at = a.indexOf(k, from + 1); at >= 0 && at + k.length < end; at = a.indexOf(k, at + 1)) {
-    if (a.charCodeAt(at - 1) === QUOTE && a.charCodeAt(at + k.length) === QUOTE) return true;
+/** Whether `"k"` occurs in s (found by k, whose first character is rarer in JSON than the quote). */
+function occursQuoted(s: string, k: string): boolean {
+  for (let at = s.indexOf(k, 1); at >= 0; at = s.indexOf(k, at + 1)) {
+    if (s.charCodeAt(at - 1) === QUOTE && s.charCodeAt(at + k.length) === QUOTE) return true;
   }
   return false;
 }
@@ -230,9 +230,12 @@ export function diffWindow(a: string, as: number, ae: number, b: string, bs: num
     const newStart = start - as + bs;
     const newEnd = valueEnd(b, newStart);
     // The rest after the value the same text on both sides (the part before it is in the common prefix).
-    if (newEnd > newStart && ae - oldEnd === be - newEnd && a.slice(oldEnd, ae) === b.slice(newEnd, be)) {
-      const keys = open.keys(a, level);
-      if (keys !== undefined && !mayRepeat(a, keys, oldEnd, ae)) return { keys, oldStart: start, oldEnd, newStart, newEnd };
+    if (newEnd > newStart && ae - oldEnd === be - newEnd) {
+      const rest = a.slice(oldEnd, ae);
+      if (rest === b.slice(newEnd, be)) {
+        const keys = open.keys(a, level);
+        if (keys !== undefined && !mayRepeat(rest, keys)) return { keys, oldStart: start, oldEnd, newStart, newEnd };
+      }
     }
     start = -1;
   }
