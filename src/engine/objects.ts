@@ -25,17 +25,28 @@ export interface KubeObject {
  * unknown (it disappeared during a relist). `obj` is the last state the cache knew, if any.
  */
 export class DeletedFinalStateUnknown {
+  /** The brand isTombstone checks: unlike instanceof, reading it asks nothing of a lazy object's proxy. */
+  readonly #tombstone = true;
+
   constructor(
     readonly key: string,
     readonly obj: KubeObject | undefined,
   ) {}
+
+  static is(o: unknown): o is DeletedFinalStateUnknown {
+    return typeof o === 'object' && o !== null && #tombstone in o;
+  }
 }
 
 /** What the store and FIFOs hold: an object, or a tombstone standing for one. */
 export type StoreObject = KubeObject | DeletedFinalStateUnknown;
 
+/**
+ * Whether o is a tombstone. A brand check, not instanceof: instanceof on a lazy object (a Proxy)
+ * calls its getPrototypeOf trap, and this runs several times per event.
+ */
 export function isTombstone(o: unknown): o is DeletedFinalStateUnknown {
-  return o instanceof DeletedFinalStateUnknown;
+  return DeletedFinalStateUnknown.is(o);
 }
 
 /** The resourceVersion of an object, of the object inside a tombstone, or "" when none. */
