@@ -48,30 +48,20 @@ const TEXT_RULES: ReadonlyArray<readonly [RegExp, string]> = [
  * other characters are all in that set), or a word followed by ':' (authorization, token,
  * password, secret, ...: each has a letter other than T and Z). So a string of those characters
  * passes when it has no J and no ':' after a letter other than T and Z. Object keys, names,
- * resource versions, handler names and timestamps are such strings; this loop is cheaper than the
- * pre-check regex.
+ * resource versions, handler names and timestamps are such strings; this loop (one pass) is
+ * cheaper than the pre-check regex.
  */
 function plainText(s: string): boolean {
+  let word = false; // a letter other than T and Z seen: a ':' after it may end a rule's word
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    // a-z, 0-9, '.', '/', '-', '_', and A-Z except 'J'
-    if ((c >= 97 && c <= 122) || (c >= 45 && c <= 57) || c === 95 || (c >= 65 && c <= 90 && c !== 74)) continue;
-    return c === 58 && noWordBeforeColon(s);
-  }
-  return true;
-}
-
-/** For plainText, s having a ':': whether no ':' comes after a letter other than T and Z, and s has nothing outside [A-Za-z0-9._/-:] nor a J. */
-function noWordBeforeColon(s: string): boolean {
-  let letters = false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    // '-', '.', '/', 0-9, '_', and T and Z, which no rule's word is made of alone
-    if ((c >= 45 && c <= 57) || c === 95 || c === 84 || c === 90) continue;
-    if (c === 58) {
-      if (letters) return false;
-    } else if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90 && c !== 74)) letters = true;
-    else return false;
+    // '-', '.', '/', 0-9, '_'
+    if ((c >= 45 && c <= 57) || c === 95) continue;
+    if (c >= 97 && c <= 122) word = true;
+    else if (c >= 65 && c <= 90) {
+      if (c === 74) return false; // J
+      if (c !== 84 && c !== 90) word = true;
+    } else if (c !== 58 || word) return false;
   }
   return true;
 }
@@ -154,9 +144,20 @@ function redactSecretChange(path: string, v: unknown): unknown {
   return out;
 }
 
+/** pathHasCredential's answers for the paths seen last (an update's paths repeat: see src/engine/diffPaths.ts). */
+const credentialPaths = new Map<string, boolean>();
+const MAX_REMEMBERED_PATHS = 4096;
+const MAX_REMEMBERED_PATH = 256;
+
 function pathHasCredential(path: string): boolean {
-  if (!MAYBE_CREDENTIAL_KEY.test(path)) return false;
-  return path.split(/[.[\]]/).some((seg) => seg !== '' && CREDENTIAL_KEY.test(seg));
+  const known = credentialPaths.get(path);
+  if (known !== undefined) return known;
+  const answer = MAYBE_CREDENTIAL_KEY.test(path) && path.split(/[.[\]]/).some((seg) => seg !== '' && CREDENTIAL_KEY.test(seg));
+  if (path.length <= MAX_REMEMBERED_PATH) {
+    if (credentialPaths.size >= MAX_REMEMBERED_PATHS) credentialPaths.clear();
+    credentialPaths.set(path, answer);
+  }
+  return answer;
 }
 
 function redactChange(c: FieldChange, ctx: RedactionContext): FieldChange {
