@@ -156,12 +156,28 @@ function memberChanges(key: string, a: string, as: number, ae: number, b: string
   const w = diffWindow(a, as, ae, b, bs, be);
   if (w === undefined) return false;
   try {
-    walkRecursive(JSON.parse(a.slice(w.oldStart, w.oldEnd)), JSON.parse(b.slice(w.newStart, w.newEnd)), ROOT_PATH.child(key).below(w.keys), [], out);
+    walkRecursive(windowValue(a, w.oldStart, w.oldEnd), windowValue(b, w.newStart, w.newEnd), ROOT_PATH.child(key).below(w.keys), [], out);
   } catch {
     return false; // nested past the recursive walk's limit (TOO_DEEP)
   }
   return true;
 }
+
+/**
+ * The value of the JSON text s[start, end): a short string without escapes is its characters
+ * (sliced: a slice that short is a copy, so it does not keep s alive), anything else JSON.parse's.
+ * A resourceVersion is such a string, in every update.
+ */
+function windowValue(s: string, start: number, end: number): unknown {
+  if (end - start <= SHORT_STRING + 2 && s.charCodeAt(start) === 0x22) {
+    const inner = s.slice(start + 1, end - 1);
+    if (!inner.includes('\\')) return inner;
+  }
+  return JSON.parse(s.slice(start, end));
+}
+
+/** Below this many characters V8 copies a slice instead of pointing into its parent (SlicedString::kMinLength). */
+const SHORT_STRING = 12;
 
 export const MAX_FIELD_CHANGES = 20;
 export const REDACTED = '«redacted»';
