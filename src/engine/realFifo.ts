@@ -12,6 +12,22 @@ import { FifoBase, fifoKeyOf, type FifoOptions, type TombstoneOrigin } from './f
 import { DeletedFinalStateUnknown, isTombstone, resourceVersionOf, type KubeObject, type StoreObject } from './objects';
 import { RingGrowing } from './ringGrowing';
 
+/**
+ * A fifo.pop event's `deltas` (a RealFIFO pops one delta at a time): one frozen array per delta
+ * type, shared by every such event instead of an array built and kept per event. Recorded events
+ * are never changed after they are emitted.
+ */
+const ONE_DELTA = new Map<DeltaType, readonly DeltaType[]>();
+
+function deltaTypes(type: DeltaType): DeltaType[] {
+  let types = ONE_DELTA.get(type);
+  if (types === undefined) {
+    types = Object.freeze([type]);
+    ONE_DELTA.set(type, types);
+  }
+  return types as DeltaType[];
+}
+
 export interface RealFIFOOptions extends FifoOptions {
   /** AtomicFIFO gate (v0.36): ReplacedAll / SyncAll / Bookmark entries. */
   atomic?: boolean;
@@ -128,7 +144,7 @@ export class RealFIFO extends FifoBase<RealFIFOOptions> implements Queue {
     if (!this.o.syncAfterProcess) this.state.popInitial();
     if (this.tracing) {
       const depth = this.items.length;
-      this.emit({ t: this.now(), type: 'fifo.pop', key: entry.key, deltas: [entry.delta.type], isInInitialList, depthKeys: depth, depthDeltas: depth });
+      this.emit({ t: this.now(), type: 'fifo.pop', key: entry.key, deltas: deltaTypes(entry.delta.type), isInInitialList, depthKeys: depth, depthDeltas: depth });
     }
     return [entry.delta];
   }
