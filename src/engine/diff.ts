@@ -354,10 +354,9 @@ function walkIterative(oldObj: unknown, newObj: unknown, out: Change[]): void {
  * Classifies an update: 'identical' (deep-equal), 'resourceVersion' (nothing else differs),
  * 'managedFields' (managedFields changed, possibly with the RV), 'status' (status changed,
  * possibly with RV/managedFields), else 'other'. Secret data/stringData values are never copied.
+ * `a` and `b` are lazyStateOf(oldObj) and lazyStateOf(newObj), when the caller has them.
  */
-export function compareUpdate(oldObj: KubeObject, newObj: KubeObject): UpdateComparison {
-  const a = lazyStateOf(oldObj);
-  const b = lazyStateOf(newObj);
+export function compareUpdate(oldObj: KubeObject, newObj: KubeObject, a = lazyStateOf(oldObj), b = lazyStateOf(newObj)): UpdateComparison {
   if (sameText(a, b)) return { change: 'identical', diff: [], total: 0 };
   const changes: Change[] = [];
   // Lazy objects are compared from their texts when they have the same shape, else parsed for the

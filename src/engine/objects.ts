@@ -1,4 +1,4 @@
-import { lazyStateOf } from './lazyObject';
+import { lazyStateOf, type LazyState } from './lazyObject';
 
 /**
  * The objects the engine handles. Cluster data is untyped JSON; the engine only ever reads
@@ -54,6 +54,15 @@ export function resourceVersionOf(o: StoreObject | undefined): string {
   if (o === undefined) return '';
   if (isTombstone(o)) return o.obj ? (metaField(o.obj, 'resourceVersion') ?? '') : '';
   return metaField(o, 'resourceVersion') ?? '';
+}
+
+/**
+ * resourceVersionOf(o) with o's lazy state already at hand (lazyStateOf(o)): the same answer
+ * without asking the proxy for its state again. Without a state it is resourceVersionOf(o).
+ */
+export function resourceVersionOfLazy(o: StoreObject, s: LazyState | undefined): string {
+  if (s !== undefined && s.parsed === undefined) return s.fields.resourceVersion ?? '';
+  return resourceVersionOf(o);
 }
 
 /**

@@ -7,7 +7,8 @@
  */
 import type { Clock } from './clock';
 import type { TraceEvent, UpdateChange } from '../format/events';
-import { isTombstone, resourceVersionOf, type KubeObject, type StoreObject } from './objects';
+import type { LazyState } from './lazyObject';
+import { isTombstone, resourceVersionOf, resourceVersionOfLazy, type KubeObject, type StoreObject } from './objects';
 import { RingGrowing } from './ringGrowing';
 
 export const INITIAL_BUFFER_SIZE = 1024;
@@ -26,7 +27,11 @@ export interface ResourceEventHandler {
 export type Notification =
   /** isSync is only ever true under the ≤1.17 'delta-type' rule (an add from a Sync delta). */
   | { op: 'add'; key: string; obj: KubeObject; isInInitialList: boolean; isSync: boolean }
-  | { op: 'update'; key: string; oldObj: KubeObject; newObj: KubeObject; isSync: boolean; change: UpdateChange }
+  /**
+   * oldLazy/newLazy: lazyStateOf of each object, read once by the informer (the trace events read
+   * the resourceVersions through them); left out, the objects are asked (objects.ts's resourceVersionOfLazy).
+   */
+  | { op: 'update'; key: string; oldObj: KubeObject; newObj: KubeObject; oldLazy?: LazyState; newLazy?: LazyState; isSync: boolean; change: UpdateChange }
   | { op: 'delete'; key: string; obj: StoreObject };
 
 /**
@@ -172,7 +177,7 @@ export class ProcessorListener {
           ? { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'add', rv: resourceVersionOf(n.obj), isSync: n.isSync, initialList: n.isInInitialList }
           : { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'add', rv: resourceVersionOf(n.obj), isSync: n.isSync };
       case 'update':
-        return { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'update', rv: resourceVersionOf(n.newObj), oldRv: resourceVersionOf(n.oldObj), isSync: n.isSync, change: n.change };
+        return { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'update', rv: resourceVersionOfLazy(n.newObj, n.newLazy), oldRv: resourceVersionOfLazy(n.oldObj, n.oldLazy), isSync: n.isSync, change: n.change };
       case 'delete':
         return isTombstone(n.obj)
           ? { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'delete', rv: resourceVersionOf(n.obj), isSync: false, tombstone: true }

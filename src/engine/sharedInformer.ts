@@ -15,8 +15,9 @@ import type { DeltaType, EventSink, TraceEvent } from '../format/events';
 import { emitterOf, isRecorded, nullSink } from './sink';
 import type { Delta, Queue } from './fifo';
 import type { ListerWatcher } from './listWatch';
-import { DeletedFinalStateUnknown, resourceVersionOf, type KubeObject, type StoreObject } from './objects';
-import { ProcessorListener, SyncTracker, type ResourceEventHandler } from './processorListener';
+import { lazyStateOf } from './lazyObject';
+import { DeletedFinalStateUnknown, resourceVersionOfLazy, type KubeObject, type StoreObject } from './objects';
+import { ProcessorListener, SyncTracker, type Notification, type ResourceEventHandler } from './processorListener';
 import type { Profile } from './profiles';
 import { InformerLog } from './informerLogs';
 import { RealFIFO } from './realFifo';
@@ -327,11 +328,14 @@ export class SharedIndexInformer {
 
   /** Never filtered by content: whether a listener gets it depends only on the sync rule and its syncing flag. */
   private onUpdate(oldObj: KubeObject, newObj: KubeObject, type: DeltaType): void {
+    const oldLazy = lazyStateOf(oldObj);
+    const newLazy = lazyStateOf(newObj);
     const sync =
-      this.o.profile.syncRule === 'delta-type' ? type === 'Sync' : resourceVersionOf(oldObj) === resourceVersionOf(newObj);
+      this.o.profile.syncRule === 'delta-type' ? type === 'Sync' : resourceVersionOfLazy(oldObj, oldLazy) === resourceVersionOfLazy(newObj, newLazy);
     // The comparison only feeds the trace (notify and distribute events); nobody sees it otherwise.
-    const cmp = this.tracing ? compareUpdate(oldObj, newObj) : UNTRACED;
-    this.processor.distribute({ op: 'update', key: this.keyOf(newObj), oldObj, newObj, isSync: sync, change: cmp.change }, sync, cmp.diff);
+    const cmp = this.tracing ? compareUpdate(oldObj, newObj, oldLazy, newLazy) : UNTRACED;
+    const n: Notification = { op: 'update', key: this.keyOf(newObj), oldObj, newObj, oldLazy, newLazy, isSync: sync, change: cmp.change };
+    this.processor.distribute(n, sync, cmp.diff);
   }
 
   private onDelete(obj: StoreObject): void {

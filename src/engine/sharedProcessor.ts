@@ -6,7 +6,7 @@
 import type { Clock } from './clock';
 import type { FieldChange, TraceEvent } from '../format/events';
 import type { Notification, ProcessorListener } from './processorListener';
-import { resourceVersionOf } from './objects';
+import { resourceVersionOf, resourceVersionOfLazy } from './objects';
 
 export class SharedProcessor {
   /** listener → syncing. A new listener starts syncing so it sees the syncs until the first check. */
@@ -51,7 +51,7 @@ export class SharedProcessor {
     if (n.op === 'update') {
       this.emit({
         t, type: 'distribute', op: 'update', key: n.key, isSync: sync, delivered, skipped,
-        change: n.change, diff: diff ?? [], oldRv: resourceVersionOf(n.oldObj), rv: resourceVersionOf(n.newObj),
+        change: n.change, diff: diff ?? [], oldRv: resourceVersionOfLazy(n.oldObj, n.oldLazy), rv: resourceVersionOfLazy(n.newObj, n.newLazy),
       });
     } else {
       this.emit({ t, type: 'distribute', op: n.op, key: n.key, isSync: sync, delivered, skipped, rv: resourceVersionOf(n.obj) });

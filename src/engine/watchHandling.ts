@@ -10,7 +10,7 @@ import { handOver, isRecorded } from './sink';
 import type { ReflectorStore } from './fifo';
 import type { StreamEnd, WatchEvent, Watcher } from './listWatch';
 import { GoMap } from './goMap';
-import { plainObject } from './lazyObject';
+import { lazyStateOf, plainObject } from './lazyObject';
 import { hasMetadata, metaField, typeField, type KubeObject } from './objects';
 import type { Profile } from './profiles';
 import { goDuration, type ReflectorLog } from './reflectorLogs';
@@ -51,8 +51,10 @@ export class ResyncErrorSlot {
 
 export function objectKey(obj: KubeObject | undefined): string {
   if (!obj || !hasMetadata(obj)) return '';
-  const namespace = metaField(obj, 'namespace');
-  const name = metaField(obj, 'name');
+  return keyOfNames(metaField(obj, 'namespace'), metaField(obj, 'name'));
+}
+
+function keyOfNames(namespace: string | undefined, name: string | undefined): string {
   return namespace ? `${namespace}/${name ?? ''}` : (name ?? '');
 }
 
@@ -334,7 +336,12 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
 
 function emitWatchEvent(sink: EventSink, t: number, event: WatchEvent, accepted: boolean, skipped: string | undefined, initialEventsEnd: boolean | undefined): void {
   const obj = event.object;
-  const e: TraceEvent & { type: 'watch.event' } = { t, type: 'watch.event', eventType: event.type, key: objectKey(obj) || undefined, rv: obj ? (metaField(obj, 'resourceVersion') ?? '') : '', accepted };
+  // An unparsed lazy object's fields read from its state, asked of it once (objectKey and metaField would ask three times).
+  const f = obj ? lazyStateOf(obj) : undefined;
+  const fields = f !== undefined && f.parsed === undefined ? f.fields : undefined;
+  const key = fields ? (fields.hasMetadata ? keyOfNames(fields.namespace, fields.name) : '') : objectKey(obj);
+  const rv = fields ? (fields.resourceVersion ?? '') : obj ? (metaField(obj, 'resourceVersion') ?? '') : '';
+  const e: TraceEvent & { type: 'watch.event' } = { t, type: 'watch.event', eventType: event.type, key: key || undefined, rv, accepted };
   if (skipped) e.skipped = skipped;
   if (initialEventsEnd) e.initialEventsEnd = initialEventsEnd;
   handOver(sink, e);
