@@ -153,10 +153,11 @@ function listedMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean
 /** The changes of one top-level member, a[as, ae) against b[bs, be), into out; false when it declines. */
 function memberChanges(key: string, a: string, as: number, ae: number, b: string, bs: number, be: number, out: Change[]): boolean {
   if (ae - as === be - bs && a.slice(as, ae) === b.slice(bs, be)) return true;
-  const w = diffWindow(a, as, ae, b, bs, be);
-  if (w === undefined) return false;
+  const windows = diffWindow(a, as, ae, b, bs, be);
+  if (windows === undefined) return false;
   try {
-    walkRecursive(windowValue(a, w.oldStart, w.oldEnd), windowValue(b, w.newStart, w.newEnd), ROOT_PATH.child(key).below(w.keys), [], out);
+    const member = ROOT_PATH.child(key);
+    for (const w of windows) walkRecursive(windowValue(a, w.oldStart, w.oldEnd), windowValue(b, w.newStart, w.newEnd), member.below(w.keys), [], out);
   } catch {
     return false; // nested past the recursive walk's limit (TOO_DEEP)
   }

@@ -202,19 +202,22 @@ function mayRepeat(rest: string, keys: (string | number)[]): boolean {
   return keys.some((k) => typeof k === 'string' && (k.includes('/') || occursQuoted(rest, k)));
 }
 
-/** Whether `"k"` occurs in s (found by k, whose first character is rarer in JSON than the quote). */
-function occursQuoted(s: string, k: string): boolean {
+/** Whether `"k"` occurs in s at least `times` times (found by k, whose first character is rarer in JSON than the quote). */
+function occursQuoted(s: string, k: string, times = 1): boolean {
+  let seen = 0;
   for (let at = s.indexOf(k, 1); at >= 0; at = s.indexOf(k, at + 1)) {
-    if (s.charCodeAt(at - 1) === QUOTE && s.charCodeAt(at + k.length) === QUOTE) return true;
+    if (s.charCodeAt(at - 1) === QUOTE && s.charCodeAt(at + k.length) === QUOTE && ++seen >= times) return true;
   }
   return false;
 }
 
 /**
- * The smallest value in a[as, ae) (one member's value text in the old object) that holds every
- * difference from b[bs, be) (the same member in the new one); undefined past MAX_WINDOW_DEPTH.
+ * The values in a[as, ae) (one member's value text in the old object) that hold every difference
+ * from b[bs, be) (the same member in the new one), in text order: the smallest value around all
+ * of them, or several values of one container when the differences are in some of its members
+ * (siblingWindows); undefined past MAX_WINDOW_DEPTH.
  */
-export function diffWindow(a: string, as: number, ae: number, b: string, bs: number, be: number): DiffWindow | undefined {
+export function diffWindow(a: string, as: number, ae: number, b: string, bs: number, be: number): DiffWindow[] | undefined {
   const p = commonPrefix(a, as, b, bs, Math.min(ae - as, be - bs));
   if (!open.scan(a, as, as + p)) return undefined;
   // The candidates, innermost first: the value at the first difference, then each open container.
@@ -229,14 +232,92 @@ export function diffWindow(a: string, as: number, ae: number, b: string, bs: num
     const oldEnd = valueEnd(a, start);
     const newStart = start - as + bs;
     const newEnd = valueEnd(b, newStart);
-    // The rest after the value the same text on both sides (the part before it is in the common prefix).
-    if (newEnd > newStart && ae - oldEnd === be - newEnd) {
-      const rest = a.slice(oldEnd, ae);
-      if (rest === b.slice(newEnd, be)) {
+    if (newEnd > newStart) {
+      // The rest after the value the same text on both sides (the part before it is in the common prefix).
+      const rest = ae - oldEnd === be - newEnd ? a.slice(oldEnd, ae) : undefined;
+      if (rest !== undefined && rest === b.slice(newEnd, be)) {
         const keys = open.keys(a, level);
-        if (keys !== undefined && !mayRepeat(rest, keys)) return { keys, oldStart: start, oldEnd, newStart, newEnd };
+        if (keys !== undefined && !mayRepeat(rest, keys)) return [{ keys, oldStart: start, oldEnd, newStart, newEnd }];
+      } else if (level === open.depth && level > 0) {
+        const siblings = siblingWindows(a, ae, b, be, { keys: [], oldStart: start, oldEnd, newStart, newEnd });
+        if (siblings !== undefined) return siblings;
       }
     }
     start = -1;
   }
+}
+
+/**
+ * When the value at the first difference is not the only one that differs: the members of its
+ * container C (open.depth - 1) that differ, each a window, when every difference is in a member
+ * of C and the texts are the same outside them. Then the parser reads the two texts alike but for
+ * those values (each whole in both texts, at the same place in C), so the changes are those of
+ * each pair of values below its path, and in text order they are in the walk's order: C has no
+ * backslash (no key spelled two ways), and each window's key is not digit-first (JSON.parse puts
+ * those first) and occurs in C once (a repeated key takes the first place and the last value).
+ * Above C, as for one window: no key on the path to C occurs again after it (mayRepeat).
+ * Undefined when any of that fails; the caller then takes a larger value.
+ */
+function siblingWindows(a: string, ae: number, b: string, be: number, first: DiffWindow): DiffWindow[] | undefined {
+  const c = open.depth - 1;
+  const isObject = open.isObject[c] === 1;
+  const cStart = open.start[c];
+  const cEnd = valueEnd(a, cStart);
+  const cText = a.slice(cStart, cEnd);
+  const base = open.keys(a, c);
+  if (base === undefined || cText.includes('\\')) return undefined;
+  /** The key a[ks, ke) when it may name a window: not digit-first, and `"key"` once in C. */
+  const keyAt = (ks: number, ke: number): string | undefined => {
+    const key = a.slice(ks, ke);
+    const d = key.charCodeAt(0);
+    return (d >= 0x30 && d <= 0x39) || occursQuoted(cText, key, 2) ? undefined : key;
+  };
+  let index = open.keyStart[c];
+  const firstKey = isObject ? keyAt(open.keyStart[c], open.keyEnd[c]) : index;
+  if (firstKey === undefined) return undefined;
+  first.keys = [...base, firstKey];
+  const out = [first];
+  let w = first;
+  for (;;) {
+    if (ae - w.oldEnd === be - w.newEnd && a.slice(w.oldEnd, ae) === b.slice(w.newEnd, be)) break;
+    const d = w.oldEnd + commonPrefix(a, w.oldEnd, b, w.newEnd, Math.min(ae - w.oldEnd, be - w.newEnd));
+    // The next member of C whose value holds d (a number or literal also when d is just after it: `5` against `50`).
+    let i = w.oldEnd;
+    let found: DiffWindow | undefined;
+    while (found === undefined) {
+      i = skipSpace(a, i);
+      if (a.charCodeAt(i) !== COMMA || i >= d) return undefined;
+      i = skipSpace(a, i + 1);
+      let key: string | number = ++index;
+      if (isObject) {
+        const ke = stringEnd(a, i);
+        if (ke > d) return undefined;
+        const k = keyAt(i + 1, ke - 1);
+        if (k === undefined) return undefined;
+        key = k;
+        i = skipSpace(a, ke);
+        if (a.charCodeAt(i) !== 0x3a) return undefined;
+        i = skipSpace(a, i + 1);
+      }
+      if (d < i) return undefined;
+      const end = valueEnd(a, i);
+      const v = a.charCodeAt(i);
+      if (d < end || (d === end && v !== QUOTE && v !== LBRACE && v !== LBRACKET)) {
+        const newStart = i - w.oldEnd + w.newEnd;
+        const newEnd = valueEnd(b, newStart);
+        if (newEnd <= newStart) return undefined;
+        found = { keys: [...base, key], oldStart: i, oldEnd: end, newStart, newEnd };
+      }
+      i = end;
+    }
+    if (found.oldEnd >= cEnd) return undefined;
+    out.push(found);
+    w = found;
+  }
+  return mayRepeat(a.slice(cEnd, ae), base) ? undefined : out;
+}
+
+function skipSpace(s: string, i: number): number {
+  while (isSpace(s.charCodeAt(i))) i++;
+  return i;
 }

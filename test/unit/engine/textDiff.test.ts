@@ -17,10 +17,16 @@ function lazy(text: string) {
   return lazyObject(text, s.fields);
 }
 
-/** The window of two whole texts: its path and the two value texts. */
+/** The window of two whole texts: its path and the two value texts (the first of several: windowsOf). */
 function windowOf(a: string, b: string): [(string | number)[], string, string] | undefined {
-  const w = diffWindow(a, 0, a.length, b, 0, b.length);
-  return w && [w.keys, a.slice(w.oldStart, w.oldEnd), b.slice(w.newStart, w.newEnd)];
+  const ws = windowsOf(a, b);
+  assert.ok(ws === undefined || ws.length === 1, `one window: ${JSON.stringify(ws)}`);
+  return ws?.[0];
+}
+
+/** Every window of two whole texts, in order. */
+function windowsOf(a: string, b: string): [(string | number)[], string, string][] | undefined {
+  return diffWindow(a, 0, a.length, b, 0, b.length)?.map((w) => [w.keys, a.slice(w.oldStart, w.oldEnd), b.slice(w.newStart, w.newEnd)]);
 }
 
 describe('engine: update comparison from the texts', () => {
@@ -28,7 +34,14 @@ describe('engine: update comparison from the texts', () => {
     assert.deepEqual(windowOf('{"a":{"b":[1,"x",null]},"c":true}', '{"a":{"b":[1,"yz",null]},"c":true}'), [['a', 'b', 1], '"x"', '"yz"']);
     assert.deepEqual(windowOf('{"a":{"b":[1,"x",null]},"c":true}', '{"a":{"b":[1,"x",{}]},"c":true}'), [['a', 'b', 2], 'null', '{}']);
     assert.deepEqual(windowOf('{"a":[5,6],"c":1}', '{"a":[50,6],"c":1}'), [['a', 0], '5', '50']);
-    assert.deepEqual(windowOf('{"a":{"p":"1","q":"2"},"c":1}', '{"a":{"p":"3","q":"4"},"c":1}'), [['a'], '{"p":"1","q":"2"}', '{"p":"3","q":"4"}']);
+    assert.deepEqual(windowsOf('{"a":{"p":"1","q":"2"},"c":1}', '{"a":{"p":"3","q":"4"},"c":1}'), [
+      [['a', 'p'], '"1"', '"3"'],
+      [['a', 'q'], '"2"', '"4"'],
+    ]);
+    assert.deepEqual(windowsOf('{"a":[5,{"x":1},7,8],"c":1}', '{"a":[50,{"x":1},7,{}],"c":1}'), [
+      [['a', 0], '5', '50'],
+      [['a', 3], '8', '{}'],
+    ]);
     assert.deepEqual(windowOf('{"a":1}', '{"a":1,"b":2}'), [[], '{"a":1}', '{"a":1,"b":2}']);
     assert.deepEqual(windowOf('{"a": 1}', '{"a":1}'), [[], '{"a": 1}', '{"a":1}']);
   });
@@ -38,6 +51,14 @@ describe('engine: update comparison from the texts', () => {
     assert.deepEqual(windowOf('{"a":{"x":1},"b":"\\u0061"}', '{"a":{"x":2},"b":"\\u0061"}'), [[], '{"a":{"x":1},"b":"\\u0061"}', '{"a":{"x":2},"b":"\\u0061"}']);
     assert.deepEqual(windowOf('{"\\u0061":{"x":1}}', '{"\\u0061":{"x":2}}'), [[], '{"\\u0061":{"x":1}}', '{"\\u0061":{"x":2}}']);
     assert.deepEqual(windowOf('{"a":{"x":1},"b":{"x":1}}', '{"a":{"x":2},"b":{"x":1}}'), [['a'], '{"x":1}', '{"x":2}'], '"x" again in another object');
+    // Several members of one object differ: one window each, unless a key could be repeated or reordered.
+    assert.deepEqual(windowOf('{"a":{"p":1,"q":2,"p":3}}', '{"a":{"p":4,"q":5,"p":3}}'), [['a'], '{"p":1,"q":2,"p":3}', '{"p":4,"q":5,"p":3}']);
+    assert.deepEqual(windowOf('{"a":{"q":1,"1":2}}', '{"a":{"q":3,"1":4}}'), [['a'], '{"q":1,"1":2}', '{"q":3,"1":4}']);
+    assert.deepEqual(windowOf('{"a":{"p":1,"q":"\\n","r":2}}', '{"a":{"p":3,"q":"\\n","r":4}}'), [['a'], '{"p":1,"q":"\\n","r":2}', '{"p":3,"q":"\\n","r":4}']);
+    assert.deepEqual(windowOf('{"a":{"p":1, "q":2}}', '{"a":{"p":3,"q":4}}'), [['a'], '{"p":1, "q":2}', '{"p":3,"q":4}']);
+    const repeated = ['{"m":{"a":{"p":1,"q":2},"a":{"p":0}}}', '{"m":{"a":{"p":3,"q":4},"a":{"p":0}}}'] as const;
+    assert.deepEqual(windowOf(...repeated), [['m'], repeated[0].slice(5, -1), repeated[1].slice(5, -1)], 'the object holding both is replaced by a later "a"');
+    assert.deepEqual(compareUpdate(lazy(repeated[0]), lazy(repeated[1])), compareUpdate(JSON.parse(repeated[0]), JSON.parse(repeated[1])));
   });
 
   it('an update of a Pod that changes the RV and a condition is compared without parsing either object', () => {
@@ -104,7 +125,7 @@ describe('engine: update comparison from the texts', () => {
         const [ma, mb] = [sa.fields.members ?? [], sb.fields.members ?? []];
         for (let m = 0; m + 2 < ma.length && m + 2 < mb.length; m += 3) {
           const [as, ae, bs, be] = [ma[m + 1], ma[m + 2], mb[m + 1], mb[m + 2]] as number[];
-          if (ta.slice(as, ae) !== tb.slice(bs, be) && (diffWindow(ta, as, ae, tb, bs, be)?.keys.length ?? 0) > 0) {
+          if (ta.slice(as, ae) !== tb.slice(bs, be) && (diffWindow(ta, as, ae, tb, bs, be)?.[0].keys.length ?? 0) > 0) {
             inner++;
             break;
           }
