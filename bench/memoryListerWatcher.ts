@@ -42,6 +42,38 @@ export function benchObject(i: number, rv: number, revision: number): KubeObject
   };
 }
 
+/**
+ * A Pod like the peer benchmark's (bench/peers), whose updates change what a kubelet's do: the
+ * resourceVersion and the Ready condition's two timestamps; every third revision also the
+ * container's restartCount and state, every fifth only the resourceVersion, every seventh a label.
+ */
+export function benchPod(i: number, rv: number, revision: number): KubeObject {
+  const namespace = NAMESPACES[i % NAMESPACES.length];
+  const at = (s: number) => new Date(Date.UTC(2026, 0, 1) + s * 1000).toISOString().replace('.000Z', 'Z');
+  const probe = revision % 5 === 4 ? at(revision - 1) : at(revision);
+  const restarts = Math.floor(revision / 3);
+  return {
+    kind: 'Pod',
+    apiVersion: 'v1',
+    metadata: {
+      name: `web-${i % 50}-7d9f8c6b5-${String(i).padStart(5, '0')}`,
+      namespace,
+      uid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      resourceVersion: String(rv),
+      labels: { app: `app-${i % 50}`, tier: 'web', ...(revision % 7 === 6 ? { canary: 'true' } : {}) },
+    },
+    spec: { containers: [{ name: 'server', image: `registry.example.com/team/app-${i % 50}:v1.2.3`, ports: [{ name: 'http', containerPort: 8080 }] }], nodeName: `node-${i % 3}` },
+    status: {
+      phase: 'Running',
+      conditions: [
+        { type: 'Ready', status: 'True', lastProbeTime: probe, lastTransitionTime: probe },
+        { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: at(0) },
+      ],
+      containerStatuses: [{ name: 'server', state: { running: { startedAt: at(restarts) } }, ready: true, restartCount: restarts }],
+    },
+  };
+}
+
 /** Hands out events in order; `hold` keeps the stream open and silent once they are used up. */
 class ScriptedWatcher implements Watcher {
   end?: StreamEnd;
@@ -94,6 +126,8 @@ export class MemoryListerWatcher implements ListerWatcher {
   constructor(
     readonly objects: number,
     private readonly clock?: Clock,
+    /** The object at index i with its resourceVersion and revision (benchObject, or benchPod). */
+    private readonly make: (i: number, rv: number, revision: number) => KubeObject = benchObject,
   ) {
     this.rvs = new Float64Array(objects);
     this.revisions = new Uint32Array(objects);
@@ -116,7 +150,7 @@ export class MemoryListerWatcher implements ListerWatcher {
 
   async list(_o: ListOptions): Promise<ObjectList> {
     const items: KubeObject[] = new Array(this.objects);
-    for (let i = 0; i < this.objects; i++) items[i] = benchObject(i, this.rvs[i], this.revisions[i]);
+    for (let i = 0; i < this.objects; i++) items[i] = this.make(i, this.rvs[i], this.revisions[i]);
     return { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: String(this.rv) }, items };
   }
 
@@ -128,7 +162,7 @@ export class MemoryListerWatcher implements ListerWatcher {
       const i = k % this.objects;
       this.rvs[i] = ++this.rv;
       this.revisions[i]++;
-      events[k] = { type: 'MODIFIED', object: benchObject(i, this.rvs[i], this.revisions[i]) };
+      events[k] = { type: 'MODIFIED', object: this.make(i, this.rvs[i], this.revisions[i]) };
     }
     if (script.end === 'expire') {
       const message = `too old resource version: ${this.rv} (${this.rv + 1})`;

@@ -22,7 +22,7 @@ import type { RecordedEvent } from '../src/format/events';
 import type { TraceHeader } from '../src/format/trace';
 import { REPO, unpackRevision } from './baseline';
 import { benchHeader, BENCH_PROFILES, profile } from './engineRig';
-import { MemoryListerWatcher } from './memoryListerWatcher';
+import { benchPod, MemoryListerWatcher } from './memoryListerWatcher';
 
 const STARTED_AT = '2026-01-01T00:00:00.000Z';
 const SCENARIOS = join(REPO, 'test', 'conformance', 'scenarios');
@@ -83,9 +83,9 @@ async function scenarioTrace(t: Tree, file: string): Promise<string> {
 }
 
 /** traceSource.ts's workload (watches of 3 000 MODIFIED events 4 ms apart, each ending in 410 Expired) until `events` are recorded. */
-async function engineTrace(t: Tree, profileName: (typeof BENCH_PROFILES)[number], events: number, lazy: boolean): Promise<string> {
+async function engineTrace(t: Tree, profileName: (typeof BENCH_PROFILES)[number], events: number, lazy: boolean, pods = false): Promise<string> {
   const clock = new t.FakeClock();
-  const lw = new MemoryListerWatcher(2000, clock);
+  const lw = new MemoryListerWatcher(2000, clock, pods ? benchPod : undefined);
   const recorder = new t.TraceRecorder(benchHeader(profileName, events + 50_000), events + 50_000);
   const informer = new t.SharedIndexInformer({ listerWatcher: lazy ? decodedLike(t, lw) : lw, profile: profile(profileName), clock, sink: recorder, rand: () => 0.5, name: 'bench' });
   for (let h = 0; h < 2; h++) informer.addEventHandler(`handler-${h}`, { onUpdate: (_o: KubeObject, _n: KubeObject) => undefined });
@@ -136,7 +136,10 @@ async function main(): Promise<void> {
     for (const p of BENCH_PROFILES) {
       for (const lazy of [false, true]) compare(`engine run ${p}${lazy ? ', lazy objects' : ''}`, await engineTrace(before, p, events, lazy), await engineTrace(now, p, events, lazy));
     }
-    console.log(`${runs} traces (${files.length} scenarios, ${2 * BENCH_PROFILES.length} engine runs of ${events} events, half with lazy objects), ${(bytes / 2 ** 20).toFixed(1)} MiB of trace text: ${differ === 0 ? 'all byte-identical' : `${differ} differ`} to ${revision}`);
+    // Pods whose updates change a condition's timestamps, the RV, a container's status, a label (benchPod).
+    const podProfile = BENCH_PROFILES[BENCH_PROFILES.length - 1];
+    for (const lazy of [false, true]) compare(`engine run ${podProfile}, Pods${lazy ? ', lazy objects' : ''}`, await engineTrace(before, podProfile, events, lazy, true), await engineTrace(now, podProfile, events, lazy, true));
+    console.log(`${runs} traces (${files.length} scenarios, ${2 * BENCH_PROFILES.length + 2} engine runs of ${events} events, half with lazy objects, two of Pods), ${(bytes / 2 ** 20).toFixed(1)} MiB of trace text: ${differ === 0 ? 'all byte-identical' : `${differ} differ`} to ${revision}`);
   } finally {
     unpacked.remove();
   }
