@@ -117,7 +117,7 @@ export const MUTANTS: Mutant[] = [
   ),
   m('v115-stream-timeout-quiet', '../kube/listerWatcher.ts', "1.15's StreamWatcher closes quietly on a read timeout (no ERROR event)", ['return this.restClient.restRetriesWatchOpen ? w : new TimeoutAsErrorEvent(w);', 'return w;']),
   m('go-map-appends-readded-key', 'goMap.ts', "the store's map order ignores Go's slot reuse (a re-added key goes last)", ['    if (this.slots) this.slots[this.slots.indexOf(key)] = undefined;', '    if (this.slots) {\n      this.slots.splice(this.slots.indexOf(key), 1);\n      this.slots.push(undefined);\n    }']),
-  m('rv-equal-sync-rule-off', 'sharedInformer.ts', 'relisted updates with equal RVs are not syncs', [': resourceVersionOf(oldObj) === resourceVersionOf(newObj);', ': false;']),
+  m('rv-equal-sync-rule-off', 'sharedInformer.ts', 'relisted updates with equal RVs are not syncs', [': resourceVersionOfLazy(oldObj, oldLazy) === resourceVersionOfLazy(newObj, newLazy);', ': false;']),
   // ---- transforms, indexers, handler removal (scenario extensions) ----
   m('transform-off', 'fifoSupport.ts', 'SetTransform ignored', ['    if (!t || type === \'Sync\' || isTombstone(obj)) return obj;', '    return obj;']),
   m('transform-on-sync', 'fifoSupport.ts', 'a resync Sync is transformed again', ["    if (!t || type === 'Sync' || isTombstone(obj)) return obj;", '    if (!t || isTombstone(obj)) return obj;']),
