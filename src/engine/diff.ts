@@ -368,16 +368,27 @@ export function compareUpdate(oldObj: KubeObject, newObj: KubeObject, a = lazySt
     else walk(parsedForCompare(oldObj, a), parsedForCompare(newObj, b), changes);
   }
   const secret = kindOf(oldObj, a) === 'Secret' || kindOf(newObj, b) === 'Secret';
-  const diff: FieldChange[] = [];
-  for (let i = 0; i < changes.length && i < MAX_FIELD_CHANGES; i++) {
+  // Sized once and each change one literal: the trace keeps these, and an array grown by push or
+  // an object given fields after its literal carries spare slots or a second store.
+  const n = Math.min(changes.length, MAX_FIELD_CHANGES);
+  const diff: FieldChange[] = new Array<FieldChange>(n);
+  for (let i = 0; i < n; i++) {
     const c = changes[i];
     const redact = secret && (c.at.first === 'data' || c.at.first === 'stringData');
-    const fc: FieldChange = { path: c.at.path };
-    if (c.old !== undefined) fc.old = redact ? REDACTED : c.old;
-    if (c.new !== undefined) fc.new = redact ? REDACTED : c.new;
-    diff.push(fc);
+    diff[i] = fieldChange(c.at.path, redact ? redacted(c.old) : c.old, redact ? redacted(c.new) : c.new);
   }
   return { change: classify(changes), diff, total: changes.length };
+}
+
+/** REDACTED in place of a value, nothing in place of nothing. */
+function redacted(v: unknown): unknown {
+  return v === undefined ? undefined : REDACTED;
+}
+
+/** { path, old?, new? }, an absent side left out (not undefined). */
+function fieldChange(path: string, old: unknown, now: unknown): FieldChange {
+  if (old === undefined) return now === undefined ? { path } : { path, new: now };
+  return now === undefined ? { path, old } : { path, old, new: now };
 }
 
 /** objects.ts's typeField(o, 'kind'), with the lazy state already at hand (the comparison parses neither object into it). */
