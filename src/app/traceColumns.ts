@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FieldChange, RecordedEvent } from '../format/events';
 import type { Finding, TraceHeader } from '../format/trace';
-import { COLUMN_NAMES, EXTRA, HAS_DIFF, ROW_TYPES, batchArrays, diffSourceIndex, encodeBatch, type ColumnBatch, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
+import { COLUMN_NAMES, EXTRA, HAS_DIFF, ROW_TYPES, batchArrays, decodeBatch, diffSourceIndex, encodeBatch, type ColumnBatch, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
 import { computeFindings } from '../trace/findings';
 import { SummaryModel, type TraceSummary } from '../trace/summary';
 import { cachedCompanionPath, copyCompanion, fingerprintOf, readCompanion, removeCompanion, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
@@ -76,6 +76,23 @@ export function companionContent(header: TraceHeader, events: readonly RecordedE
     } catch {
       found = [];
     }
+  }
+  return contentOf(header, batch, summary.snapshot(), found, offsets);
+}
+
+/**
+ * What the companion of a trace holds, from its events as columns (readTraceColumns): the summary
+ * and findings from the rows decoded again (they read no diff, which the rows leave out).
+ */
+export function companionContentOfBatch(header: TraceHeader, batch: ColumnBatch, offsets: Float64Array): CompanionContent {
+  const events = decodeBatch(batch) ?? [];
+  const summary = new SummaryModel();
+  for (const e of events) summary.add(e);
+  let found: Finding[];
+  try {
+    found = computeFindings(header, events);
+  } catch {
+    found = [];
   }
   return contentOf(header, batch, summary.snapshot(), found, offsets);
 }

@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { cachedCompanionPath, fingerprintOf, prepareCompanionCache, pruneCompanionCache, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
 import { prepareChecks } from '../trace/traceFile';
-import { isCanonicalText, readTraceLines } from '../trace/traceLines';
-import { ColumnarTrace, companionContent, type ReadCheck } from './traceColumns';
+import { isCanonicalText } from '../trace/traceLines';
+import { ColumnarTrace, companionContentOfBatch, type ReadCheck } from './traceColumns';
+import { readTraceColumns } from './traceRows';
 
 /** A trace with at least this many events gets a companion written when it is opened from its JSON. */
 export const COMPANION_MIN_EVENTS = 10_000;
@@ -63,9 +64,9 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
   const bytes = await reading;
   const fingerprint = await fingerprintOf(req.path);
   if (!sameFingerprint(before, fingerprint)) return send({ kind: 'other', reason: 'the file changed while it was read' });
-  const lines = readTraceLines(bytes);
+  const lines = readTraceColumns(bytes);
   if (!lines) return send({ kind: 'other' });
-  const content = companionContent(lines.header, lines.events, lines.offsets);
+  const content = companionContentOfBatch(lines.header, lines.batch, lines.offsets);
   const sections = content.sections.map((s) => ({ name: s.name, data: new Uint8Array(s.data.buffer, s.data.byteOffset, s.data.byteLength).slice().buffer }));
   const fp = { size: fingerprint.size, mtimeMs: fingerprint.mtimeMs, head: new Uint8Array(fingerprint.head), tail: new Uint8Array(fingerprint.tail) };
   send({ kind: 'opened', fingerprint: fp, meta: content.meta, sections });
@@ -73,7 +74,7 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
   await Promise.race([checkNow, new Promise<void>((resolve) => (timer = setTimeout(resolve, req.checkAfterMs)))]);
   clearTimeout(timer);
   const canonical = isCanonicalText(lines);
-  if (!canonical || lines.events.length < req.companionMinEvents) return send({ kind: 'checked', canonical });
+  if (!canonical || lines.batch.count < req.companionMinEvents) return send({ kind: 'checked', canonical });
   try {
     if (!sameFingerprint(fingerprint, await fingerprintOf(req.path))) return send({ kind: 'checked', canonical, companionReason: 'the file changed on disk since it was read' });
     if (req.companionDir !== undefined) await prepareCompanionCache(req.companionDir);
