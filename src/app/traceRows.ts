@@ -36,6 +36,7 @@ import {
   type ColumnName,
   type EventColumnArrays,
 } from '../protocol/eventColumns';
+import { redactText } from '../trace/redact';
 import { lineEvent, scanTraceLines, type ScannedLines } from '../trace/traceLines';
 
 const QUOTE = 34;
@@ -56,6 +57,14 @@ const lit = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCod
 let b: Uint8Array = new Uint8Array(0);
 let p = 0;
 let end = 0;
+/**
+ * Whether the line is exactly what the line writer writes for its event (isCanonicalText): set
+ * false by anything the decoder reads but the writer would write otherwise (a number, a diff
+ * item, a string redaction would change).
+ */
+let asWritten = true;
+/** Whether the file's strings are redacted when written (its header's redacted is not false). */
+let redacting = true;
 // The last string read: its bytes [strFrom, strTo) and their hash.
 let strFrom = 0;
 let strTo = 0;
@@ -144,7 +153,10 @@ function plainNumber(): number {
   if (!fraction && whole <= 15) return v;
   let text = '';
   for (let k = from; k < i; k++) text += String.fromCharCode(b[k]);
-  return Number(text);
+  const x = Number(text);
+  // The line writer writes String(x): another text (a trailing zero, more digits than a double keeps) is not canonical.
+  if (String(x) !== text) asWritten = false;
+  return x;
 }
 
 const TRUE = lit('true');
@@ -224,10 +236,12 @@ class ByteInterner {
   private from: number[] = [];
   private len: number[] = [];
   private refs: number[] = [];
+  /** Whether redaction would change the string (the line writer then writes another text). */
+  private changed: boolean[] = [];
 
   constructor(private readonly strings: StringTable) {}
 
-  /** The ref of the last string read (str()). */
+  /** The ref of the last string read (str()); a string redaction would change clears asWritten. */
   ref(): number {
     const n = strTo - strFrom;
     let mask = this.slots.length - 1;
@@ -236,12 +250,18 @@ class ByteInterner {
       const slot = this.slots[at];
       if (slot === 0) break;
       const e = slot - 1;
-      if (this.len[e] === n && this.same(this.from[e], n)) return this.refs[e];
+      if (this.len[e] === n && this.same(this.from[e], n)) {
+        if (this.changed[e]) asWritten = false;
+        return this.refs[e];
+      }
       at = (at + 1) & mask;
     }
     let text = '';
     for (let k = strFrom; k < strTo; k++) text += String.fromCharCode(b[k]);
     const ref = this.strings.ref(text);
+    const changed = redacting && redactText(text) !== text;
+    if (changed) asWritten = false;
+    this.changed.push(changed);
     this.from.push(strFrom);
     this.len.push(n);
     this.refs.push(ref);
@@ -423,8 +443,11 @@ function distribute(): boolean {
   if (c < 0 || n1 < 0) return false;
   let diff = 0;
   if (take(F_DIFF)) {
+    const at = p;
     if (!array(fieldChange)) return false;
     diff = HAS_DIFF;
+    // A diff's items (paths, values, redaction of a Secret's payload) are left to the line writer.
+    if (p !== at + 2) asWritten = false;
   }
   const sync = boolField(F_IS_SYNC);
   if (sync < 0 || !(hasKey = strField(F_KEY, KEY))) return false;
@@ -514,6 +537,7 @@ const TYPE = lit(',"type":"');
 function decodeRowLine(from: number, to: number, cols: EventColumnArrays, i: number, strings: StringTable): boolean {
   p = from;
   end = to;
+  asWritten = true;
   if (!take(SEQ)) return false;
   const seq = count();
   if (seq < 0 || !take(T)) return false;
@@ -554,6 +578,8 @@ export interface ColumnLines extends ScannedLines {
   batch: ColumnBatch;
   /** How many lines were decoded straight into their rows (the others were parsed). */
   decoded: number;
+  /** 1 for a line decoded straight into its row that is exactly what the line writer writes for its event (isCanonicalText need not read it again). */
+  asWritten: Uint8Array;
 }
 
 /**
@@ -569,7 +595,9 @@ export function readTraceColumns(bytes: Uint8Array): ColumnLines | undefined {
   const cols = allocateColumns(n);
   const strings = new StringTable();
   const extras: RecordedEvent[] = [];
+  const written = new Uint8Array(n);
   b = bytes;
+  redacting = lines.header.redacted !== false;
   interner = new ByteInterner(strings);
   let decoded = 0;
   try {
@@ -577,6 +605,7 @@ export function readTraceColumns(bytes: Uint8Array): ColumnLines | undefined {
     for (let i = 0; i < n; i++) {
       if (decodeRowLine(offsets[i], ends[i], cols, i, strings)) {
         decoded++;
+        if (asWritten) written[i] = 1;
       } else {
         const e = lineEvent(lines, i);
         if (!e) return undefined;
@@ -597,5 +626,5 @@ export function readTraceColumns(bytes: Uint8Array): ColumnLines | undefined {
   }
   const columns = {} as Record<ColumnName, ArrayBuffer>;
   for (const c of COLUMN_NAMES) columns[c] = cols[c].buffer as ArrayBuffer;
-  return { ...lines, batch: { count: n, columns, strings: strings.strings, extras }, decoded };
+  return { ...lines, batch: { count: n, columns, strings: strings.strings, extras }, decoded, asWritten: written };
 }

@@ -147,9 +147,10 @@ function bytesAre(bytes: Uint8Array, from: number, to: number, text: string): bo
  * Whether the file is the canonical text an export of its header and events writes
  * (exportTrace: the header as documented, each event's line as the line writer makes it after
  * redaction, the same separators), so that an export can copy its bytes. Without the events
- * (readTraceColumns keeps none), each line is read again as lineEvent reads it.
+ * (readTraceColumns keeps none), each line is read again as lineEvent reads it, except those its
+ * reader marked as written as the line writer writes them (`asWritten`).
  */
-export function isCanonicalText(lines: ScannedLines & { events?: readonly RecordedEvent[] }): boolean {
+export function isCanonicalText(lines: ScannedLines & { events?: readonly RecordedEvent[]; asWritten?: Uint8Array }): boolean {
   const { header, offsets, ends, bytes } = lines;
   const n = offsets.length;
   if (n === 0) return false;
@@ -162,6 +163,8 @@ export function isCanonicalText(lines: ScannedLines & { events?: readonly Record
   for (let i = 0; i < n; i++) {
     // ',\n    ' between two events (the scan saw the comma, the line break and spaces only).
     if (i > 0 && offsets[i] - ends[i - 1] !== 6) return false;
+    // A line its reader found to be exactly what the line writer writes for its event.
+    if (lines.asWritten?.[i] === 1) continue;
     const text = ascii !== undefined ? ascii.slice(offsets[i], ends[i]) : buf.toString('utf8', offsets[i], ends[i]);
     const e = lines.events ? lines.events[i] : eventOf(text);
     if (!e || text !== line(redacted(e))) return false;

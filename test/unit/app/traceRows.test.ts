@@ -3,7 +3,7 @@ import type { RecordedEvent } from '../../../src/format/events';
 import { readTraceColumns } from '../../../src/app/traceRows';
 import { COLUMN_NAMES, ROW_TYPES, encodeBatch, type ColumnBatch } from '../../../src/protocol/eventColumns';
 import { exportTrace, importTrace, TraceFileError } from '../../../src/trace/traceFile';
-import { readTraceLines } from '../../../src/trace/traceLines';
+import { isCanonicalText, readTraceLines } from '../../../src/trace/traceLines';
 import { header, numbered, SAMPLE_EVENTS } from '../trace/fixtures';
 import { scenarioTraces } from '../trace/scenarioTraces';
 
@@ -29,6 +29,7 @@ function agrees(text: string, what: string): ReturnType<typeof readTraceColumns>
     assert.deepEqual(got.header, want.header, `${what}: header`);
     assert.deepEqual([...got.offsets], [...want.offsets], `${what}: offsets`);
     sameBatch(got.batch, encodeBatch(want.events), what);
+    assert.equal(isCanonicalText(got), isCanonicalText(want), `${what}: canonical`);
   }
   return got;
 }
@@ -147,6 +148,32 @@ describe('app: a trace file read straight into columns (traceRows)', () => {
       if (agrees(v, `damage ${i} at ${at}`)) accepted++;
     }
     assert.ok(accepted > 100, `some damaged files are still traces (${accepted})`);
+  });
+
+  it('lines it decodes that the line writer would write otherwise make the file not canonical (without reading them again)', () => {
+    const events = rowEvents();
+    const text = exportTrace({ header: header(), events });
+    const canon = readTraceColumns(bytes(text));
+    assert.ok(canon && isCanonicalText(canon), 'the export is canonical');
+    assert.ok(canon.asWritten.reduce((a, x) => a + x, 0) >= 10, 'most decoded lines are known to be as written');
+    const n = /\{"seq":\d+,"t":1,"type":"notify"[^\n]*\}/.exec(text)![0];
+    const cases: [string, string, boolean][] = [
+      ['a time with a trailing zero', text.replace(n, n.replace('"t":1,', '"t":1.50,')), false],
+      ['a time of 17 digits', text.replace(n, n.replace('"t":1,', '"t":12345678901234567,')), false],
+      ['a key redaction would change', text.replace(n, n.replace('"key":"default/a"', '"key":"token=abc"')), false],
+      ['a handler redaction would change', text.replace(n, n.replace('"handler":"main"', '"handler":"password:hunter2"')), false],
+      ['the same key, the header saying not redacted', text.replace(n, n.replace('"key":"default/a"', '"key":"token=abc"')).replace('"redacted": true', '"redacted": false'), true],
+      ['a diff value with a trailing zero', text.replace('"new":-1.5,', '"new":-1.50,'), false],
+      ['a diff value redaction would change', text.replace('"new":"y"', '"new":"token=abc"'), false],
+      ['a time with a fraction, as written', text.replace(n, n.replace('"t":1,', '"t":1.25,')), true],
+    ];
+    for (const [what, v, canonical] of cases) {
+      assert.notEqual(v, text, `${what}: the variant differs`);
+      const got = agrees(v, what);
+      assert.ok(got, `${what}: read`);
+      assert.ok(got.decoded > 10, `${what}: decoded`);
+      assert.equal(isCanonicalText(got), canonical, what);
+    }
   });
 
   it('what it declines, importTrace reads or names', () => {
