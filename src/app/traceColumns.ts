@@ -150,6 +150,15 @@ export interface ReadCheck {
   companionReason?: string;
 }
 
+/**
+ * Writes the opened trace's events (read again from its JSON, which must still be the file that
+ * was opened) to `path` with a companion: the events written, or why not (one line).
+ */
+export type ExportElsewhere = (
+  path: string,
+  opened: { fingerprint: Fingerprint; count: number; lastSeq: number; findings: Finding[] },
+) => Promise<{ events: number } | { message: string }>;
+
 export class ColumnarTrace {
   private loaded: { header: TraceHeader; events: RecordedEvent[] } | undefined;
   /** The events kept whole, by row. */
@@ -161,6 +170,8 @@ export class ColumnarTrace {
     readonly checked: Promise<ReadCheck>,
     /** Asks for `checked` now (an export waits for it). */
     private readonly hurry: () => void,
+    /** Writes the trace from its events to a path off this thread (the trace reader's worker), when the JSON is not canonical. */
+    private readonly exportElsewhere: ExportElsewhere | undefined,
     private readonly fingerprint: Fingerprint,
     readonly header: TraceHeader,
     readonly batch: ColumnBatch,
@@ -184,17 +195,17 @@ export class ColumnarTrace {
     const b = batchOf(read.companion.meta, read.companion.sections);
     if (typeof b === 'string') return { reason: b };
     const checked = Promise.resolve({ canonical: true, companion: read.companion.path });
-    return new ColumnarTrace(jsonPath, checked, () => undefined, read.companion.fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
+    return new ColumnarTrace(jsonPath, checked, () => undefined, undefined, read.companion.fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
   }
 
   /**
    * The trace at `jsonPath` from a companion's content that was not read from a file (the trace
    * reader built it from the JSON as it was at `fingerprint`), or why that content is unusable.
    */
-  static fromContent(jsonPath: string, fingerprint: Fingerprint, meta: unknown, sections: Map<string, ArrayBuffer>, checked: Promise<ReadCheck>, hurry: () => void): ColumnarTrace | string {
+  static fromContent(jsonPath: string, fingerprint: Fingerprint, meta: unknown, sections: Map<string, ArrayBuffer>, checked: Promise<ReadCheck>, hurry: () => void, exportElsewhere?: ExportElsewhere): ColumnarTrace | string {
     const b = batchOf(meta, sections);
     if (typeof b === 'string') return b;
-    return new ColumnarTrace(jsonPath, checked, hurry, fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
+    return new ColumnarTrace(jsonPath, checked, hurry, exportElsewhere, fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
   }
 
   get count(): number {
@@ -283,7 +294,7 @@ export class ColumnarTrace {
   /**
    * Writes the trace to `path` with its companion. A JSON that is exactly what export writes (a
    * companion belongs to it, or the reader found it canonical) is copied; any other is written
-   * from its events.
+   * from its events, parsed off this thread when the trace reader gave one (exportElsewhere).
    */
   async exportTo(path: string): Promise<number> {
     await this.checkUnchanged();
@@ -291,6 +302,11 @@ export class ColumnarTrace {
     const check = await this.checked;
     const same = resolve(path) === resolve(this.jsonPath);
     if (check.canonical && same) return this.count;
+    if (!check.canonical && this.exportElsewhere) {
+      const written = await this.exportElsewhere(path, { fingerprint: this.fingerprint, count: this.count, lastSeq: this.lastSeq, findings: this.findings });
+      if ('message' in written) throw new BadInputError(written.message);
+      return written.events;
+    }
     if (!check.canonical) {
       const { header, events } = this.load();
       return writeTraceWithCompanion(path, header, events.slice(), this.findings, { events, batch: this.batch, summary: this.summary, findings: this.findings });
