@@ -9,7 +9,7 @@
  * line at a time on one thread, no object made per line.
  */
 import type { StringTable } from '../protocol/eventColumns';
-import { redactText } from '../trace/redact';
+import { pathHasCredential, redactText } from '../trace/redact';
 
 export const QUOTE = 34;
 const BACKSLASH = 92;
@@ -37,6 +37,8 @@ let end = 0;
 let asWritten = true;
 /** Whether the file's strings are redacted when written (its header's redacted is not false). */
 let redacting = true;
+/** Whether the trace is of Secrets (redaction blanks their diffs' payload). */
+let secret = false;
 // The last string read: its bytes [strFrom, strTo) and their hash.
 let strFrom = 0;
 let strTo = 0;
@@ -153,10 +155,25 @@ export function oneOf(list: readonly Uint8Array[]): number {
 
 /** A JSON value that holds no object or array: a string, a plain number, true, false or null. */
 export function scalar(): boolean {
-  if (takeByte(QUOTE)) return str();
+  if (takeByte(QUOTE)) {
+    if (!str()) return false;
+    // A diff's string value is written after redaction.
+    if (redacting && asWritten && redactText(lastString()) !== lastString()) asWritten = false;
+    return true;
+  }
   if (take(TRUE) || take(FALSE) || take(NULL)) return true;
-  takeByte(MINUS);
-  return plainNumber() >= 0;
+  const minus = takeByte(MINUS);
+  const v = plainNumber();
+  // -0 is written 0.
+  if (minus && v === 0) asWritten = false;
+  return v >= 0;
+}
+
+/** The last string read (str()), made. */
+function lastString(): string {
+  let text = '';
+  for (let k = strFrom; k < strTo; k++) text += String.fromCharCode(b[k]);
+  return text;
 }
 
 const NEW = lit('{"new":');
@@ -165,8 +182,13 @@ const OLD = lit(',"old":');
 const PATH_FIRST = lit('{"path":"');
 const PATH = lit(',"path":"');
 
-/** A fieldChange as the exporter writes it: keys among new, old, path in that order, path a string, values scalars. */
+/**
+ * A fieldChange as the exporter writes it: keys among new, old, path in that order, path a string,
+ * values scalars. The line is not as written when redaction would change the item: any item of a
+ * Secret's trace, a path naming a credential (its values blanked), a string value redactText changes.
+ */
 export function fieldChange(): boolean {
+  if (redacting && secret) asWritten = false;
   let first = true;
   if (take(NEW)) {
     if (!scalar()) return false;
@@ -176,7 +198,9 @@ export function fieldChange(): boolean {
     if (!scalar()) return false;
     first = false;
   }
-  return take(first ? PATH_FIRST : PATH) && str() && takeByte(125);
+  if (!take(first ? PATH_FIRST : PATH) || !str()) return false;
+  if (redacting && asWritten && pathHasCredential(lastString())) asWritten = false;
+  return takeByte(125);
 }
 
 /** `[` items `]`, each read by `item`. */
@@ -288,10 +312,11 @@ export function rvCell(x: Span): number {
   return v;
 }
 
-/** Starts reading a file: its bytes, its string table, whether its strings are redacted when written. */
-export function beginFile(bytes: Uint8Array, strings: StringTable, redacted: boolean): void {
+/** Starts reading a file: its bytes, its string table, whether its strings are redacted when written, whether it is a trace of Secrets. */
+export function beginFile(bytes: Uint8Array, strings: StringTable, redacted: boolean, ofSecrets: boolean): void {
   b = bytes;
   redacting = redacted;
+  secret = ofSecrets;
   interner = new ByteInterner(strings);
 }
 
@@ -308,16 +333,8 @@ export function beginLine(from: number, to: number): void {
   asWritten = true;
 }
 
-/** Where the reader is in the line. */
-export const position = (): number => p;
-
 /** Whether the whole line has been read. */
 export const atLineEnd = (): boolean => p === end;
 
 /** Whether the line read is exactly what the line writer writes for its event, as far as the reader saw (asWritten). */
 export const lineAsWritten = (): boolean => asWritten;
-
-/** Marks the line as one the line writer would write otherwise. */
-export function notAsWritten(): void {
-  asWritten = false;
-}

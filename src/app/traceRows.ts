@@ -36,6 +36,7 @@ import {
   type ColumnName,
   type EventColumnArrays,
 } from '../protocol/eventColumns';
+import { isSecretResource } from '../trace/redact';
 import { lineEvent, scanTraceLines, type ScannedLines } from '../trace/traceLines';
 import {
   MAX_COUNT,
@@ -49,10 +50,8 @@ import {
   fieldChange,
   lineAsWritten,
   lit,
-  notAsWritten,
   oneOf,
   plainNumber,
-  position,
   quoted,
   refOf,
   rvCell,
@@ -220,11 +219,8 @@ function distribute(): boolean {
   if (c < 0 || n1 < 0) return false;
   let diff = 0;
   if (take(F_DIFF)) {
-    const at = position();
     if (!array(fieldChange)) return false;
     diff = HAS_DIFF;
-    // A diff's items (paths, values, redaction of a Secret's payload) are left to the line writer.
-    if (position() !== at + 2) notAsWritten();
   }
   const sync = boolField(F_IS_SYNC);
   if (sync < 0 || !(hasKey = strField(F_KEY, KEY))) return false;
@@ -347,7 +343,7 @@ export function readTraceColumns(bytes: Uint8Array): ColumnLines | undefined {
   const strings = new StringTable();
   const extras: RecordedEvent[] = [];
   const written = new Uint8Array(n);
-  beginFile(bytes, strings, lines.header.redacted !== false);
+  beginFile(bytes, strings, lines.header.redacted !== false, isSecretResource({ resource: lines.header.resource }));
   let decoded = 0;
   try {
     let last = -1;
