@@ -25,11 +25,28 @@ function generate() {
     refs[name] = $id;
   }
   const code = standaloneCode(ajv, refs);
-  const byType = types.map(([type, name]) => `${JSON.stringify(type)}: exports.${name}`).join(', ');
-  return `${code}
-const byType = { ${byType} };
-exports.fullValidator = () => exports.full;
-exports.eventValidator = (type) => (Object.prototype.hasOwnProperty.call(byType, type) ? byType[type] : undefined);
+  const byType = types.map(([type, name]) => `${JSON.stringify(type)}: checks.${name}`).join(', ');
+  // The generated module runs on first use (a bundle that never checks a trace, like the engine
+  // worker's, only carries its text).
+  return `let checks;
+let byType;
+function load() {
+  if (!checks) {
+    checks = {};
+    (function (exports) {
+${code}
+    })(checks);
+    byType = { ${byType} };
+  }
+}
+exports.fullValidator = () => {
+  load();
+  return checks.full;
+};
+exports.eventValidator = (type) => {
+  load();
+  return Object.prototype.hasOwnProperty.call(byType, type) ? byType[type] : undefined;
+};
 `;
 }
 
