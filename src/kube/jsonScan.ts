@@ -31,7 +31,8 @@ const RBRACKET = 0x5d;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 /** A string's body with escapes, up to and including its closing quote. */
 const STRING_BODY = /(?:[^\\"\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"/y;
-const CONTROL = /[\x00-\x1f]/g;
+/** The characters before the next control character (matches from lastIndex; stops before one or at the end). */
+const NO_CONTROL = /[^\x00-\x1f]*/y;
 
 /**
  * The fields of a Kubernetes object the engine reads (all strings, or absent); `members` offsets
@@ -113,9 +114,10 @@ class Scan {
   /** Whether s[from, to) holds a control character (not allowed inside a string). */
   private controlBefore(from: number, to: number): boolean {
     if (this.nextControl < from) {
-      CONTROL.lastIndex = from;
-      const m = CONTROL.exec(this.s);
-      this.nextControl = m ? m.index : Infinity;
+      NO_CONTROL.lastIndex = from;
+      NO_CONTROL.test(this.s);
+      const at = NO_CONTROL.lastIndex;
+      this.nextControl = at === this.s.length ? Infinity : at;
     }
     return this.nextControl < to;
   }
