@@ -60,14 +60,6 @@ function shared(s: string): string {
   return copy;
 }
 
-/**
- * A string read from a text, as a value that keeps none of the text alive: the shared copy when
- * there is one, else a copy of its own.
- */
-export function ownString(s: string): string {
-  return SHARED.get(s) ?? detached(s);
-}
-
 /** A field read with another type than the engine reads it as. */
 const NOT_STRING = Symbol('notString');
 
