@@ -31,6 +31,8 @@ export interface LazyFields {
   resourceVersion?: string;
   /** Every top-level member in text order, as key, value start, value end (in the text). */
   members?: (string | number)[];
+  /** The object's store key, once something asked for it (store.ts keyOfFields). */
+  key?: string;
 }
 
 export class LazyState {

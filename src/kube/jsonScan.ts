@@ -232,7 +232,7 @@ class Scan {
    */
   kubeObject(i: number, depth: number): { end: number; fields: ScannedFields } {
     // Every field present from the start: one object shape for every scanned object.
-    const f: Reading = { hasMetadata: false, kind: undefined, apiVersion: undefined, name: undefined, namespace: undefined, resourceVersion: undefined, members: undefined };
+    const f: Reading = { hasMetadata: false, kind: undefined, apiVersion: undefined, name: undefined, namespace: undefined, resourceVersion: undefined, members: undefined, key: undefined };
     // Every member, in text order: key, then where its value starts and ends (from i).
     const members: (string | number)[] = [];
     const end = this.object(i, depth + 1, (keyAt, keyEnd, at) => {
@@ -283,6 +283,7 @@ interface Reading {
   namespace: string | undefined | typeof NOT_STRING;
   resourceVersion: string | undefined | typeof NOT_STRING;
   members: (string | number)[] | undefined;
+  key: undefined;
 }
 
 /** The top-level keys of the objects read last, by place (memberKey); bounded. */
