@@ -105,6 +105,8 @@ export class JsonFramer {
   private scan(text: string, from: number, frames: string[], parsed: unknown[] | undefined): number {
     // Where the open frame's text starts in `text` (0 when it began in an earlier chunk).
     let start = from;
+    // The first backslash at or after the last search (text.length: none).
+    let nextBackslash = -1;
     for (let i = from; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (!this.open) {
@@ -119,6 +121,16 @@ export class JsonFramer {
         if (this.escaped) this.escaped = false;
         else if (c === 0x5c) this.escaped = true;
         else if (c === 0x22) this.inString = false;
+        else {
+          // Inside a string only a quote or a backslash matters: go on at the next one.
+          let q = text.indexOf('"', i + 1);
+          if (q === -1) q = text.length;
+          if (nextBackslash <= i) {
+            nextBackslash = text.indexOf('\\', i + 1);
+            if (nextBackslash === -1) nextBackslash = text.length;
+          }
+          i = Math.min(q, nextBackslash) - 1;
+        }
         continue;
       }
       if (c === 0x22) this.inString = true;
