@@ -35,8 +35,7 @@ export class DeletedFinalStateUnknown {
 export type StoreObject = KubeObject | DeletedFinalStateUnknown;
 
 export function isTombstone(o: unknown): o is DeletedFinalStateUnknown {
-  // A lazy object is none (and `instanceof` would call its proxy's trap).
-  return lazyStateOf(o) === undefined && o instanceof DeletedFinalStateUnknown;
+  return o instanceof DeletedFinalStateUnknown;
 }
 
 /** The resourceVersion of an object, of the object inside a tombstone, or "" when none. */

@@ -166,7 +166,7 @@ class Scan {
    * The index just past the object at i. `member`, when given, is called for each member with
    * where its key's quotes are (keyAt, and keyEnd just past the closing one) and where its value
    * starts, and returns where the value ends (or -1 to have the value skipped). It reads the key
-   * with keyIs or key before anything else.
+   * with keyIs, memberKey or stringValue before anything else.
    */
   object(i: number, depth: number, member: ((keyAt: number, keyEnd: number, at: number) => number) | undefined): number {
     if (depth > MAX_SCAN_DEPTH) throw DECLINE;
