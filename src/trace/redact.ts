@@ -158,7 +158,7 @@ const credentialPaths = new Map<string, boolean>();
 const MAX_REMEMBERED_PATHS = 4096;
 const MAX_REMEMBERED_PATH = 256;
 
-function pathHasCredential(path: string): boolean {
+export function pathHasCredential(path: string): boolean {
   const known = credentialPaths.get(path);
   if (known !== undefined) return known;
   const answer = MAYBE_CREDENTIAL_KEY.test(path) && path.split(/[.[\]]/).some((seg) => seg !== '' && CREDENTIAL_KEY.test(seg));
