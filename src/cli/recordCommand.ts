@@ -109,7 +109,7 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
           synced: live.informer.hasSynced(),
           objects: live.informer.getIndexer().list().length,
           requests: log.filter((l) => l.kind === 'request').length,
-          events: live.recorder.events().length,
+          events: live.recorder.held,
           faultsNotTaken: notTaken,
           findings,
           ...(logPath !== undefined ? { log: logPath } : {}),
