@@ -59,6 +59,15 @@ const CODES = new Map<string, number>(SCHEMAS.map(([type], i) => [type, i]));
 const NAMES = SCHEMAS.map(([, fields]) => fields.map(([name]) => name));
 const KINDS = SCHEMAS.map(([, fields]) => fields.map(([, kind]) => kind));
 const TYPES = SCHEMAS.map(([type]) => type);
+/**
+ * Each string field's slot in a chunk's cache of the last string it interned: fields named
+ * `key` share one (an object's key comes in several events in a row), every other field has its own.
+ */
+const CACHE_SLOTS = (() => {
+  let next = 1;
+  return SCHEMAS.map(([, fields]) => fields.map(([name]) => (name === 'key' ? 0 : next++)));
+})();
+const CACHE_SIZE = Math.max(...CACHE_SLOTS.flat()) + 1;
 
 /** The delta types a fifo.pop lists, as base-9 digits 1–8 (at most 16 of them fit a double exactly). */
 const DELTA_NAMES = ['', 'Added', 'Updated', 'Deleted', 'Replaced', 'Sync', 'ReplacedAll', 'SyncAll', 'Bookmark'];
@@ -130,6 +139,19 @@ class Chunk {
     this.slots = grown;
   }
 
+  /** The last string each cache slot interned, and its index. */
+  private readonly lastString: (string | undefined)[] = new Array<string | undefined>(CACHE_SIZE).fill(undefined);
+  private readonly lastIndex = new Int32Array(CACHE_SIZE);
+
+  /** intern(s), answered from the slot's last string when it is the same. */
+  private internAt(slot: number, s: string): number {
+    if (this.lastString[slot] === s) return this.lastIndex[slot];
+    const i = this.intern(s);
+    this.lastString[slot] = s;
+    this.lastIndex[slot] = i;
+    return i;
+  }
+
   intern(s: string): number {
     let i = this.index.get(s);
     if (i === undefined) {
@@ -163,6 +185,7 @@ class Chunk {
     if (typeof e.t !== 'number') return false;
     const names = NAMES[code];
     const kinds = KINDS[code];
+    const slotsOfCache = CACHE_SLOTS[code];
     const o = e as unknown as Record<string, unknown>;
     this.reserve(names.length + 2);
     const slots = this.slots;
@@ -189,7 +212,7 @@ class Chunk {
         case STR: {
           if (typeof v !== 'string') return false;
           const n = integerOf(v);
-          x = n >= 0 ? n : -1 - this.intern(v);
+          x = n >= 0 ? n : -1 - this.internAt(slotsOfCache[f], v);
           break;
         }
         case DELTAS:
