@@ -178,6 +178,8 @@ class Chunk {
       this.types[this.count] = OBJECT;
     } else this.types[this.count] = code;
     this.starts[this.count++] = at;
+    // A full chunk gives back the room it reserved and did not use.
+    if (this.full && this.used < this.slots.length) this.slots = this.slots.slice(0, this.used);
   }
 
   /** Writes e's slots; false when e does not fit the schema (the caller then keeps the object). */
@@ -318,7 +320,7 @@ export class EventWindow {
     let last = this.chunks[this.chunks.length - 1];
     if (last === undefined || last.full) {
       if (last) this.slotHint = last.used;
-      last = new Chunk(this.chunkSize, this.slotHint || this.chunkSize * 8);
+      last = new Chunk(this.chunkSize, Math.ceil((this.slotHint || this.chunkSize * 8) * 1.05));
       this.chunks.push(last);
     }
     last.add(e, owned);
