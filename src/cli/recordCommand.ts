@@ -97,7 +97,7 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
       if (faultOf(spec).oneShot && pending.has(spec.fault)) notTaken.push(spec.text);
     }
     for (const f of notTaken) note(`fault ${f} was armed but never took effect (no matching request or event came)`);
-    const findings = computeFindings(live.recorder.header(), live.recorder.events());
+    const findings = computeFindings(live.recorder.header(), live.recorder.eventsByType());
     if (json) {
       io.stdout(
         jsonText({
