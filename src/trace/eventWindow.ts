@@ -105,6 +105,21 @@ function deltasOf(code: number): string[] {
   return out.reverse();
 }
 
+/** Whether a packed type has a field kept as JSON text. */
+const HAS_TEXT = KINDS.map((kinds) => kinds.includes(JSON_TEXT));
+/** Where an object read for findings keeps its fields' JSON texts. */
+const TEXTS = Symbol('texts');
+/** The prototype of the objects read for findings: a getter per JSON-text field that parses it. */
+const FOR_FINDINGS: object = Object.create(Object.prototype);
+for (const name of new Set(SCHEMAS.flatMap(([, fields]) => fields.filter(([, kind]) => kind === JSON_TEXT).map(([n]) => n)))) {
+  Object.defineProperty(FOR_FINDINGS, name, {
+    get(this: { [TEXTS]?: Record<string, string> }) {
+      const text = this[TEXTS]?.[name];
+      return text === undefined ? undefined : JSON.parse(text);
+    },
+  });
+}
+
 function keyCount(o: object): number {
   let n = 0;
   // eslint-disable-next-line @typescript-eslint/no-unused-vars -- only counted
@@ -243,8 +258,12 @@ class Chunk {
     return true;
   }
 
-  /** The i-th event as an object with this seq. */
-  read(i: number, seq: number): RecordedEvent {
+  /**
+   * The i-th event as an object with this seq. forFindings: a field kept as JSON text (an
+   * update's diff) is not an own property but parsed when read, through a getter of the object's
+   * prototype (FOR_FINDINGS): a rule reading it gets it, enumerating the object does not list it.
+   */
+  read(i: number, seq: number, forFindings = false): RecordedEvent {
     const code = this.types[i];
     let p = this.starts[i];
     const slots = this.slots;
@@ -255,7 +274,9 @@ class Chunk {
     const names = NAMES[code];
     const kinds = KINDS[code];
     const mask = slots[p];
-    const o: Record<string, unknown> = { type: TYPES[code], t: slots[p + 1] };
+    const o: Record<string, unknown> = forFindings && HAS_TEXT[code] ? Object.create(FOR_FINDINGS) : {};
+    o.type = TYPES[code];
+    o.t = slots[p + 1];
     p += 2;
     for (let f = 0; f < names.length; f++) {
       if ((mask & (1 << f)) === 0) continue;
@@ -274,7 +295,9 @@ class Chunk {
           o[names[f]] = x >= 0 ? deltasOf(x) : this.strings[-1 - x];
           break;
         default:
-          o[names[f]] = x >= 0 ? JSON.parse(this.strings[x] as string) : this.strings[-1 - x];
+          if (x < 0) o[names[f]] = this.strings[-1 - x];
+          else if (forFindings) (o as { [TEXTS]?: Record<string, string> })[TEXTS] = { [names[f]]: this.strings[x] as string };
+          else o[names[f]] = JSON.parse(this.strings[x] as string);
       }
     }
     o.seq = seq;
@@ -327,11 +350,11 @@ export class EventWindow {
     this.size++;
   }
 
-  /** The held event at this index (0 = the oldest). */
-  at(i: number): RecordedEvent {
+  /** The held event at this index (0 = the oldest); forFindings: see Chunk.read. */
+  at(i: number, forFindings = false): RecordedEvent {
     const j = i + this.head;
     const c = Math.floor(j / this.chunkSize);
-    return this.chunks[c].read(j - c * this.chunkSize, this.first + i);
+    return this.chunks[c].read(j - c * this.chunkSize, this.first + i, forFindings);
   }
 
   /** The held events with index from ≤ i < to, as objects. */
@@ -365,7 +388,8 @@ export class EventWindow {
       return index;
     };
     return {
-      ofType: (type) => (indexOf().get(type) ?? []).map((i) => this.at(i)),
+      // Diffs parsed only when read: the findings rules do not read them.
+      ofType: (type) => (indexOf().get(type) ?? []).map((i) => this.at(i, true)),
       all: () => this.slice(0, size),
     };
   }

@@ -88,6 +88,16 @@ describe('the recorder’s packed window (eventWindow.ts)', () => {
     for (const type of ['notify', 'fifo.pop', 'trace.dropped', 'synced', 'informer.stop'] as const) {
       assert.deepEqual(typed.ofType(type), all.filter((e) => e.type === type), type);
     }
+    // A distribute's diff is parsed only when a reader asks for it; its other fields are own values.
+    const distributes = typed.ofType('distribute');
+    const expected = all.filter((e) => e.type === 'distribute');
+    assert.equal(distributes.length, 2);
+    for (let i = 0; i < 2; i++) {
+      const d = distributes[i] as unknown as Record<string, unknown>;
+      const x = expected[i] as unknown as Record<string, unknown>;
+      assert.deepEqual(d.diff, x.diff);
+      assert.equal(exported([{ ...d, diff: d.diff }]), exported([x]));
+    }
   });
 
   it('findings from the recorder by type are those of its events as one array', () => {
@@ -96,6 +106,7 @@ describe('the recorder’s packed window (eventWindow.ts)', () => {
       r.emit({ t: i * 10, type: 'relist', reason: 'Expired', row: 1, rv: String(i), consistent: false, text: 'x' });
       r.emit({ t: i * 10 + 1, type: 'list.error', text: 'refused' });
       r.emit({ t: i * 10 + 2, type: 'notify', handler: 'h', op: 'delete', key: `k${i}`, rv: '1', isSync: false, tombstone: true, pending: 2000 });
+      r.emit({ t: i * 10 + 3, type: 'distribute', op: 'update', key: `k${i}`, isSync: false, delivered: 1, skipped: 0, change: 'identical', diff: [{ path: 'a', old: 1, new: 2 }], oldRv: '1', rv: '2' });
     }
     const findings = computeFindings(r.header(), r.eventsByType());
     assert.ok(findings.length > 0);
