@@ -343,7 +343,8 @@ export class EventWindow {
     let last = this.chunks[this.chunks.length - 1];
     if (last === undefined || last.full) {
       if (last) this.slotHint = last.used;
-      last = new Chunk(this.chunkSize, Math.ceil((this.slotHint || this.chunkSize * 8) * 1.05));
+      // The first chunk starts small and grows; later ones reserve about what the last full one used.
+      last = new Chunk(this.chunkSize, this.slotHint > 0 ? Math.ceil(this.slotHint * 1.05) : Math.min(this.chunkSize * 8, 1 << 16));
       this.chunks.push(last);
     }
     last.add(e, owned);
