@@ -31,6 +31,8 @@ export interface LazyFields {
   resourceVersion?: string;
   /** Every top-level member in text order, as key, value start, value end (in the text). */
   members?: (string | number)[];
+  /** The object's store key, once something asked for it (store.ts keyOfFields). */
+  key?: string;
 }
 
 export class LazyState {
@@ -103,10 +105,22 @@ export function lazyObject<T extends object = KubeObject>(raw: string, fields: L
   return new Proxy(new LazyState(raw, fields, defaults), handler) as unknown as T;
 }
 
+/**
+ * The object lazyStateOf last read, and what it read. The engine asks several times in a row about
+ * the same object (its key, resourceVersion, type, whether it is a tombstone), and each read of a
+ * proxy's state is a call of its trap; an object's state never changes, so the answer is kept.
+ */
+let lastAsked: unknown;
+let lastState: LazyState | undefined;
+
 /** The state of a lazy object; undefined for any other value. */
 export function lazyStateOf(o: unknown): LazyState | undefined {
+  if (o === lastAsked) return lastState;
   if (typeof o !== 'object' || o === null) return undefined;
-  return (o as { [LAZY_STATE]?: LazyState })[LAZY_STATE];
+  const s = (o as { [LAZY_STATE]?: LazyState })[LAZY_STATE];
+  lastAsked = o;
+  lastState = s;
+  return s;
 }
 
 /** The object itself for a plain object; for a lazy one, its parsed object (parsed now if need be). */

@@ -59,9 +59,14 @@ function unparsedFields(obj: unknown): LazyFields | undefined {
   return s !== undefined && s.parsed === undefined ? s.fields : undefined;
 }
 
+/**
+ * The key of an unparsed object, made once and kept in its fields (name and namespace do not
+ * change while it is text): every later lookup with it finds its characters joined and hashed.
+ */
 function keyOfFields(f: LazyFields): string {
+  if (f.key !== undefined) return f.key;
   const name = f.name ?? '';
-  return f.namespace ? `${f.namespace}/${name}` : name;
+  return (f.key = f.namespace ? `${f.namespace}/${name}` : name);
 }
 
 /** `<namespace>/<name>`, or `<name>` for cluster-scoped objects. An ExplicitKey is returned as is. */
@@ -150,6 +155,8 @@ class CacheIndexer implements Indexer {
   /** Go map order matters: client-go iterates its items map for tombstones, resyncs and late handlers. */
   private items = new GoMap<StoreObject>();
   private readonly indexers: Indexers = {};
+  /** Object.entries(indexers), kept as they change: the order every index is computed and updated in. */
+  private indexList: [string, IndexFunc][] = [];
   /** index name → indexed value → keys. Invariant: no empty key sets. */
   private readonly indices = new Map<string, Map<string, Set<string>>>();
   private readonly tracksRv: boolean;
@@ -183,7 +190,7 @@ class CacheIndexer implements Indexer {
     const key = this.keyOf(obj);
     const old = this.items.get(key);
     if (old === undefined) return;
-    this.applyIndexChange(key, this.valuesOf(key, old), new Map());
+    this.applyIndexChange(key, this.valuesOf(key, old), undefined);
     this.items.delete(key);
     this.noteRv(obj);
   }
@@ -210,7 +217,10 @@ class CacheIndexer implements Indexer {
     for (const obj of list) next.set(this.keyOf(obj), obj);
     const nextIndices = new Map<string, Map<string, Set<string>>>();
     for (const name of Object.keys(this.indexers)) nextIndices.set(name, new Map());
-    for (const [key, obj] of next.entries()) addToIndices(nextIndices, key, this.valuesOf(key, obj));
+    for (const [key, obj] of next.entries()) {
+      const values = this.valuesOf(key, obj);
+      for (let i = 0; i < values.length; i++) for (const v of values[i]) addKey(nextIndices.get(this.indexList[i][0]) as Map<string, Set<string>>, v, key);
+    }
     this.items = next;
     this.indices.clear();
     for (const [k, v] of nextIndices) this.indices.set(k, v);
@@ -262,6 +272,7 @@ class CacheIndexer implements Indexer {
       this.indexers[name] = fn;
       this.indices.set(name, built.get(name) as Map<string, Set<string>>);
     }
+    this.indexList = Object.entries(this.indexers);
   }
 
   lastStoreSyncResourceVersion(): string {
@@ -274,9 +285,10 @@ class CacheIndexer implements Indexer {
 
   private put(key: string, obj: StoreObject): void {
     const old = this.items.get(key);
-    const oldValues = old === undefined ? new Map<string, string[]>() : this.valuesOf(key, old);
-    const newValues = this.valuesOf(key, obj);
-    this.applyIndexChange(key, oldValues, newValues);
+    if (this.indexList.length > 0) {
+      const oldValues = old === undefined ? undefined : this.valuesOf(key, old);
+      this.applyIndexChange(key, oldValues, this.valuesOf(key, obj));
+    }
     this.items.set(key, obj);
     this.noteRv(obj);
   }
@@ -285,17 +297,21 @@ class CacheIndexer implements Indexer {
     if (this.tracksRv) this.rv = resourceVersionOfObject(obj);
   }
 
-  /** Index values of obj for every index; throws IndexPanic before anything is written. */
-  private valuesOf(key: string, obj: StoreObject): Map<string, string[]> {
-    const out = new Map<string, string[]>();
-    for (const [name, fn] of Object.entries(this.indexers)) out.set(name, callIndexFunc(fn, name, key, obj));
+  /** Index values of obj for every index, in indexList's order; throws IndexPanic before anything is written. */
+  private valuesOf(key: string, obj: StoreObject): string[][] {
+    const list = this.indexList;
+    const out: string[][] = [];
+    for (let i = 0; i < list.length; i++) out.push(callIndexFunc(list[i][1], list[i][0], key, obj));
     return out;
   }
 
-  private applyIndexChange(key: string, oldValues: Map<string, string[]>, newValues: Map<string, string[]>): void {
-    for (const name of Object.keys(this.indexers)) {
-      const before = oldValues.get(name) ?? [];
-      const after = newValues.get(name) ?? [];
+  /** From the index values an object had (undefined: none) to those it has now (undefined: none). */
+  private applyIndexChange(key: string, oldValues: string[][] | undefined, newValues: string[][] | undefined): void {
+    const list = this.indexList;
+    for (let i = 0; i < list.length; i++) {
+      const name = list[i][0];
+      const before = oldValues?.[i] ?? [];
+      const after = newValues?.[i] ?? [];
       // Fast path (client-go does the same): one unchanged value needs no index work.
       if (before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
       const byValue = this.indices.get(name) as Map<string, Set<string>>;
@@ -330,10 +346,6 @@ function removeKey(byValue: Map<string, Set<string>>, value: string, key: string
   if (!keys) return;
   keys.delete(key);
   if (keys.size === 0 && !keepEmpty) byValue.delete(value);
-}
-
-function addToIndices(indices: Map<string, Map<string, Set<string>>>, key: string, values: Map<string, string[]>): void {
-  for (const [name, vs] of values) for (const v of vs) addKey(indices.get(name) as Map<string, Set<string>>, v, key);
 }
 
 /** NewIndexer: keyed by DeletionHandlingMetaNamespaceKeyFunc unless told otherwise. */

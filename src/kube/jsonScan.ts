@@ -31,7 +31,8 @@ const RBRACKET = 0x5d;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 /** A string's body with escapes, up to and including its closing quote. */
 const STRING_BODY = /(?:[^\\"\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"/y;
-const CONTROL = /[\x00-\x1f]/g;
+/** The characters before the next control character (matches from lastIndex; stops before one or at the end). */
+const NO_CONTROL = /[^\x00-\x1f]*/y;
 
 /**
  * The fields of a Kubernetes object the engine reads (all strings, or absent); `members` offsets
@@ -57,14 +58,6 @@ function shared(s: string): string {
   const copy = detached(s);
   SHARED.set(copy, copy);
   return copy;
-}
-
-/**
- * A string read from a text, as a value that keeps none of the text alive: the shared copy when
- * there is one, else a copy of its own.
- */
-export function ownString(s: string): string {
-  return SHARED.get(s) ?? detached(s);
 }
 
 /** A field read with another type than the engine reads it as. */
@@ -113,9 +106,10 @@ class Scan {
   /** Whether s[from, to) holds a control character (not allowed inside a string). */
   private controlBefore(from: number, to: number): boolean {
     if (this.nextControl < from) {
-      CONTROL.lastIndex = from;
-      const m = CONTROL.exec(this.s);
-      this.nextControl = m ? m.index : Infinity;
+      NO_CONTROL.lastIndex = from;
+      NO_CONTROL.test(this.s);
+      const at = NO_CONTROL.lastIndex;
+      this.nextControl = at === this.s.length ? Infinity : at;
     }
     return this.nextControl < to;
   }
@@ -170,22 +164,23 @@ class Scan {
 
   /**
    * The index just past the object at i. `member`, when given, is called for each member with
-   * its key (unescaped) and where its value starts, and returns where the value ends (or -1 to
-   * have the value skipped).
+   * where its key's quotes are (keyAt, and keyEnd just past the closing one) and where its value
+   * starts, and returns where the value ends (or -1 to have the value skipped). It reads the key
+   * with keyIs, memberKey or stringValue before anything else.
    */
-  object(i: number, depth: number, member: ((key: string, at: number) => number) | undefined): number {
+  object(i: number, depth: number, member: ((keyAt: number, keyEnd: number, at: number) => number) | undefined): number {
     if (depth > MAX_SCAN_DEPTH) throw DECLINE;
     const s = this.s;
     i = this.ws(i + 1);
     if (s.charCodeAt(i) === RBRACE) return i + 1;
     for (;;) {
       if (s.charCodeAt(i) !== QUOTE) throw DECLINE;
+      const keyAt = i;
       const keyEnd = this.stringEnd(i);
-      const key = member ? this.stringValue(i, keyEnd) : '';
       i = this.ws(keyEnd);
       if (s.charCodeAt(i) !== COLON) throw DECLINE;
       i = this.ws(i + 1);
-      const end = member ? member(key, i) : -1;
+      const end = member ? member(keyAt, keyEnd, i) : -1;
       i = this.ws(end === -1 ? this.value(i, depth) : end);
       const c = s.charCodeAt(i);
       if (c === RBRACE) return i + 1;
@@ -194,11 +189,40 @@ class Scan {
     }
   }
 
-  /** A member read as a string: its unescaped value (NOT_STRING for another type) and where it ends. */
-  stringMember(at: number, depth: number): { value: string | typeof NOT_STRING; end: number } {
-    if (this.s.charCodeAt(at) !== QUOTE) return { value: NOT_STRING, end: this.value(at, depth) };
+  /**
+   * Whether the key just scanned (stringEnd was its last call) is `word` once unescaped, without
+   * making a string of it unless it has an escape: nextBackslash is then the first backslash
+   * after the key's opening quote.
+   */
+  keyIs(keyAt: number, keyEnd: number, word: string): boolean {
+    if (this.nextBackslash < keyEnd) return this.stringValue(keyAt, keyEnd) === word;
+    return keyEnd - keyAt - 2 === word.length && this.s.startsWith(word, keyAt + 1);
+  }
+
+  /**
+   * The key just scanned as a shared string: the key at the same place in the last object read,
+   * when it is the same, else looked up (a Kubernetes object's members come in the same order).
+   */
+  memberKey(keyAt: number, keyEnd: number, place: number): string {
+    const known = place < RECENT_KEYS.length ? RECENT_KEYS[place] : undefined;
+    if (known !== undefined && this.keyIs(keyAt, keyEnd, known)) return known;
+    const key = shared(this.stringValue(keyAt, keyEnd));
+    if (known !== undefined) RECENT_KEYS[place] = key;
+    return key;
+  }
+
+  /** Where the value stringMember last read ends. */
+  memberEnd = 0;
+
+  /** A member read as a string: its unescaped value, or NOT_STRING for another type; memberEnd is where it ends. */
+  stringMember(at: number, depth: number): string | typeof NOT_STRING {
+    if (this.s.charCodeAt(at) !== QUOTE) {
+      this.memberEnd = this.value(at, depth);
+      return NOT_STRING;
+    }
     const end = this.stringEnd(at);
-    return { value: this.stringValue(at, end), end };
+    this.memberEnd = end;
+    return this.stringValue(at, end);
   }
 
   /**
@@ -208,25 +232,27 @@ class Scan {
    */
   kubeObject(i: number, depth: number): { end: number; fields: ScannedFields } {
     // Every field present from the start: one object shape for every scanned object.
-    const f: Record<string, unknown> = { hasMetadata: false, kind: undefined, apiVersion: undefined, name: undefined, namespace: undefined, resourceVersion: undefined, members: undefined };
+    const f: Reading = { hasMetadata: false, kind: undefined, apiVersion: undefined, name: undefined, namespace: undefined, resourceVersion: undefined, members: undefined, key: undefined };
     // Every member, in text order: key, then where its value starts and ends (from i).
     const members: (string | number)[] = [];
-    const end = this.object(i, depth + 1, (key, at) => {
+    const end = this.object(i, depth + 1, (keyAt, keyEnd, at) => {
+      const key = this.memberKey(keyAt, keyEnd, members.length / 3);
       const e = this.kubeMember(f, key, at, depth);
-      members.push(shared(key), at - i, e - i);
+      members.push(key, at - i, e - i);
       return e;
     });
-    for (const k in f) if (f[k] === NOT_STRING) throw DECLINE;
+    if (f.hasMetadata === NOT_STRING || f.kind === NOT_STRING || f.apiVersion === NOT_STRING || f.name === NOT_STRING || f.namespace === NOT_STRING || f.resourceVersion === NOT_STRING) throw DECLINE;
     f.members = members;
-    return { end, fields: f as unknown as ScannedFields };
+    return { end, fields: f as ScannedFields };
   }
 
   /** One member of a Kubernetes object: reads it into `f` when the engine needs it; returns where it ends. */
-  private kubeMember(f: Record<string, unknown>, key: string, at: number, depth: number): number {
+  private kubeMember(f: Reading, key: string, at: number, depth: number): number {
     if (key === 'kind' || key === 'apiVersion') {
-      const m = this.stringMember(at, depth + 1);
-      f[key] = m.value === NOT_STRING ? m.value : shared(m.value);
-      return m.end;
+      const v = this.stringMember(at, depth + 1);
+      if (key === 'kind') f.kind = v === NOT_STRING ? v : shared(v);
+      else f.apiVersion = v === NOT_STRING ? v : shared(v);
+      return this.memberEnd;
     }
     if (key !== 'metadata') return this.value(at, depth + 1);
     // A later metadata replaces the earlier one whole.
@@ -236,14 +262,32 @@ class Scan {
       return this.value(at, depth + 1);
     }
     f.hasMetadata = true;
-    return this.object(at, depth + 2, (k, vat) => {
-      if (k !== 'name' && k !== 'namespace' && k !== 'resourceVersion') return -1;
-      const m = this.stringMember(vat, depth + 2);
-      f[k] = k === 'namespace' && m.value !== NOT_STRING ? shared(m.value) : m.value;
-      return m.end;
+    return this.object(at, depth + 2, (keyAt, keyEnd, vat) => {
+      if (this.keyIs(keyAt, keyEnd, 'name')) f.name = this.stringMember(vat, depth + 2);
+      else if (this.keyIs(keyAt, keyEnd, 'namespace')) {
+        const v = this.stringMember(vat, depth + 2);
+        f.namespace = v === NOT_STRING ? v : shared(v);
+      } else if (this.keyIs(keyAt, keyEnd, 'resourceVersion')) f.resourceVersion = this.stringMember(vat, depth + 2);
+      else return -1;
+      return this.memberEnd;
     });
   }
 }
+
+/** The fields of an object while it is read: a field of another type is NOT_STRING until the end. */
+interface Reading {
+  hasMetadata: boolean | typeof NOT_STRING;
+  kind: string | undefined | typeof NOT_STRING;
+  apiVersion: string | undefined | typeof NOT_STRING;
+  name: string | undefined | typeof NOT_STRING;
+  namespace: string | undefined | typeof NOT_STRING;
+  resourceVersion: string | undefined | typeof NOT_STRING;
+  members: (string | number)[] | undefined;
+  key: undefined;
+}
+
+/** The top-level keys of the objects read last, by place (memberKey); bounded. */
+const RECENT_KEYS: string[] = new Array<string>(32).fill('');
 
 /** What scanObject reads from one object. */
 export interface ScannedObject {
@@ -304,14 +348,14 @@ function scanEventLine(s: string): ScannedEvent | undefined {
     let type: string | undefined;
     let hasType = false;
     let obj: { start: number; end: number; fields: ScannedFields } | undefined;
-    const end = scan.object(from, 1, (key, at) => {
-      if (key === 'type') {
-        const m = scan.stringMember(at, 1);
-        type = m.value === NOT_STRING ? undefined : m.value;
+    const end = scan.object(from, 1, (keyAt, keyEnd, at) => {
+      if (scan.keyIs(keyAt, keyEnd, 'type')) {
+        const v = scan.stringMember(at, 1);
+        type = v === NOT_STRING ? undefined : v;
         hasType = true;
-        return m.end;
+        return scan.memberEnd;
       }
-      if (key !== 'object') return -1;
+      if (!scan.keyIs(keyAt, keyEnd, 'object')) return -1;
       const o = scan.kubeObject(at, 1);
       obj = { start: at, end: o.end, fields: o.fields };
       return o.end;
@@ -343,7 +387,8 @@ export function scanList(s: string): ScannedList | undefined {
     if (s.charCodeAt(start) !== LBRACE) return undefined;
     const members = new Map<string, [number, number]>();
     let items: ScannedList['items'] | undefined;
-    const end = scan.object(start, 1, (key, at) => {
+    const end = scan.object(start, 1, (keyAt, keyEnd, at) => {
+      const key = scan.stringValue(keyAt, keyEnd);
       if (key !== 'items') {
         const e = scan.value(at, 1);
         members.delete(key);

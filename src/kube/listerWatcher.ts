@@ -23,7 +23,7 @@ import { RestRetry, type RestRetryInfo } from './restRequest';
 import type { KubeObject } from '../engine/objects';
 import type { ApiResource } from './discovery';
 import { EmptyWatcher, StreamWatcher } from './watchStream';
-import { ownString, scanList } from './jsonScan';
+import { scanList } from './jsonScan';
 import { detached, lazyObject } from '../engine/lazyObject';
 
 export interface HttpRequestInfo {
@@ -302,32 +302,21 @@ function lazyList(text: string): ObjectList | undefined {
   const metadata = member('metadata') as ObjectList['metadata'] | undefined;
   const itemKind = typeof kind === 'string' ? kind.replace(/List$/, '') : '';
   const defaults = { apiVersion, kind: itemKind };
-  const items = scanned.items.map(({ start, end, fields: read }): KubeObject => {
-    if (read === undefined) return { apiVersion, kind: itemKind };
+  const items = scanned.items.map(({ start, end, fields }): KubeObject => {
+    if (fields === undefined) return { apiVersion, kind: itemKind };
+    // The fields are the item's own, and none of their strings is a slice of the body (jsonScan's
+    // stringValue and shared copy them): only the item's text is copied out of the body.
     const raw = detached(text.slice(start, end));
-    // The fields were read from the body: copies (or shared ones), so that they do not keep the body alive.
-    const fields = {
-      hasMetadata: read.hasMetadata,
-      kind: copied(read.kind),
-      apiVersion: copied(read.apiVersion),
-      name: copied(read.name),
-      namespace: copied(read.namespace),
-      resourceVersion: copied(read.resourceVersion),
-      members: read.members?.map((m) => (typeof m === 'string' ? ownString(m) : m)),
-    };
     if (fields.kind || fields.apiVersion) return lazyObject(raw, fields);
     // The item gets the list's apiVersion and kind unless it has its own (empty) ones.
     if (fields.apiVersion === undefined && apiVersion !== undefined && typeof apiVersion !== 'string') {
       return { apiVersion, kind: itemKind, ...(JSON.parse(raw) as KubeObject) };
     }
-    const filled = { ...fields, apiVersion: fields.apiVersion ?? apiVersion, kind: fields.kind ?? itemKind };
-    return lazyObject(raw, filled, defaults);
+    fields.apiVersion ??= apiVersion;
+    fields.kind ??= itemKind;
+    return lazyObject(raw, fields, defaults);
   });
   return { apiVersion, kind, metadata: metadata ?? {}, items };
-}
-
-function copied(s: string | undefined): string | undefined {
-  return s === undefined ? undefined : ownString(s);
 }
 
 function oneLine(s: string): string {

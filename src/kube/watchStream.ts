@@ -105,6 +105,8 @@ export class JsonFramer {
   private scan(text: string, from: number, frames: string[], parsed: unknown[] | undefined): number {
     // Where the open frame's text starts in `text` (0 when it began in an earlier chunk).
     let start = from;
+    // The first backslash at or after the last search (text.length: none).
+    let nextBackslash = -1;
     for (let i = from; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (!this.open) {
@@ -119,6 +121,16 @@ export class JsonFramer {
         if (this.escaped) this.escaped = false;
         else if (c === 0x5c) this.escaped = true;
         else if (c === 0x22) this.inString = false;
+        else {
+          // Inside a string only a quote or a backslash matters: go on at the next one.
+          let q = text.indexOf('"', i + 1);
+          if (q === -1) q = text.length;
+          if (nextBackslash <= i) {
+            nextBackslash = text.indexOf('\\', i + 1);
+            if (nextBackslash === -1) nextBackslash = text.length;
+          }
+          i = Math.min(q, nextBackslash) - 1;
+        }
         continue;
       }
       if (c === 0x22) this.inString = true;
@@ -206,7 +218,15 @@ export function lazyWatchEvent(text: string, from: number, nl: number): WatchEve
   if (nl - from > MAX_FRAME_LENGTH) return undefined;
   // A copy of the line: the object's text and the fields read from it are slices of the line,
   // which must not keep the whole chunk it came in alive.
-  const line = detached(text.slice(from, nl));
+  return lazyWatchLine(detached(text.slice(from, nl)));
+}
+
+/**
+ * lazyWatchEvent of a whole line (no line end), a string of its own: the lazy object's text is a
+ * slice of it.
+ */
+export function lazyWatchLine(line: string): WatchEvent | undefined {
+  if (line.length > MAX_FRAME_LENGTH) return undefined;
   const e = scanWatchEvent(line, 0, line.length);
   if (e === undefined || e.type === undefined || e.type === 'ERROR' || !EVENT_TYPES.has(e.type)) return undefined;
   if (e.fields.kind === undefined || e.fields.kind === '') return undefined;
@@ -275,6 +295,8 @@ export class StreamWatcher implements Watcher {
   private waiter: ((e: WatchEvent | null) => void) | undefined;
   private readonly framer = new JsonFramer(lazyWatchEvent);
   private readonly text = new StringDecoder('utf8');
+  /** The next bytes go to the text way first (see onData). */
+  private textMode = false;
   private finished = false;
   private paused = false;
   private _end: StreamEnd | undefined;
@@ -316,11 +338,64 @@ export class StreamWatcher implements Watcher {
     return this._end;
   }
 
+  /**
+   * Bytes arrive in two ways, with the same events and ends:
+   *  - lines (`lines`): at a frame boundary, each complete line that starts with `{` is decoded
+   *    from the bytes into a string of its own and read by lazyWatchLine; this is the way of an
+   *    ordinary stream, and the line's string is the lazy object's text (no chunk-sized string,
+   *    no copy of the line);
+   *  - text (`onText`): the bytes from the first line lazyWatchLine does not take (or that has no
+   *    line end yet) go through the UTF-8 decoder and the framer, which frame, decode and fail
+   *    exactly as they do alone. The bytes go back to lines after a line end that leaves the
+   *    framer with no open frame (the decoder then holds no part of a character either).
+   */
   private onData(chunk: Buffer): void {
     if (this.finished) return;
+    let i = 0;
+    if (this.textMode) {
+      const nl = chunk.indexOf(0x0a);
+      i = nl === -1 ? chunk.length : nl + 1;
+      this.onText(chunk, 0, i);
+    }
+    if (!this.textMode && !this.finished) i = this.lines(chunk, i);
+    if (i < chunk.length && !this.finished) this.onText(chunk, i, chunk.length);
+    if (this.queue.length >= HIGH_WATER && !this.paused && !this.finished) {
+      this.paused = true;
+      this.res.body.pause();
+    }
+  }
+
+  /**
+   * Delivers the complete lines of chunk[i, …) that lazyWatchLine reads (and the whitespace between
+   * them); returns where it stopped: the end of the chunk, or the first byte left to the text way.
+   */
+  private lines(chunk: Buffer, i: number): number {
+    const n = chunk.length;
+    while (i < n) {
+      const c = chunk[i];
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+        i++;
+        continue;
+      }
+      if (c !== 0x7b) return i;
+      const nl = chunk.indexOf(0x0a, i);
+      if (nl === -1 || nl - i > MAX_FRAME_LENGTH) return i;
+      const e = lazyWatchLine(chunk.toString('utf8', i, nl));
+      if (e === undefined) return i;
+      this.deliver(e);
+      i = nl + 1;
+    }
+    return i;
+  }
+
+  /** chunk[from, to) through the UTF-8 decoder and the framer. */
+  private onText(chunk: Buffer, from: number, to: number): void {
+    if (this.finished || from === to) return;
     // The framer's fast path hands back lazy events (lazyWatchEvent); other frames are decoded here.
     const parsed: (WatchEvent | undefined)[] = [];
-    const frames = this.framer.push(this.text.write(chunk), parsed);
+    const frames = this.framer.push(this.text.write(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to)), parsed);
+    // A frame still open, or a last byte that may leave part of a character in the decoder.
+    this.textMode = this.framer.partial || chunk[to - 1] >= 0x80;
     let decodeFailure: string | undefined;
     for (let k = 0; k < frames.length; k++) {
       const value = parsed[k];
@@ -337,11 +412,6 @@ export class StreamWatcher implements Watcher {
       this.deliver(decodeErrorEvent(decodeFailure));
       this.finish({ kind: 'eof' });
       this.res.close();
-      return;
-    }
-    if (this.queue.length >= HIGH_WATER && !this.paused) {
-      this.paused = true;
-      this.res.body.pause();
     }
   }
 

@@ -131,7 +131,7 @@ export const MUTANTS: Mutant[] = [
   m('watchlist-client-no-order-check', 'watchListClient.ts', 'initial events out of key order are accepted', ["      if (lastKey !== '' && lastKey > key) {", "      if (lastKey !== '' && lastKey > key && key === '') {"]),
   m('watchlist-client-other-events-skipped', 'watchListClient.ts', 'a MODIFIED/DELETED initial event is skipped, not an error', ["      throw new Error(`unexpected watch event ${describeEvent(ev)}", "      if (ev) continue;\n      throw new Error(`unexpected watch event ${describeEvent(ev)}"]),
   m('watchlist-client-close-is-end', 'watchListClient.ts', 'a stream closed before the bookmark is taken as the whole list', ["    if (ev === null) throw new Error('unexpected watch close');", "    if (ev === null) return { metadata: { resourceVersion: '' }, items };"]),
-  m('index-not-updated-on-delete', 'store.ts', 'a delete leaves its key in the indexes', ['    this.applyIndexChange(key, this.valuesOf(key, old), new Map());\n', '']),
+  m('index-not-updated-on-delete', 'store.ts', 'a delete leaves its key in the indexes', ['    this.applyIndexChange(key, this.valuesOf(key, old), undefined);\n', '']),
   m('v115-drops-empty-index-sets', 'profiles.ts', '1.15 drops an emptied index value', ['    keepsEmptyIndexSets: true,', '    keepsEmptyIndexSets: false,']),
   m('v115-add-indexers-after-start', 'profiles.ts', '1.15 accepts AddIndexers after start', ['    addIndexersAfterStart: false,', '    addIndexersAfterStart: true,']),
   m('removed-handler-still-notified', 'sharedProcessor.ts', 'RemoveEventHandler leaves the listener in place', ['    if (!this.listeners.delete(l)) return;\n    l.stop();', '    return;']),

@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { inspect } from 'node:util';
 import { compareUpdate } from '../../../src/engine/diff';
 import { lazyObject, lazyStateOf, plainObject } from '../../../src/engine/lazyObject';
-import { DeletedFinalStateUnknown, metaField, resourceVersionOf, typeField, type KubeObject } from '../../../src/engine/objects';
+import { DeletedFinalStateUnknown, isTombstone, metaField, resourceVersionOf, typeField, type KubeObject } from '../../../src/engine/objects';
 import { deletionHandlingMetaNamespaceKeyFunc, metaNamespaceIndexFunc, metaNamespaceKeyFunc } from '../../../src/engine/store';
 import { scanObject } from '../../../src/kube/jsonScan';
 import fc from 'fast-check';
@@ -28,6 +28,19 @@ describe('engine: lazy objects', () => {
     assert.equal(resourceVersionOf(o), '5');
     assert.equal(typeField(o, 'kind'), 'Pod');
     assert.equal(lazyStateOf(o)?.parsed, undefined, 'still text');
+  });
+
+  it('the state read last is kept for the next question about the same object, never given for another', () => {
+    const a = lazy(POD);
+    const b = lazy(POD.replace('"a"', '"b"'));
+    const plain = JSON.parse(POD) as KubeObject;
+    const tomb = new DeletedFinalStateUnknown('ns/a', a);
+    const asked: unknown[] = [a, a, b, plain, plain, tomb, a, tomb, tomb, b, b, undefined, null, 'x', a, plain];
+    for (const o of asked) {
+      assert.equal(lazyStateOf(o) !== undefined, o === a || o === b);
+      if (o === a || o === b) assert.equal(lazyStateOf(o)?.fields.name, o === a ? 'a' : 'b');
+      assert.equal(isTombstone(o), o === tomb);
+    }
   });
 
   it('is the parsed object to every other reader, parsed once', () => {
