@@ -4,6 +4,9 @@
 // `--watch` rebuilds on change, `--production` minifies.
 import * as esbuild from 'esbuild';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -23,7 +26,23 @@ const problemMatcher = {
   },
 };
 
-const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', plugins: [problemMatcher] };
+/**
+ * The trace schema's checks generated ahead of time (scripts/traceValidators.cjs) in place of
+ * src/trace/schema/validators.ts, which compiles them at run time: a bundle compiles no schema
+ * when a trace is opened.
+ */
+const require = createRequire(import.meta.url);
+const traceValidators = {
+  name: 'trace-validators',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]trace[\\/]schema[\\/]validators\.ts$/ }, () => {
+      const generator = require('./scripts/traceValidators.cjs');
+      return { contents: generator.generate(), loader: 'js', resolveDir: dirname(fileURLToPath(import.meta.url)) };
+    });
+  },
+};
+
+const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', plugins: [problemMatcher, traceValidators] };
 
 const targets = [
   { entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },

@@ -5,6 +5,8 @@
  * ingest of them (TimelineData.appendColumns); then the export of the imported events (the JSON
  * alone, and with its binary companion, into the OS temp directory) and an open from that
  * companion (ColumnarTrace.open, no JSON parsed) with the webview's ingest of its columns; last,
+ * the worker's steps on this thread (the line reader and encodeBatch against the column reader,
+ * src/app/traceRows.ts; summary and findings from the rows; the canonical check), and
  * the open of the JSON in the trace reader's worker (src/app/traceRead.ts: until its columns,
  * summary and findings arrive, then its canonical check and companion, which an export asks for)
  * and the export of that trace (a copy). CPU of the worker thread counts in this process's.
@@ -16,7 +18,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { ColumnarTrace, writeTraceWithCompanion } from '../src/app/traceColumns';
+import { ColumnarTrace, companionContentOfBatch, writeTraceWithCompanion } from '../src/app/traceColumns';
+import { readTraceColumns } from '../src/app/traceRows';
+import { isCanonicalText, readTraceLines } from '../src/trace/traceLines';
 import { readTraceInWorker } from '../src/app/traceRead';
 import { companionPath } from '../src/trace/traceCompanion';
 import { writeTraceFile } from '../src/trace/traceWrite';
@@ -74,6 +78,16 @@ async function main(): Promise<void> {
     rows.push(`| (the exported JSON is byte-identical to the file: ${same && readFileSync(copy, 'utf8') === text ? 'yes' : 'NO'}) | | |`);
     const json = join(dir, 'from-elsewhere.json');
     writeFileSync(json, text);
+    // The worker's steps on this thread: the events by JSON.parse and the schema, then their columns;
+    // and the column reader that decodes the lines of the numerous types straight into rows.
+    const bytes = readFileSync(json);
+    const lines = await phase('line reader: every line JSON.parse + its check (readTraceLines)', () => readTraceLines(bytes));
+    if (lines) await phase('… and its columns (encodeBatch)', () => encodeBatch(lines.events));
+    const cols = await phase('column reader: lines decoded straight into rows (readTraceColumns)', () => readTraceColumns(bytes));
+    if (!cols) throw new Error('the column reader declined the file');
+    rows.push(`| (${cols.decoded.toLocaleString('en-US')} of ${cols.batch.count.toLocaleString('en-US')} lines decoded without JSON.parse) | | |`);
+    await phase('summary and findings from the rows (companionContentOfBatch)', () => companionContentOfBatch(cols.header, cols.batch, cols.offsets));
+    await phase('canonical check of the column reader\'s lines (isCanonicalText)', () => isCanonicalText(cols));
     const worker = join(__dirname, '..', 'dist', 'traceReadWorker.js');
     // The host's event loop meanwhile: the old path blocks it for the whole read; the worker's does not.
     const [, blocked] = await loopDelay(async () => {

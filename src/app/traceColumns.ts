@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FieldChange, RecordedEvent } from '../format/events';
 import type { Finding, TraceHeader } from '../format/trace';
-import { COLUMN_NAMES, EXTRA, HAS_DIFF, ROW_TYPES, batchArrays, diffSourceIndex, encodeBatch, type ColumnBatch, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
+import { COLUMN_NAMES, EXTRA, HAS_DIFF, ROW_TYPES, batchArrays, decodeBatch, diffSourceIndex, encodeBatch, type ColumnBatch, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
 import { computeFindings } from '../trace/findings';
 import { SummaryModel, type TraceSummary } from '../trace/summary';
 import { cachedCompanionPath, copyCompanion, fingerprintOf, readCompanion, removeCompanion, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
@@ -80,6 +80,23 @@ export function companionContent(header: TraceHeader, events: readonly RecordedE
   return contentOf(header, batch, summary.snapshot(), found, offsets);
 }
 
+/**
+ * What the companion of a trace holds, from its events as columns (readTraceColumns): the summary
+ * and findings from the rows decoded again (they read no diff, which the rows leave out).
+ */
+export function companionContentOfBatch(header: TraceHeader, batch: ColumnBatch, offsets: Float64Array): CompanionContent {
+  const events = decodeBatch(batch) ?? [];
+  const summary = new SummaryModel();
+  for (const e of events) summary.add(e);
+  let found: Finding[];
+  try {
+    found = computeFindings(header, events);
+  } catch {
+    found = [];
+  }
+  return contentOf(header, batch, summary.snapshot(), found, offsets);
+}
+
 function contentOf(header: TraceHeader, batch: ColumnBatch, summary: TraceSummary, findings: Finding[], offsets: Float64Array): CompanionContent {
   const meta: Meta = { count: batch.count, header, summary, findings, strings: batch.strings, extras: batch.extras };
   return {
@@ -133,6 +150,15 @@ export interface ReadCheck {
   companionReason?: string;
 }
 
+/**
+ * Writes the opened trace's events (read again from its JSON, which must still be the file that
+ * was opened) to `path` with a companion: the events written, or why not (one line).
+ */
+export type ExportElsewhere = (
+  path: string,
+  opened: { fingerprint: Fingerprint; count: number; lastSeq: number; findings: Finding[] },
+) => Promise<{ events: number } | { message: string }>;
+
 export class ColumnarTrace {
   private loaded: { header: TraceHeader; events: RecordedEvent[] } | undefined;
   /** The events kept whole, by row. */
@@ -144,6 +170,8 @@ export class ColumnarTrace {
     readonly checked: Promise<ReadCheck>,
     /** Asks for `checked` now (an export waits for it). */
     private readonly hurry: () => void,
+    /** Writes the trace from its events to a path off this thread (the trace reader's worker), when the JSON is not canonical. */
+    private readonly exportElsewhere: ExportElsewhere | undefined,
     private readonly fingerprint: Fingerprint,
     readonly header: TraceHeader,
     readonly batch: ColumnBatch,
@@ -167,17 +195,17 @@ export class ColumnarTrace {
     const b = batchOf(read.companion.meta, read.companion.sections);
     if (typeof b === 'string') return { reason: b };
     const checked = Promise.resolve({ canonical: true, companion: read.companion.path });
-    return new ColumnarTrace(jsonPath, checked, () => undefined, read.companion.fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
+    return new ColumnarTrace(jsonPath, checked, () => undefined, undefined, read.companion.fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
   }
 
   /**
    * The trace at `jsonPath` from a companion's content that was not read from a file (the trace
    * reader built it from the JSON as it was at `fingerprint`), or why that content is unusable.
    */
-  static fromContent(jsonPath: string, fingerprint: Fingerprint, meta: unknown, sections: Map<string, ArrayBuffer>, checked: Promise<ReadCheck>, hurry: () => void): ColumnarTrace | string {
+  static fromContent(jsonPath: string, fingerprint: Fingerprint, meta: unknown, sections: Map<string, ArrayBuffer>, checked: Promise<ReadCheck>, hurry: () => void, exportElsewhere?: ExportElsewhere): ColumnarTrace | string {
     const b = batchOf(meta, sections);
     if (typeof b === 'string') return b;
-    return new ColumnarTrace(jsonPath, checked, hurry, fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
+    return new ColumnarTrace(jsonPath, checked, hurry, exportElsewhere, fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
   }
 
   get count(): number {
@@ -266,7 +294,7 @@ export class ColumnarTrace {
   /**
    * Writes the trace to `path` with its companion. A JSON that is exactly what export writes (a
    * companion belongs to it, or the reader found it canonical) is copied; any other is written
-   * from its events.
+   * from its events, parsed off this thread when the trace reader gave one (exportElsewhere).
    */
   async exportTo(path: string): Promise<number> {
     await this.checkUnchanged();
@@ -274,6 +302,11 @@ export class ColumnarTrace {
     const check = await this.checked;
     const same = resolve(path) === resolve(this.jsonPath);
     if (check.canonical && same) return this.count;
+    if (!check.canonical && this.exportElsewhere) {
+      const written = await this.exportElsewhere(path, { fingerprint: this.fingerprint, count: this.count, lastSeq: this.lastSeq, findings: this.findings });
+      if ('message' in written) throw new BadInputError(written.message);
+      return written.events;
+    }
     if (!check.canonical) {
       const { header, events } = this.load();
       return writeTraceWithCompanion(path, header, events.slice(), this.findings, { events, batch: this.batch, summary: this.summary, findings: this.findings });

@@ -7,14 +7,14 @@
  * storage when the caller names it (`companionDir`), never a surprise file beside the user's trace —
  * so that the next open parses nothing.
  */
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { cachedCompanionPath, fingerprintOf, prepareCompanionCache, pruneCompanionCache, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
 import { prepareChecks } from '../trace/traceFile';
-import { isCanonicalText, readTraceLines } from '../trace/traceLines';
-import { ColumnarTrace, companionContent, type ReadCheck } from './traceColumns';
+import { isCanonicalText } from '../trace/traceLines';
+import { ColumnarTrace, companionContentOfBatch, type ExportElsewhere, type ReadCheck } from './traceColumns';
+import { readWorkerScript, runJob, runJobInWorker, type JobReply, type JobRequest } from './traceJobs';
+import { readTraceColumns } from './traceRows';
 
 /** A trace with at least this many events gets a companion written when it is opened from its JSON. */
 export const COMPANION_MIN_EVENTS = 10_000;
@@ -63,9 +63,9 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
   const bytes = await reading;
   const fingerprint = await fingerprintOf(req.path);
   if (!sameFingerprint(before, fingerprint)) return send({ kind: 'other', reason: 'the file changed while it was read' });
-  const lines = readTraceLines(bytes);
+  const lines = readTraceColumns(bytes);
   if (!lines) return send({ kind: 'other' });
-  const content = companionContent(lines.header, lines.events, lines.offsets);
+  const content = companionContentOfBatch(lines.header, lines.batch, lines.offsets);
   const sections = content.sections.map((s) => ({ name: s.name, data: new Uint8Array(s.data.buffer, s.data.byteOffset, s.data.byteLength).slice().buffer }));
   const fp = { size: fingerprint.size, mtimeMs: fingerprint.mtimeMs, head: new Uint8Array(fingerprint.head), tail: new Uint8Array(fingerprint.tail) };
   send({ kind: 'opened', fingerprint: fp, meta: content.meta, sections });
@@ -73,7 +73,7 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
   await Promise.race([checkNow, new Promise<void>((resolve) => (timer = setTimeout(resolve, req.checkAfterMs)))]);
   clearTimeout(timer);
   const canonical = isCanonicalText(lines);
-  if (!canonical || lines.events.length < req.companionMinEvents) return send({ kind: 'checked', canonical });
+  if (!canonical || lines.batch.count < req.companionMinEvents) return send({ kind: 'checked', canonical });
   try {
     if (!sameFingerprint(fingerprint, await fingerprintOf(req.path))) return send({ kind: 'checked', canonical, companionReason: 'the file changed on disk since it was read' });
     if (req.companionDir !== undefined) await prepareCompanionCache(req.companionDir);
@@ -83,13 +83,6 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
   } catch (e) {
     send({ kind: 'checked', canonical, companionReason: oneLine(e) });
   }
-}
-
-/** The worker's script: the bundle beside this one, or the source under tsx (tests). */
-function readWorkerScript(file?: string): { file: string; execArgv?: string[] } {
-  const bundled = join(__dirname, 'traceReadWorker.js');
-  const chosen = file ?? (existsSync(bundled) ? bundled : join(__dirname, 'traceReadWorker.ts'));
-  return chosen.endsWith('.ts') ? { file: chosen, execArgv: ['--require', 'tsx/cjs'] } : { file: chosen };
 }
 
 export interface ReadOptions {
@@ -104,7 +97,7 @@ export interface ReadOptions {
 }
 
 /** The host's side of the exchange: turns the replies into the opened trace (or why not) and its check. */
-function receiver(path: string, hurry: () => void): { receive: (msg: ReadReply) => void; ended: (reason: string) => void; answer: Promise<ColumnarTrace | { reason?: string }> } {
+function receiver(path: string, hurry: () => void, jobs: (req: JobRequest) => Promise<JobReply>): { receive: (msg: ReadReply) => void; ended: (reason: string) => void; answer: Promise<ColumnarTrace | { reason?: string }> } {
   let settleCheck: (c: ReadCheck) => void = () => undefined;
   const checked = new Promise<ReadCheck>((resolve) => (settleCheck = resolve));
   let answer: (a: ColumnarTrace | { reason?: string }) => void = () => undefined;
@@ -117,7 +110,12 @@ function receiver(path: string, hurry: () => void): { receive: (msg: ReadReply) 
   const receive = (msg: ReadReply) => {
     if (msg.kind === 'opened' && !opened) {
       const fp: Fingerprint = { size: msg.fingerprint.size, mtimeMs: msg.fingerprint.mtimeMs, head: Buffer.from(msg.fingerprint.head), tail: Buffer.from(msg.fingerprint.tail) };
-      const trace = ColumnarTrace.fromContent(path, fp, msg.meta, new Map(msg.sections.map((s) => [s.name, s.data])), checked, hurry);
+      const exportElsewhere: ExportElsewhere = async (dest, opened) => {
+        const { fingerprint: f, count, lastSeq, findings } = opened;
+        const r = await jobs({ kind: 'export', path, fingerprint: { size: f.size, mtimeMs: f.mtimeMs, head: new Uint8Array(f.head), tail: new Uint8Array(f.tail) }, count, lastSeq, dest, findings });
+        return r.kind === 'exported' ? { events: r.events } : { message: r.kind === 'failed' || r.kind === 'notATrace' ? r.message : `the trace reader answered ${r.kind}` };
+      };
+      const trace = ColumnarTrace.fromContent(path, fp, msg.meta, new Map(msg.sections.map((s) => [s.name, s.data])), checked, hurry, exportElsewhere);
       done(typeof trace === 'string' ? { reason: `what the trace reader sent cannot be used (${trace})` } : trace);
     } else if (msg.kind === 'checked') {
       settleCheck({ canonical: msg.canonical, ...(msg.companion ? { companion: msg.companion } : {}), ...(msg.companionReason ? { companionReason: msg.companionReason } : {}) });
@@ -142,13 +140,17 @@ export function readTraceInWorker(path: string, o: ReadOptions = {}): Promise<Co
   const script = readWorkerScript(o.workerFile);
   const request: ReadRequest = { path, companionMinEvents: o.companionMinEvents ?? COMPANION_MIN_EVENTS, checkAfterMs: o.checkAfterMs ?? CHECK_AFTER_MS, ...(o.companionDir !== undefined ? { companionDir: o.companionDir } : {}) };
   let worker: Worker | undefined;
-  const r = receiver(path, () => {
-    try {
-      worker?.postMessage({ kind: 'check' } satisfies CheckNow);
-    } catch {
-      // The worker has ended: its check came or never will (`checked` settled either way).
-    }
-  });
+  const r = receiver(
+    path,
+    () => {
+      try {
+        worker?.postMessage({ kind: 'check' } satisfies CheckNow);
+      } catch {
+        // The worker has ended: its check came or never will (`checked` settled either way).
+      }
+    },
+    (req) => runJobInWorker(req, o.workerFile),
+  );
   try {
     worker = new Worker(script.file, { workerData: request, ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false });
     worker.on('message', r.receive);
@@ -165,7 +167,7 @@ export function readTraceInWorker(path: string, o: ReadOptions = {}): Promise<Co
 
 /** readTraceInWorker's answer, read on this thread (tests; the same steps and replies). */
 export function readTraceHere(path: string, companionMinEvents = COMPANION_MIN_EVENTS): Promise<ColumnarTrace | { reason?: string }> {
-  const r = receiver(path, () => undefined);
+  const r = receiver(path, () => undefined, runJob);
   readForOpen({ path, companionMinEvents, checkAfterMs: 0 }, r.receive).then(
     () => r.ended('the trace reader ended without an answer'),
     (e: unknown) => r.ended(oneLine(e)),

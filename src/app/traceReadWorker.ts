@@ -9,6 +9,9 @@
  * another layout or with any problem is answered `other`: the host reads it as before
  * (importTrace names the problem).
  *
+ * Started for one of its other jobs (workerData `{ job }`, traceJobs.ts: count a changed file's
+ * events, export a trace that is not canonical), it does that job, answers once and ends.
+ *
  * After `opened` the thread runs at the lowest CPU priority (Linux: a thread's nice value), so
  * that on a busy machine the check gives way to the host and the webview drawing the columns;
  * when an export asks for the check, the priority is raised back where the system allows it.
@@ -17,6 +20,7 @@ import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { readForOpen, type CheckNow, type ReadReply, type ReadRequest } from './traceRead';
+import { runJob, type JobRequest } from './traceJobs';
 
 const port = parentPort;
 if (!port) throw new Error('traceReadWorker.ts runs only as a worker thread');
@@ -59,7 +63,15 @@ const checkNow = new Promise<void>((resolve) =>
     resolve();
   }),
 );
-readForOpen(workerData as ReadRequest, send, checkNow)
-  .catch((e: unknown) => send({ kind: 'other', reason: String(e instanceof Error ? e.message : e).split('\n')[0] }))
-  // Done: listening for the host no longer keeps the worker alive, so it ends.
-  .finally(() => port.unref());
+const job = (workerData as { job?: JobRequest }).job;
+if (job) {
+  // One of the other jobs (traceJobs.ts): one answer, then the worker ends.
+  void runJob(job)
+    .then((reply) => port.postMessage(reply))
+    .finally(() => port.unref());
+} else {
+  readForOpen(workerData as ReadRequest, send, checkNow)
+    .catch((e: unknown) => send({ kind: 'other', reason: String(e instanceof Error ? e.message : e).split('\n')[0] }))
+    // Done: listening for the host no longer keeps the worker alive, so it ends.
+    .finally(() => port.unref());
+}

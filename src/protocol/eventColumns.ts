@@ -56,8 +56,8 @@ export interface ColumnBatch {
 // ---- flag bits
 export const OP_MASK = 0b11; // index in OPS
 export const IS_SYNC = 1 << 2;
-const HAS_INITIAL_LIST = 1 << 3;
-const INITIAL_LIST = 1 << 4;
+export const HAS_INITIAL_LIST = 1 << 3;
+export const INITIAL_LIST = 1 << 4;
 /** notify: the tombstone field is present; fifo.enqueue: it carries a tombstone. */
 export const HAS_TOMBSTONE = 1 << 5;
 /** notify: tombstone is true; fifo.enqueue: 'replace-known' (else 'replace-queued'). */
@@ -66,10 +66,10 @@ export const CHANGE_SHIFT = 7; // 3 bits: 0 none, else index + 1 in CHANGES
 export const CHANGE_MASK = 0b111 << CHANGE_SHIFT;
 /** The event had a diff, which the row does not hold. */
 export const HAS_DIFF = 1 << 10;
-const ACCEPTED = 1 << 11;
-const HAS_INITIAL_EVENTS_END = 1 << 12;
-const INITIAL_EVENTS_END = 1 << 13;
-const IN_INITIAL_LIST = 1 << 14;
+export const ACCEPTED = 1 << 11;
+export const HAS_INITIAL_EVENTS_END = 1 << 12;
+export const INITIAL_EVENTS_END = 1 << 13;
+export const IN_INITIAL_LIST = 1 << 14;
 
 export const OPS = ['add', 'update', 'delete'] as const;
 export const CHANGES: readonly UpdateChange[] = ['identical', 'resourceVersion', 'managedFields', 'status', 'other'];

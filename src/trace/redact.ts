@@ -154,7 +154,7 @@ function redactSecretChange(path: string, v: unknown): unknown {
   return out;
 }
 
-function pathHasCredential(path: string): boolean {
+export function pathHasCredential(path: string): boolean {
   if (!MAYBE_CREDENTIAL_KEY.test(path)) return false;
   return path.split(/[.[\]]/).some((seg) => seg !== '' && CREDENTIAL_KEY.test(seg));
 }

@@ -8,8 +8,8 @@
  * line. Import accepts only what the JSON Schema accepts and keeps every value, so
  * exportTrace(importTrace(text)) === text for any text exportTrace produced.
  */
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
-import schema from './schema/informer-trace-v1.schema.json';
+import type { ErrorObject } from 'ajv/dist/2020';
+import { eventValidator, fullValidator } from './schema/validators';
 import { TRACE_FORMAT } from './recorder';
 import type { RecordedEvent } from '../format/events';
 import type { TraceHeader } from '../format/trace';
@@ -23,48 +23,17 @@ export class TraceFileError extends Error {
   }
 }
 
-let ajv: Ajv2020 | undefined;
-let fullValidator: ValidateFunction | undefined;
-/** One validator per event type: the base fields and that type's definition (undefined: no such type). */
-const eventValidators = new Map<string, ValidateFunction | undefined>();
-const SCHEMA_ID = schema.$id;
-const EVENT_DEFS = schema.$defs as Record<string, unknown>;
-
-function full(): ValidateFunction {
-  if (!fullValidator) {
-    ajv = new Ajv2020({ allErrors: false, strict: true });
-    ajv.addSchema(schema);
-    fullValidator = ajv.getSchema(SCHEMA_ID)!;
-  }
-  return fullValidator;
-}
-
 /**
- * The compiled check of one event type: what the schema's event definition requires of every
- * event (seq, t, type) and the `event.<type>` definition its if/then picks for that type. It
- * accepts exactly the events of that type the whole schema accepts.
+ * Has the schema's checks ready now (where they are compiled at run time, the first check
+ * compiles them otherwise): a reader can do it while its file is read.
  */
-function eventValidator(type: string): ValidateFunction | undefined {
-  if (eventValidators.has(type)) return eventValidators.get(type);
-  full();
-  const def = `event.${type}`;
-  let v: ValidateFunction | undefined;
-  if (Object.prototype.hasOwnProperty.call(EVENT_DEFS, def)) {
-    const base = schema.$defs.event;
-    v = ajv!.compile({ type: 'object', required: base.required, properties: base.properties, allOf: [{ $ref: `${SCHEMA_ID}#/$defs/${def}` }] });
-  }
-  eventValidators.set(type, v);
-  return v;
-}
-
-/** Compiles the schema's checks now (the first check compiles them otherwise): a reader can do it while its file is read. */
 export function prepareChecks(): void {
-  full();
+  fullValidator();
 }
 
 /** Whether the whole schema accepts the document with its events array left empty (the top level and header). */
 export function topLevelValid(doc: Record<string, unknown>): boolean {
-  return Array.isArray(doc.events) && full()({ ...doc, events: [] });
+  return Array.isArray(doc.events) && fullValidator()({ ...doc, events: [] });
 }
 
 /** Whether the schema accepts this value as an event (its type's compiled check). */
@@ -90,7 +59,7 @@ function quickValid(doc: Record<string, unknown>): boolean {
 /** The schema's errors for the document; none when it is valid. */
 function validate(doc: Record<string, unknown>): ErrorObject[] {
   if (quickValid(doc)) return [];
-  const v = full();
+  const v = fullValidator();
   return v(doc) ? [] : (v.errors ?? []);
 }
 

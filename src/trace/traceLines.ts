@@ -19,17 +19,21 @@ import { eventValid, MAX_NESTING, nestsDeeper, topLevelValid } from './traceFile
 import { eventWriter } from './traceExport';
 import { openingText } from './traceWrite';
 
-export interface TraceLines {
+/** A file in the exporter's layout, its top level and header checked, its events not read yet. */
+export interface ScannedLines {
   header: TraceHeader;
-  events: RecordedEvent[];
   /** Where each event's text starts in the file (its '{'), in bytes. */
   offsets: Float64Array;
   /** Where each event's text ends (before its comma or line break), in bytes. */
   ends: Float64Array;
   /** The file's bytes. */
   bytes: Uint8Array;
-  /** The file's text when it is ASCII (one character per byte). */
-  ascii?: string;
+  /** The file is ASCII text (one character per byte). */
+  ascii: boolean;
+}
+
+export interface TraceLines extends ScannedLines {
+  events: RecordedEvent[];
 }
 
 const EVENTS_OPEN = Buffer.from('"events": [\n', 'utf8');
@@ -54,10 +58,11 @@ function parse(text: string): unknown {
 }
 
 /**
- * The trace in `bytes` (a file's content) when it has the exporter's line layout and importTrace
- * would accept it; undefined otherwise (importTrace decides and names the problem).
+ * The file's layout, top level and header when it has the exporter's line layout and the schema
+ * accepts its top level and header; undefined otherwise. Its events are not read: `lineEvent`
+ * reads one.
  */
-export function readTraceLines(bytes: Uint8Array): TraceLines | undefined {
+export function scanTraceLines(bytes: Uint8Array): ScannedLines | undefined {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const open = buf.indexOf(EVENTS_OPEN);
   if (open < 0) return undefined;
@@ -89,43 +94,46 @@ export function readTraceLines(bytes: Uint8Array): TraceLines | undefined {
   const doc = parse(`${buf.toString('utf8', 0, open + EVENTS_OPEN.length)}]${rest}`);
   if (!isPlainObject(doc) || doc.format !== TRACE_FORMAT || !Array.isArray(doc.events) || doc.events.length !== 0) return undefined;
   if (nestsDeeper(doc, MAX_NESTING) || !topLevelValid(doc)) return undefined;
-  // A file of ASCII text has one character per byte: it is decoded once and runs are sliced from it.
-  const ascii = isAscii(buf) ? buf.toString('latin1') : undefined;
-  const events = parseRuns(buf, ascii, offsets, ends);
-  if (!events) return undefined;
-  // Each event lies two levels below the document (document → events → event).
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i];
-    if (!eventValid(e) || nestsDeeper(e, MAX_NESTING - 2) || (i > 0 && !(e.seq > events[i - 1].seq))) return undefined;
-  }
-  return { header: doc.header as TraceHeader, events, offsets: Float64Array.from(offsets), ends: Float64Array.from(ends), bytes, ...(ascii !== undefined ? { ascii } : {}) };
+  return { header: doc.header as TraceHeader, offsets: Float64Array.from(offsets), ends: Float64Array.from(ends), bytes, ascii: isAscii(buf) };
 }
 
-/** Lines parsed by one JSON.parse. */
-const RUN = 4096;
+/** The text of line i (its event, without the separator). */
+export function lineText(lines: ScannedLines, i: number): string {
+  const { offsets, ends, ascii, bytes } = lines;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(ascii ? 'latin1' : 'utf8', offsets[i], ends[i]);
+}
 
 /**
- * The events of the lines, parsed a run of lines at a time: the text from a run's first event
- * to its last, separators included, is the inside of a JSON array. Undefined unless each run is
- * one array of exactly as many objects as it has lines. The values are those of parsing the
- * whole array at once (a run that does not end where a value ends does not parse); a file whose
- * lines are not one value each yet parse so (a value spread over lines beside a line holding
- * two) gets the same values with offsets that do not point at them, which the reader of one
- * line checks (by seq) and the canonical check refuses.
+ * The event of line i as importTrace reads it — JSON.parse, then its type's compiled check of the
+ * schema and the nesting limit (each event lies two levels below the document) — or undefined
+ * when that line alone is not such an event.
  */
-function parseRuns(buf: Buffer, ascii: string | undefined, offsets: readonly number[], ends: readonly number[]): RecordedEvent[] | undefined {
-  const out: RecordedEvent[] = [];
-  for (let from = 0; from < offsets.length; from += RUN) {
-    const to = Math.min(offsets.length, from + RUN) - 1;
-    const text = ascii !== undefined ? ascii.slice(offsets[from], ends[to]) : buf.toString('utf8', offsets[from], ends[to]);
-    const run = parse(`[${text}]`);
-    if (!Array.isArray(run) || run.length !== to - from + 1) return undefined;
-    for (const e of run) {
-      if (!isPlainObject(e)) return undefined;
-      out.push(e as unknown as RecordedEvent);
-    }
+export function lineEvent(lines: ScannedLines, i: number): RecordedEvent | undefined {
+  return eventOf(lineText(lines, i));
+}
+
+/** The event one line's text holds, read as lineEvent reads it. */
+function eventOf(text: string): RecordedEvent | undefined {
+  const e = parse(text);
+  return isPlainObject(e) && eventValid(e) && !nestsDeeper(e, MAX_NESTING - 2) ? (e as unknown as RecordedEvent) : undefined;
+}
+
+/**
+ * The trace in `bytes` (a file's content) when it has the exporter's line layout, each line is
+ * one event on its own and importTrace would accept it; undefined otherwise (importTrace decides
+ * and names the problem).
+ */
+export function readTraceLines(bytes: Uint8Array): TraceLines | undefined {
+  const lines = scanTraceLines(bytes);
+  if (!lines) return undefined;
+  const n = lines.offsets.length;
+  const events = new Array<RecordedEvent>(n);
+  for (let i = 0; i < n; i++) {
+    const e = lineEvent(lines, i);
+    if (!e || (i > 0 && !(e.seq > events[i - 1].seq))) return undefined;
+    events[i] = e;
   }
-  return out;
+  return { ...lines, events };
 }
 
 /** Whether the bytes in [from, to) are exactly `text` (ASCII). */
@@ -138,25 +146,28 @@ function bytesAre(bytes: Uint8Array, from: number, to: number, text: string): bo
 /**
  * Whether the file is the canonical text an export of its header and events writes
  * (exportTrace: the header as documented, each event's line as the line writer makes it after
- * redaction, the same separators), so that an export can copy its bytes.
+ * redaction, the same separators), so that an export can copy its bytes. Without the events
+ * (readTraceColumns keeps none), each line is read again as lineEvent reads it, except those its
+ * reader marked as written as the line writer writes them (`asWritten`).
  */
-export function isCanonicalText(lines: TraceLines): boolean {
-  const { header, events, offsets, ends, bytes, ascii } = lines;
-  const n = events.length;
+export function isCanonicalText(lines: ScannedLines & { events?: readonly RecordedEvent[]; asWritten?: Uint8Array }): boolean {
+  const { header, offsets, ends, bytes } = lines;
+  const n = offsets.length;
   if (n === 0) return false;
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // ASCII text has one character per byte: it is decoded once and lines are sliced from it.
+  const ascii = lines.ascii ? buf.toString('latin1') : undefined;
   if (buf.toString('utf8', 0, offsets[0]) !== `${openingText(header)}[\n    `) return false;
   if (!bytesAre(bytes, ends[n - 1], bytes.length, '\n  ]\n}\n')) return false;
   const { redacted, line } = eventWriter(header);
   for (let i = 0; i < n; i++) {
     // ',\n    ' between two events (the scan saw the comma, the line break and spaces only).
     if (i > 0 && offsets[i] - ends[i - 1] !== 6) return false;
-    const expected = line(redacted(events[i]));
-    if (ascii !== undefined) {
-      if (ends[i] - offsets[i] !== expected.length || ascii.slice(offsets[i], ends[i]) !== expected) return false;
-    } else if (buf.toString('utf8', offsets[i], ends[i]) !== expected) {
-      return false;
-    }
+    // A line its reader found to be exactly what the line writer writes for its event.
+    if (lines.asWritten?.[i] === 1) continue;
+    const text = ascii !== undefined ? ascii.slice(offsets[i], ends[i]) : buf.toString('utf8', offsets[i], ends[i]);
+    const e = lines.events ? lines.events[i] : eventOf(text);
+    if (!e || text !== line(redacted(e))) return false;
   }
   return true;
 }

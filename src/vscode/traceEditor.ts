@@ -2,7 +2,8 @@
  * *.informer-trace.json files open in the timeline through a custom read-only editor. A file
  * that is not a valid trace shows the importer's one-line reason in the view and as an error
  * message; the extension host never throws on it. A change of the file on disk is reported
- * (watchTraceFile) and never replaces what an open editor shows.
+ * (watchTraceFile: what it holds now is read by the trace reader's worker) and never replaces
+ * what an open editor shows.
  */
 import * as vscode from 'vscode';
 import { EmptyNotification, ReadyCommand } from '../protocol/timeline';
@@ -12,6 +13,7 @@ import type { InformerSession } from '../app/session';
 import { readTrace } from '../app/traces';
 import { ColumnarTrace } from '../app/traceColumns';
 import { readTraceInWorker } from '../app/traceRead';
+import { runJobInWorker } from '../app/traceJobs';
 import { TimelineWebviewBinding } from './timelineWebview';
 import { importedSession, readTraceText } from './traceCommands';
 import { timelineHtml, webviewOptions } from './webviewContent';
@@ -144,19 +146,14 @@ function watchTraceFile(uri: vscode.Uri, shownEvents: number, reopenEditor: () =
   const kept = `this editor keeps showing the trace as it was opened (${shownEvents} events)`;
   const report = async (): Promise<void> => {
     pending = undefined;
-    let text: string;
-    try {
-      text = await readTraceText(uri);
-    } catch {
-      void vscode.window.showWarningMessage(`Informer Inspector: ${name} is gone from disk; ${kept}.`);
-      return;
-    }
-    try {
-      const now = readTrace(text);
-      const choice = await vscode.window.showInformationMessage(`Informer Inspector: ${name} changed on disk (now ${now.events.length} events); ${kept}.`, REOPEN);
+    const now = await traceNow(uri);
+    if (now.kind === 'counted') {
+      const choice = await vscode.window.showInformationMessage(`Informer Inspector: ${name} changed on disk (now ${now.events} events); ${kept}.`, REOPEN);
       if (choice === REOPEN) reopenEditor();
-    } catch (e) {
-      void vscode.window.showWarningMessage(`Informer Inspector: ${name} changed on disk and is no longer a trace (${(e as Error).message}); ${kept}.`);
+    } else if (now.kind === 'gone') {
+      void vscode.window.showWarningMessage(`Informer Inspector: ${name} is gone from disk; ${kept}.`);
+    } else {
+      void vscode.window.showWarningMessage(`Informer Inspector: ${name} changed on disk and is no longer a trace (${now.message}); ${kept}.`);
     }
   };
   // A save arrives as several events (truncate, write, rename): report once it has settled.
@@ -172,6 +169,29 @@ function watchTraceFile(uri: vscode.Uri, shownEvents: number, reopenEditor: () =
       watcher.dispose();
     },
   };
+}
+
+/**
+ * What the trace file holds now: a file on disk is read by the trace reader's worker, off this
+ * thread; a file of another file system here.
+ */
+async function traceNow(uri: vscode.Uri): Promise<{ kind: 'counted'; events: number } | { kind: 'gone' } | { kind: 'notATrace'; message: string }> {
+  if (uri.scheme === 'file') {
+    const r = await runJobInWorker({ kind: 'count', path: uri.fsPath });
+    // The worker's answer; should it fail (it did not start, the file could not be read), the file is read here.
+    if (r.kind === 'counted' || r.kind === 'gone' || r.kind === 'notATrace') return r;
+  }
+  let text: string;
+  try {
+    text = await readTraceText(uri);
+  } catch {
+    return { kind: 'gone' };
+  }
+  try {
+    return { kind: 'counted', events: readTrace(text).events.length };
+  } catch (e) {
+    return { kind: 'notATrace', message: (e as Error).message };
+  }
 }
 
 /** Closes the editor and opens the file again, so that it is read afresh. */

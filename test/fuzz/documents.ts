@@ -15,8 +15,9 @@ import { computeFindings } from '../../src/trace/findings';
 import type { RecordedEvent } from '../../src/format/events';
 import type { TraceHeader } from '../../src/format/trace';
 import { TraceFileError, exportTrace, importTrace } from '../../src/trace/traceFile';
-import { isCanonicalText, readTraceLines } from '../../src/trace/traceLines';
-import { encodeBatch } from '../../src/protocol/eventColumns';
+import { isCanonicalText, readTraceLines, type TraceLines } from '../../src/trace/traceLines';
+import { readTraceColumns } from '../../src/app/traceRows';
+import { COLUMN_NAMES, encodeBatch } from '../../src/protocol/eventColumns';
 import type { TraceEvent } from '../../src/format/events';
 import { awkwardString, jsonValue, mutate, mutation } from '../unit/robustness/support';
 import { SAMPLE_EVENTS, header } from '../unit/trace/fixtures';
@@ -163,7 +164,7 @@ const deepTrace = fc.tuple(fc.integer({ min: 900, max: 30_000 }), fc.constantFro
 });
 
 /**
- * The worker's reader (src/trace/traceLines.ts) on the file with this text: it never throws and
+ * The worker's readers (src/trace/traceLines.ts, and src/app/traceRows.ts beside it) on the file with this text: it never throws and
  * accepts only what importTrace accepts of the same bytes (a lone surrogate becomes U+FFFD in a
  * file), with the same values, and calls it canonical exactly when an export writes the same text.
  */
@@ -172,6 +173,7 @@ function checkLineReader(text: string, intact: boolean): void {
   const lines = readTraceLines(bytes);
   const asRead = bytes.toString('utf8');
   if (!lines) {
+    checkColumnReader(bytes, undefined);
     if (intact && asRead === text && !text.includes('"events": []')) assert.fail('the line reader did not read an exported trace');
     return;
   }
@@ -184,6 +186,23 @@ function checkLineReader(text: string, intact: boolean): void {
   assert.deepEqual(lines.events, trace.events);
   assert.deepEqual(lines.header, trace.header);
   assert.equal(isCanonicalText(lines), exportTrace(trace) === asRead, 'canonical exactly when an export writes the same text');
+  checkColumnReader(bytes, lines);
+}
+
+/**
+ * The worker's column reader (src/app/traceRows.ts) on the same bytes: it reads exactly the files
+ * the line reader reads, into the columns encodeBatch makes of their events, and its canonical
+ * answer (lines it marked as written are not read again) is the line reader's.
+ */
+function checkColumnReader(bytes: Buffer, lines: TraceLines | undefined): void {
+  const cols = readTraceColumns(bytes);
+  assert.equal(cols === undefined, lines === undefined, cols ? 'the column reader read a file the line reader declines' : 'the column reader declined a file the line reader reads');
+  if (!cols || !lines) return;
+  const want = encodeBatch(lines.events);
+  for (const c of COLUMN_NAMES) assert.ok(Buffer.from(cols.batch.columns[c]).equals(Buffer.from(want.columns[c])), `column ${c}`);
+  assert.deepEqual(cols.batch.strings, want.strings);
+  assert.deepEqual(cols.batch.extras, want.extras);
+  assert.equal(isCanonicalText(cols), isCanonicalText(lines), 'the same canonical answer');
 }
 
 export const traces: FuzzTarget<{ text: string; intact: boolean }> = {

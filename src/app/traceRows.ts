@@ -1,0 +1,374 @@
+/**
+ * A trace file's events read straight into the timeline's columns (src/protocol/eventColumns.ts),
+ * for the trace reader's worker (traceRead.ts): no event object is made for a line of the
+ * numerous types (notify, fifo.enqueue, fifo.pop, distribute, watch.event, rv) in the form the
+ * exporter writes them — no whitespace, `seq`, `t`, `type` and then the type's fields in sorted
+ * order, strings without escapes, plain decimal numbers. Such a line is checked against the
+ * schema as it is decoded (its type's fields, their JSON types, enums, integer minimums, required
+ * fields, a diff's items) and written as the row encodeRow writes for the event JSON.parse gives.
+ *
+ * Any other line — another type, a field the row does not hold, an escape, whitespace, an
+ * exponent, keys out of order or repeated, anything unexpected — is read as importTrace reads it
+ * (traceLines.ts `lineEvent`: JSON.parse and the whole schema's check) and encoded by encodeRow
+ * or kept whole. So a file is accepted exactly when readTraceLines accepts it, with the same
+ * columns as encodeBatch of its events.
+ */
+import type { RecordedEvent } from '../format/events';
+import {
+  ACCEPTED,
+  CHANGES,
+  EXTRA,
+  HAS_DIFF,
+  HAS_INITIAL_EVENTS_END,
+  HAS_INITIAL_LIST,
+  HAS_TOMBSTONE,
+  INITIAL_EVENTS_END,
+  INITIAL_LIST,
+  IN_INITIAL_LIST,
+  IS_SYNC,
+  COLUMN_NAMES,
+  CHANGE_SHIFT,
+  StringTable,
+  TOMBSTONE,
+  allocateColumns,
+  encodeRow,
+  type ColumnBatch,
+  type ColumnName,
+  type EventColumnArrays,
+} from '../protocol/eventColumns';
+import { isSecretResource } from '../trace/redact';
+import { lineEvent, scanTraceLines, type ScannedLines } from '../trace/traceLines';
+import {
+  MAX_COUNT,
+  array,
+  atLineEnd,
+  beginFile,
+  beginLine,
+  bool,
+  count,
+  endFile,
+  fieldChange,
+  lineAsWritten,
+  lit,
+  oneOf,
+  plainNumber,
+  quoted,
+  refOf,
+  rvCell,
+  spanOf,
+  str,
+  strIs,
+  take,
+  takeByte,
+  type Span,
+} from './traceLineLexer';
+
+const OPS = ['add', 'update', 'delete'].map(lit);
+const DELTA_NAMES = ['Added', 'Updated', 'Deleted', 'Replaced', 'Sync', 'ReplacedAll', 'SyncAll', 'Bookmark'];
+const DELTAS = DELTA_NAMES.map(lit);
+const SOURCE_NAMES = ['list', 'watchlist', 'event', 'bookmark'];
+const SOURCES = SOURCE_NAMES.map(lit);
+const CHANGE_NAMES = CHANGES.map(lit);
+const ENQUEUE_TOMBSTONES = ['replace-queued', 'replace-known'].map(lit);
+
+
+// The row being read: what encodeRow would write. A string field is kept as where it lies
+// (its ref is taken once the whole line has been read, in encodeRow's order).
+const KEY: Span = { from: 0, to: 0, hash: 0 };
+const NAME: Span = { from: 0, to: 0, hash: 0 };
+const RV: Span = { from: 0, to: 0, hash: 0 };
+const OLD_RV: Span = { from: 0, to: 0, hash: 0 };
+let hasKey = false;
+let hasRv = false;
+let hasOldRv = false;
+/** The name column's string when it is not a span of the line (an enum), else undefined. */
+let nameText: string | undefined;
+let flags = 0;
+let n1 = 0;
+let n2 = 0;
+
+const F_CHANGE = lit(',"change":');
+const F_HANDLER = lit(',"handler":');
+const F_INITIAL_LIST = lit(',"initialList":');
+const F_IS_SYNC = lit(',"isSync":');
+const F_KEY = lit(',"key":');
+const F_OLD_RV = lit(',"oldRv":');
+const F_OP = lit(',"op":');
+const F_PENDING = lit(',"pending":');
+const F_RV = lit(',"rv":');
+const F_TOMBSTONE = lit(',"tombstone":');
+const F_DELTA = lit(',"delta":');
+const F_DEPTH_DELTAS = lit(',"depthDeltas":');
+const F_DEPTH_KEYS = lit(',"depthKeys":');
+const F_DELTAS = lit(',"deltas":[');
+const F_IS_IN_INITIAL_LIST = lit(',"isInInitialList":');
+const F_DELIVERED = lit(',"delivered":');
+const F_DIFF = lit(',"diff":');
+const F_SKIPPED = lit(',"skipped":');
+const F_ACCEPTED = lit(',"accepted":');
+const F_EVENT_TYPE = lit(',"eventType":');
+const F_INITIAL_EVENTS_END = lit(',"initialEventsEnd":');
+const F_SOURCE = lit(',"source":');
+
+/** The change field's bits (none when absent), -1 when it is not one of CHANGES. */
+function change(): number {
+  if (!take(F_CHANGE)) return 0;
+  const i = oneOf(CHANGE_NAMES);
+  return i < 0 ? -1 : (i + 1) << CHANGE_SHIFT;
+}
+
+/** `,"name":<count>` fitting a count column; -1 when absent or otherwise. */
+function countField(l: Uint8Array): number {
+  if (!take(l)) return -1;
+  const v = count();
+  return v > MAX_COUNT ? -1 : v;
+}
+
+/** `,"name":true|false`: 1, 0, or -1 when absent or otherwise. */
+function boolField(l: Uint8Array): number {
+  return take(l) ? bool() : -1;
+}
+
+/** `,"name":"…"` into the span; false when absent or otherwise. */
+function strField(l: Uint8Array, into: Span): boolean {
+  if (!take(l) || !quoted()) return false;
+  spanOf(into);
+  return true;
+}
+
+// Each type's fields in sorted order as the schema (informer-trace-v1.schema.json) defines them
+// and the row holds them; false: not this form (the line is read as importTrace reads it).
+
+function notify(): boolean {
+  const c = change();
+  if (c < 0 || !strField(F_HANDLER, NAME)) return false;
+  let extra = 0;
+  if (take(F_INITIAL_LIST)) {
+    const x = bool();
+    if (x < 0) return false;
+    extra = HAS_INITIAL_LIST | (x ? INITIAL_LIST : 0);
+  }
+  const sync = boolField(F_IS_SYNC);
+  if (sync < 0 || !(hasKey = strField(F_KEY, KEY))) return false;
+  if (take(F_OLD_RV)) {
+    if (!quoted()) return false;
+    spanOf(OLD_RV);
+    hasOldRv = true;
+  }
+  const op = take(F_OP) ? oneOf(OPS) : -1;
+  n1 = countField(F_PENDING);
+  if (op < 0 || n1 < 0 || !(hasRv = strField(F_RV, RV))) return false;
+  if (take(F_TOMBSTONE)) {
+    const x = bool();
+    if (x < 0) return false;
+    extra |= HAS_TOMBSTONE | (x ? TOMBSTONE : 0);
+  }
+  flags = op | c | (sync ? IS_SYNC : 0) | extra;
+  return true;
+}
+
+function fifoEnqueue(): boolean {
+  const delta = take(F_DELTA) ? oneOf(DELTAS) : -1;
+  n2 = countField(F_DEPTH_DELTAS);
+  n1 = countField(F_DEPTH_KEYS);
+  if (delta < 0 || n1 < 0 || n2 < 0 || !(hasKey = strField(F_KEY, KEY)) || !(hasRv = strField(F_RV, RV))) return false;
+  nameText = DELTA_NAMES[delta];
+  if (take(F_TOMBSTONE)) {
+    const x = oneOf(ENQUEUE_TOMBSTONES);
+    if (x < 0) return false;
+    flags = HAS_TOMBSTONE | (x === 1 ? TOMBSTONE : 0);
+  }
+  return true;
+}
+
+/** The joined delta lists seen, by their codes (base 9, at most 8 deltas). */
+const joinedDeltas = new Map<number, string>();
+
+function fifoPop(): boolean {
+  if (!take(F_DELTAS)) return false;
+  let code = 0;
+  let n = 0;
+  if (!takeByte(93)) {
+    for (;;) {
+      const d = oneOf(DELTAS);
+      if (d < 0 || ++n > 8) return false;
+      code = code * 9 + d + 1;
+      if (takeByte(93)) break;
+      if (!takeByte(44)) return false;
+    }
+  }
+  let joined = joinedDeltas.get(code);
+  if (joined === undefined) {
+    const names: string[] = [];
+    for (let x = code; x > 0; x = Math.floor(x / 9)) names.unshift(DELTA_NAMES[(x % 9) - 1]);
+    joined = names.join(',');
+    joinedDeltas.set(code, joined);
+  }
+  nameText = joined;
+  n2 = countField(F_DEPTH_DELTAS);
+  n1 = countField(F_DEPTH_KEYS);
+  const initial = boolField(F_IS_IN_INITIAL_LIST);
+  if (n1 < 0 || n2 < 0 || initial < 0 || !(hasKey = strField(F_KEY, KEY))) return false;
+  flags = initial ? IN_INITIAL_LIST : 0;
+  return true;
+}
+
+function distribute(): boolean {
+  const c = change();
+  n1 = countField(F_DELIVERED);
+  if (c < 0 || n1 < 0) return false;
+  let diff = 0;
+  if (take(F_DIFF)) {
+    if (!array(fieldChange)) return false;
+    diff = HAS_DIFF;
+  }
+  const sync = boolField(F_IS_SYNC);
+  if (sync < 0 || !(hasKey = strField(F_KEY, KEY))) return false;
+  if (take(F_OLD_RV)) {
+    if (!quoted()) return false;
+    spanOf(OLD_RV);
+    hasOldRv = true;
+  }
+  const op = take(F_OP) ? oneOf(OPS) : -1;
+  if (op < 0) return false;
+  if (take(F_RV)) {
+    if (!quoted()) return false;
+    spanOf(RV);
+    hasRv = true;
+  }
+  n2 = countField(F_SKIPPED);
+  if (n2 < 0) return false;
+  flags = op | c | (sync ? IS_SYNC : 0) | diff;
+  return true;
+}
+
+function watchEvent(): boolean {
+  const accepted = boolField(F_ACCEPTED);
+  if (accepted < 0 || !strField(F_EVENT_TYPE, NAME)) return false;
+  let extra = 0;
+  if (take(F_INITIAL_EVENTS_END)) {
+    const x = bool();
+    if (x < 0) return false;
+    extra = HAS_INITIAL_EVENTS_END | (x ? INITIAL_EVENTS_END : 0);
+  }
+  if (take(F_KEY)) {
+    if (!quoted()) return false;
+    spanOf(KEY);
+    hasKey = true;
+  }
+  if (!(hasRv = strField(F_RV, RV))) return false;
+  flags = (accepted ? ACCEPTED : 0) | extra;
+  return true;
+}
+
+function rvEvent(): boolean {
+  if (!(hasRv = strField(F_RV, RV)) || !take(F_SOURCE)) return false;
+  const source = oneOf(SOURCES);
+  if (source < 0) return false;
+  nameText = SOURCE_NAMES[source];
+  return true;
+}
+
+/** The row types in ROW_TYPES order, their names as bytes and their readers. */
+const TYPES = ['notify', 'fifo.enqueue', 'fifo.pop', 'distribute', 'watch.event', 'rv'].map(lit);
+const READERS = [notify, fifoEnqueue, fifoPop, distribute, watchEvent, rvEvent];
+
+const SEQ = lit('{"seq":');
+const T = lit(',"t":');
+const TYPE = lit(',"type":"');
+
+/**
+ * Writes row i from bytes[from, to) when it is an event of the numerous types in the exporter's
+ * form that the schema accepts and a row holds: the same row encodeRow writes for the event
+ * JSON.parse gives (its strings added to the table in the same order). False, and nothing
+ * written, otherwise. `strings` must be the one table of the file being read (`begin`).
+ */
+function decodeRowLine(from: number, to: number, cols: EventColumnArrays, i: number, strings: StringTable): boolean {
+  beginLine(from, to);
+  if (!take(SEQ)) return false;
+  const seq = count();
+  if (seq < 0 || !take(T)) return false;
+  const t = plainNumber();
+  if (t < 0 || !take(TYPE) || !str()) return false;
+  let code = 0;
+  while (code < TYPES.length && !strIs(TYPES[code])) code++;
+  if (code === TYPES.length) return false;
+  hasKey = hasRv = hasOldRv = false;
+  nameText = undefined;
+  flags = n1 = n2 = 0;
+  // The whole line and nothing after the event's closing brace.
+  if (!READERS[code]() || !takeByte(125) || !atLineEnd()) return false;
+  // Strings go into the table in encodeRow's order, so the table is the one encodeBatch makes.
+  // (notify: handler, key, rv, oldRv; fifo.enqueue: key, delta, rv; fifo.pop: key, deltas;
+  // distribute: key, rv, oldRv; watch.event: key, eventType, rv; rv: rv, source.)
+  let nameRef = code === 0 ? refOf(NAME) : 0;
+  const keyRef = hasKey ? refOf(KEY) : 0;
+  if (code === 4) nameRef = refOf(NAME);
+  else if (code === 1 || code === 2) nameRef = strings.ref(nameText!);
+  const rvValue = hasRv ? rvCell(RV) : NaN;
+  if (code === 5) nameRef = strings.ref(nameText!);
+  const oldRvValue = hasOldRv ? rvCell(OLD_RV) : NaN;
+  cols.seq[i] = seq;
+  cols.t[i] = t;
+  cols.type[i] = code;
+  cols.key[i] = keyRef;
+  cols.rv[i] = rvValue;
+  cols.oldRv[i] = oldRvValue;
+  cols.name[i] = nameRef;
+  cols.n1[i] = n1;
+  cols.n2[i] = n2;
+  cols.flags[i] = flags;
+  return true;
+}
+
+export interface ColumnLines extends ScannedLines {
+  batch: ColumnBatch;
+  /** How many lines were decoded straight into their rows (the others were parsed). */
+  decoded: number;
+  /** 1 for a line decoded straight into its row that is exactly what the line writer writes for its event (isCanonicalText need not read it again). */
+  asWritten: Uint8Array;
+}
+
+/**
+ * The trace in `bytes` as columns when it has the exporter's line layout, each line is one
+ * event on its own and importTrace would accept it (exactly readTraceLines's files, with the
+ * columns encodeBatch makes of its events); undefined otherwise. Never throws.
+ */
+export function readTraceColumns(bytes: Uint8Array): ColumnLines | undefined {
+  const lines = scanTraceLines(bytes);
+  if (!lines) return undefined;
+  const { offsets, ends } = lines;
+  const n = offsets.length;
+  const cols = allocateColumns(n);
+  const strings = new StringTable();
+  const extras: RecordedEvent[] = [];
+  const written = new Uint8Array(n);
+  beginFile(bytes, strings, lines.header.redacted !== false, isSecretResource({ resource: lines.header.resource }));
+  let decoded = 0;
+  try {
+    let last = -1;
+    for (let i = 0; i < n; i++) {
+      if (decodeRowLine(offsets[i], ends[i], cols, i, strings)) {
+        decoded++;
+        if (lineAsWritten()) written[i] = 1;
+      } else {
+        const e = lineEvent(lines, i);
+        if (!e) return undefined;
+        if (!encodeRow(e, cols, i, strings)) {
+          cols.seq[i] = e.seq;
+          cols.t[i] = e.t;
+          cols.type[i] = EXTRA;
+          extras.push(e);
+        }
+      }
+      // Seqs are integers ≥ 0 (the schema): each above the last.
+      if (i > 0 && !(cols.seq[i] > last)) return undefined;
+      last = cols.seq[i];
+    }
+  } finally {
+    endFile();
+  }
+  const columns = {} as Record<ColumnName, ArrayBuffer>;
+  for (const c of COLUMN_NAMES) columns[c] = cols[c].buffer as ArrayBuffer;
+  return { ...lines, batch: { count: n, columns, strings: strings.strings, extras }, decoded, asWritten: written };
+}
