@@ -19,6 +19,7 @@
 import type { FieldChange, TraceEvent } from '../src/format/events';
 import { handOver, nullSink } from '../src/engine/sink';
 import { TraceRecorder } from '../src/trace/recorder';
+import { computeFindings } from '../src/trace/findings';
 import { baselineRecorder } from './baseline';
 import { EngineRig, benchHeader } from './engineRig';
 import { collectGarbage, interleaved, startTiming, summarize } from './stats';
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
     if (sink !== nullSink && (sink as TraceRecorder).events().length === 0) throw new Error('nothing recorded');
     return { cpuMs, heapBytes };
   });
+  const findings = await findingsCost(input, header, Baseline, args.rounds);
   const engine = await interleaved(variants, args.rounds, (v) => engineRun(v === 'baseline recorder' ? Baseline : v === 'recorder' ? TraceRecorder : undefined));
   const n = input.length;
   console.log(`Node ${process.version}, load average ${process_load()}; ${n} events (${typeMix(input as never)}), cap 200 000, ${args.rounds} interleaved rounds, median (min–max)\n`);
@@ -90,6 +92,10 @@ async function main(): Promise<void> {
     const held = Math.min(n, 200_000);
     console.log(`| ${v} | ${cpu.median.toFixed(0)} (${cpu.min.toFixed(0)}–${cpu.max.toFixed(0)}) | ${heap.median.toFixed(1)} (${heap.min.toFixed(1)}–${heap.max.toFixed(1)}) | ${v === 'copy only' ? '–' : ((heap.median * 2 ** 20) / held).toFixed(0)} |`);
   }
+  console.log('\nFindings over the full window (computeFindings, as the engine worker runs it each second while events come):\n');
+  console.log('| recorder | CPU ms per computation |');
+  console.log('| --- | --- |');
+  for (const [name, ms] of findings) console.log(`| ${name} | ${summarize(ms).median.toFixed(1)} (${summarize(ms).min.toFixed(1)}–${summarize(ms).max.toFixed(1)}) |`);
   console.log(`\nThe engine handling ${ENGINE_UPDATES.toLocaleString('en-US')} updates (v1.15, 2 000 ConfigMaps, ~6.5 trace events each; window of 200 000):\n`);
   console.log('| sink | CPU ms | heap MiB held after GC (informer and cache included) | heap MiB above the null sink |');
   console.log('| --- | --- | --- | --- |');
@@ -101,6 +107,31 @@ async function main(): Promise<void> {
     const name = v === 'copy only' ? 'null sink' : v;
     console.log(`| ${name} | ${cpu.median.toFixed(0)} (${cpu.min.toFixed(0)}–${cpu.max.toFixed(0)}) | ${heap.median.toFixed(1)} (${heap.min.toFixed(1)}–${heap.max.toFixed(1)}) | ${v === 'copy only' ? '–' : (heap.median - nullHeap).toFixed(1)} |`);
   }
+}
+
+/**
+ * CPU of one computeFindings over a full window: the working tree's recorder (by type, objects
+ * made for the types the rules read) and the baseline's (its array of objects). The findings
+ * must be the same.
+ */
+async function findingsCost(input: TraceEvent[], header: ReturnType<typeof benchHeader>, Baseline: typeof TraceRecorder | undefined, rounds: number): Promise<Map<string, number[]>> {
+  const fill = (r: TraceRecorder) => {
+    for (let i = 0; i < input.length; i++) handOver(r, fresh(input[i]));
+    return r;
+  };
+  const own = fill(new TraceRecorder(header, 200_000));
+  const base = Baseline ? fill(new Baseline(header, 200_000)) : undefined;
+  const expected = JSON.stringify(computeFindings(own.header(), own.events()));
+  const variants = ['recorder', ...(base ? ['baseline recorder'] : [])];
+  const out = await interleaved(variants, rounds, async (v) => {
+    collectGarbage();
+    const stop = startTiming();
+    const f = v === 'recorder' ? computeFindings(own.header(), own.eventsByType()) : computeFindings(base!.header(), base!.events());
+    const { cpuMs } = stop();
+    if (JSON.stringify(f) !== expected) throw new Error(`${v}: the findings differ`);
+    return cpuMs;
+  });
+  return out;
 }
 
 const ENGINE_UPDATES = 40_000;

@@ -25,9 +25,9 @@ export async function recordEngineTrace(count: number): Promise<GeneratedTrace> 
   const watchesNeeded = Math.ceil(count / EVENTS_PER_WATCH) + 1;
   for (let i = 0; i < watchesNeeded; i++) rig.lw.scheduleWatch({ events: EVENTS_PER_WATCH, end: 'expire', intervalMs: EVENT_INTERVAL_MS });
   rig.start();
-  const r = await rig.clock.runUntilIdle(() => recorder.events().length >= count, 365 * 24 * 3600_000);
+  const r = await rig.clock.runUntilIdle(() => recorder.held >= count, 365 * 24 * 3600_000);
   await rig.stop();
-  if (r !== 'done' || recorder.dropped > 0) throw new Error(`could not record ${count} events (${r}, ${recorder.events().length} recorded)`);
+  if (r !== 'done' || recorder.dropped > 0) throw new Error(`could not record ${count} events (${r}, ${recorder.held} recorded)`);
   return { header: recorder.header(), events: recorder.events().slice(0, count) };
 }
 

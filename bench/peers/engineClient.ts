@@ -18,6 +18,12 @@ import { HttpListerWatcher } from '../../src/kube/listerWatcher';
 import { DEFAULT_TRACE_CAP, TraceRecorder } from '../../src/trace/recorder';
 import { Counter, memSampler, watchPhase, type Mode, type Result } from './clientCommon';
 
+/** The recorder's window: the product's default, unless a diagnostic run (PEERS_RECORDER_CAP, never set for a measured run) asks for another. */
+function recorderCap(): number {
+  const v = Number(process.env.PEERS_RECORDER_CAP);
+  return Number.isInteger(v) && v > 0 ? v : DEFAULT_TRACE_CAP;
+}
+
 async function engine(url: string, events: number, recorder: boolean): Promise<Result> {
   const base = findProfile('v1.36');
   if (!base) throw new Error('no profile v1.36');
@@ -37,7 +43,7 @@ async function engine(url: string, events: number, recorder: boolean): Promise<R
         startedAt: new Date().toISOString(),
         cap: DEFAULT_TRACE_CAP,
         redacted: true,
-      })
+      }, recorderCap())
     : nullSink;
   const informer = new SharedIndexInformer({ listerWatcher: lw, profile, clock, sink, name: 'bench' });
   const counter = new Counter(2, events);

@@ -7,6 +7,7 @@ import type { FaultInjectingListerWatcher } from '../sources/faults';
 import type { SharedIndexInformer } from '../engine/sharedInformer';
 import type { ConsistencyResult } from '../trace/consistency';
 import { computeFindings } from '../trace/findings';
+import type { TypedEvents } from '../trace/findings/types';
 import type { Finding } from '../format/trace';
 import type { FaultName, FieldChange, RecordedEvent } from '../format/events';
 import type { SpillState } from '../trace/segments';
@@ -51,6 +52,12 @@ export interface TraceSource {
   spillOverview?(): SpillOverview | undefined;
   /** Summary and findings computed where the events are recorded (an engine worker); absent: the session computes them. */
   computed?(): { summary?: TraceSummary; findings: Finding[] };
+  /** How many events are in memory, without making them (a packed window; absent: events().length). */
+  readonly held?: number;
+  /** The seq of the oldest event in memory, without making it (absent: read from events()). */
+  readonly firstHeldSeq?: number;
+  /** The events in memory by type, for computeFindings (absent: events()). */
+  eventsByType?(): TypedEvents;
 }
 
 /** What a session holds and where, for its tooltip. */
@@ -161,7 +168,7 @@ export class InformerSession {
   storage(): SessionStorage | undefined {
     if (!this.recorder) return undefined;
     const spill = this.recorder.spillState();
-    return { memoryEvents: this.recorder.events().length, dropped: this.recorder.header().dropped, ...(spill ? { spill } : {}) };
+    return { memoryEvents: this.heldCount(), dropped: this.recorder.header().dropped, ...(spill ? { spill } : {}) };
   }
 
   /** The overview of what left memory for the spill segment (undefined when nothing did). */
@@ -190,12 +197,26 @@ export class InformerSession {
 
   /** How many events events() holds, without building them. */
   eventCount(): number {
-    return this.columnar ? this.columnar.count : this.events().length;
+    return this.columnar ? this.columnar.count : this.heldCount();
+  }
+
+  private heldCount(): number {
+    return this.recorder?.held ?? this.events().length;
+  }
+
+  /** The seq of the oldest event in memory (-1: none), without building the events. */
+  private firstSeq(): number {
+    const r = this.recorder;
+    if (r?.held !== undefined && r.firstHeldSeq !== undefined) return r.held > 0 ? r.firstHeldSeq : -1;
+    const events = this.events();
+    return events.length > 0 ? events[0].seq : -1;
   }
 
   /** The seq of the last event in memory (-1: none), without building the events. */
   lastSeq(): number {
     if (this.columnar) return this.columnar.lastSeq;
+    const r = this.recorder;
+    if (r?.held !== undefined && r.firstHeldSeq !== undefined) return r.held > 0 ? r.firstHeldSeq + r.held - 1 : -1;
     const events = this.events();
     return events.length > 0 ? events[events.length - 1].seq : -1;
   }
@@ -259,14 +280,13 @@ export class InformerSession {
     if (this.columnar) return this.columnar.summary;
     const computed = this.recorder?.computed?.().summary;
     if (computed) return computed;
-    const events = this.events();
-    const first = events.length > 0 ? events[0].seq : -1;
+    const first = this.firstSeq();
     let c = this.summaryCache;
     const spilled = (this.recorder?.spillState()?.events ?? 0) > 0;
     if (!c || (c.firstSeq !== first && !spilled)) {
       c = this.summaryCache = { model: new SummaryModel(), firstSeq: first, lastSeq: -1 };
     }
-    const fresh = c.lastSeq < 0 ? events : this.since(c.lastSeq);
+    const fresh = c.lastSeq < 0 ? this.events() : this.since(c.lastSeq);
     for (const e of fresh) c.model.add(e);
     if (fresh.length > 0) c.lastSeq = fresh[fresh.length - 1].seq;
     return c.model.snapshot();
@@ -277,13 +297,12 @@ export class InformerSession {
     if (this.columnar) return this.columnar.findings;
     const computed = this.recorder?.computed?.();
     if (computed) return computed.findings;
-    const events = this.events();
-    const lastSeq = events.length > 0 ? events[events.length - 1].seq : -1;
+    const lastSeq = this.lastSeq();
     const c = this.findingsCache;
     if (c && (c.seq === lastSeq || (!fresh && this.running && this.now() - c.at < FINDINGS_INTERVAL_MS))) return c.findings;
     let findings: Finding[];
     try {
-      findings = computeFindings(this.header(), events);
+      findings = computeFindings(this.header(), this.recorder?.eventsByType?.() ?? this.events());
     } catch {
       // A rule that trips over an unusual trace must not take the view down; show none.
       findings = [];

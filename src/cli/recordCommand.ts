@@ -97,7 +97,7 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
       if (faultOf(spec).oneShot && pending.has(spec.fault)) notTaken.push(spec.text);
     }
     for (const f of notTaken) note(`fault ${f} was armed but never took effect (no matching request or event came)`);
-    const findings = computeFindings(live.recorder.header(), live.recorder.events());
+    const findings = computeFindings(live.recorder.header(), live.recorder.eventsByType());
     if (json) {
       io.stdout(
         jsonText({
@@ -109,7 +109,7 @@ export async function recordCommand(args: string[], io: CliIo): Promise<number> 
           synced: live.informer.hasSynced(),
           objects: live.informer.getIndexer().list().length,
           requests: log.filter((l) => l.kind === 'request').length,
-          events: live.recorder.events().length,
+          events: live.recorder.held,
           faultsNotTaken: notTaken,
           findings,
           ...(logPath !== undefined ? { log: logPath } : {}),

@@ -11,7 +11,7 @@ import { identicalUpdatesAfterRelist } from './findings/identicalUpdates';
 import { clientTimeoutRelist, consistentRelist, expiredRelist, internalErrorRelist, refusedWatchRelist } from './findings/relistCauses';
 import { relistStorm } from './findings/relistStorm';
 import { staleCache, traceIncomplete, watchCache429 } from './findings/cacheHealth';
-import { capEvidence, TraceView, type FindingRule } from './findings/types';
+import { capEvidence, TraceView, type FindingRule, type TypedEvents } from './findings/types';
 import { watchListWithoutBookmark } from './findings/watchList';
 
 export const FINDING_RULES: readonly FindingRule[] = [
@@ -35,7 +35,7 @@ export const FINDING_RULES: readonly FindingRule[] = [
 const SEVERITY_ORDER: Record<Finding['severity'], number> = { error: 0, warning: 1, info: 2 };
 
 /** Every finding of every rule: errors first, then warnings, then info; within each, by first evidence. */
-export function computeFindings(header: TraceHeader, events: readonly RecordedEvent[]): Finding[] {
+export function computeFindings(header: TraceHeader, events: readonly RecordedEvent[] | TypedEvents): Finding[] {
   const trace = new TraceView(header, events);
   const out = FINDING_RULES.flatMap((rule) => rule(trace)).map(capEvidence);
   const firstSeq = (f: Finding) => f.evidence[0] ?? Number.MAX_SAFE_INTEGER;

@@ -18,6 +18,8 @@ import { redactEvent, type RedactionContext } from './redact';
 import type { SpillOverview } from '../format/spill';
 import { readSegment, type SegmentFile, type SpillState } from './segments';
 import { SpillOverviewBuilder } from './spillOverview';
+import { EventWindow } from './eventWindow';
+import type { TypedEvents } from './findings/types';
 
 export const TRACE_FORMAT = 'informer-trace/v1';
 export const DEFAULT_TRACE_CAP = 200_000;
@@ -34,7 +36,7 @@ type BatchListener = (batch: RecordedEvent[]) => void;
 export class TraceRecorder implements EventSink {
   private readonly head: Omit<TraceHeader, 'dropped'>;
   private readonly redaction: RedactionContext | undefined;
-  private readonly buffer: RecordedEvent[] = [];
+  private readonly buffer: EventWindow;
   private readonly listeners = new Set<BatchListener>();
   private nextSeq = 0;
   private droppedCount = 0;
@@ -50,6 +52,7 @@ export class TraceRecorder implements EventSink {
     this.spill = spill;
     const effectiveCap = Math.max(MIN_TRACE_CAP, Math.floor(cap ?? header.cap ?? DEFAULT_TRACE_CAP));
     this.head = { ...header, cap: effectiveCap };
+    this.buffer = new EventWindow(evictionCount(effectiveCap, effectiveCap));
     this.redaction = header.redacted === false ? undefined : { resource: header.resource };
   }
 
@@ -73,14 +76,15 @@ export class TraceRecorder implements EventSink {
   private record(e: TraceEvent, owned: boolean): void {
     const marker = this.buffer.length >= this.head.cap ? this.evictOldest(e.t) : undefined;
     const clean = this.redaction ? redactEvent(e, this.redaction) : e;
+    this.buffer.push(clean, owned || clean !== e);
+    const seq = this.nextSeq++;
+    if (this.listeners.size === 0) return;
     let recorded: RecordedEvent;
-    if (clean === e && !owned) recorded = { ...e, seq: this.nextSeq++ };
+    if (clean === e && !owned) recorded = { ...e, seq };
     else {
       recorded = clean as RecordedEvent;
-      recorded.seq = this.nextSeq++;
+      recorded.seq = seq;
     }
-    this.buffer.push(recorded);
-    if (this.listeners.size === 0) return;
     const batch = marker ? [marker, recorded] : [recorded];
     for (const fn of this.listeners) {
       try {
@@ -95,8 +99,27 @@ export class TraceRecorder implements EventSink {
     return { ...this.head, dropped: this.droppedCount };
   }
 
+  /** The events in memory, made into objects (a copy: O(held events) each call). */
   events(): readonly RecordedEvent[] {
-    return this.buffer;
+    return this.buffer.slice();
+  }
+
+  /** How many events are in memory. */
+  get held(): number {
+    return this.buffer.length;
+  }
+
+  /** The seq of the oldest event in memory (the next seq when none is). */
+  get firstHeldSeq(): number {
+    return this.buffer.length > 0 ? this.buffer.firstSeq : this.nextSeq;
+  }
+
+  /**
+   * The events in memory by type, made into objects only for the types read (computeFindings
+   * takes it). Valid until the next event is recorded.
+   */
+  eventsByType(): TypedEvents {
+    return this.buffer.byType();
   }
 
   /** The spill segment's state; undefined when the recorder has none. */
@@ -111,7 +134,7 @@ export class TraceRecorder implements EventSink {
 
   /** Every event still recorded, the spilled ones (read back from the segment) and those in memory, in seq order. */
   async *allEvents(): AsyncGenerator<RecordedEvent> {
-    const held = [...this.buffer];
+    const held = this.buffer.slice();
     if (this.spill) yield* readSegment(this.spill.path, held.length > 0 ? held[0].seq : this.nextSeq);
     yield* held;
   }
@@ -119,8 +142,7 @@ export class TraceRecorder implements EventSink {
   /** Events with seq > the given one, in order. Seqs of held events are contiguous. */
   since(seq: number): RecordedEvent[] {
     if (this.buffer.length === 0) return [];
-    const first = this.buffer[0].seq;
-    const from = Math.max(0, Math.floor(seq) + 1 - first);
+    const from = Math.max(0, Math.floor(seq) + 1 - this.buffer.firstSeq);
     return this.buffer.slice(from);
   }
 
@@ -141,16 +163,19 @@ export class TraceRecorder implements EventSink {
    */
   private evictOldest(t: number): RecordedEvent | undefined {
     const count = evictionCount(this.head.cap, this.buffer.length);
-    const oldest = this.buffer.slice(0, count);
-    if (this.spill?.tryAppend(oldest)) {
-      this.buffer.splice(0, count);
-      this.overview.add(this.spill.lastAppended!, oldest);
-      return undefined;
+    if (this.spill) {
+      const oldest = this.buffer.slice(0, count);
+      if (this.spill.tryAppend(oldest)) {
+        this.buffer.dropFirst(count);
+        this.overview.add(this.spill.lastAppended!, oldest);
+        return undefined;
+      }
     }
-    this.buffer.splice(0, count);
+    this.buffer.dropFirst(count);
     this.droppedCount += count;
-    const marker = { type: 'trace.dropped', t, count, seq: this.nextSeq++ } as RecordedEvent;
-    this.buffer.push(marker);
+    const marker = { type: 'trace.dropped', t, count } as RecordedEvent;
+    this.buffer.push(marker, true);
+    marker.seq = this.nextSeq++;
     return marker;
   }
 }

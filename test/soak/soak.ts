@@ -86,7 +86,7 @@ async function main(): Promise<void> {
     const m = process.memoryUsage();
     samples.push({ t: elapsed(), rss: m.rss, heap: m.heapUsed });
     for (const { profile, li } of informers) {
-      const n = li.recorder.events().length;
+      const n = li.recorder.held;
       if (n > OPTS.cap && !capExceeded) capExceeded = `${profile}: ${n} events held, cap ${OPTS.cap}`;
     }
   }, 2000);

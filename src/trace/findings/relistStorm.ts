@@ -4,7 +4,6 @@
  * Relists are grouped by reason so that the cause is visible at a glance.
  */
 import type { RelistReason } from '../../format/events';
-import { SummaryModel } from '../summary';
 import { at, countsText, evidence, LINKS, plural, type Recorded, type TraceView } from './types';
 import type { Finding } from '../../format/trace';
 
@@ -46,7 +45,7 @@ function episodes(relists: Recorded<'relist'>[]): Recorded<'relist'>[][] {
 }
 
 export function relistStorm(trace: TraceView): Finding[] {
-  const refused = new Set(SummaryModel.of(trace.events).refusedRelists());
+  const refused = new Set(trace.refusedRelists());
   return episodes(trace.of('relist')).map((ep, i, all) => {
     const refusedHere = ep.filter((r) => refused.has(r.seq)).length;
     const listed = ep.length - refusedHere;

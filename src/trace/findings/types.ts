@@ -5,16 +5,39 @@
  */
 import type { EventOf, RecordedEvent, TraceEventType } from '../../format/events';
 import type { Finding, TraceHeader } from '../../format/trace';
+import { SummaryModel } from '../summary';
 
 export type Recorded<T extends TraceEventType> = EventOf<T> & { seq: number };
 
+/**
+ * Where a TraceView reads events when it is not given them as one array: a packed window (the
+ * recorder's) makes the events of a type into objects only when a rule asks for that type.
+ */
+export interface TypedEvents {
+  /** The events of one type, in seq order (a fresh array). */
+  ofType(type: TraceEventType): RecordedEvent[];
+  /** Every event, in seq order. */
+  all(): readonly RecordedEvent[];
+}
+
+/** The event types whose order decides SummaryModel's refused relists (summary.ts). */
+const REFUSAL_TYPES: readonly TraceEventType[] = ['relist', 'list.done', 'list.error', 'watch.event'];
+
 export class TraceView {
   private readonly index = new Map<TraceEventType, RecordedEvent[]>();
+  private readonly source: TypedEvents | undefined;
+  private allEvents: readonly RecordedEvent[] | undefined;
+  private refused: readonly number[] | undefined;
 
   constructor(
     readonly header: TraceHeader,
-    readonly events: readonly RecordedEvent[],
+    events: readonly RecordedEvent[] | TypedEvents,
   ) {
+    if (!isEventArray(events)) {
+      this.source = events;
+      return;
+    }
+    this.allEvents = events;
     for (const e of events) {
       const list = this.index.get(e.type);
       if (list) list.push(e);
@@ -22,9 +45,28 @@ export class TraceView {
     }
   }
 
+  /** Every event, in trace order. */
+  get events(): readonly RecordedEvent[] {
+    this.allEvents ??= this.source!.all();
+    return this.allEvents;
+  }
+
+  /** The seqs of the relists whose LIST was refused (SummaryModel.refusedRelists of this trace). */
+  refusedRelists(): readonly number[] {
+    if (this.refused) return this.refused;
+    if (this.of('relist').length === 0) this.refused = [];
+    else {
+      const merged = REFUSAL_TYPES.flatMap((t) => this.of(t)).sort((a, b) => a.seq - b.seq);
+      this.refused = SummaryModel.of(merged).refusedRelists();
+    }
+    return this.refused;
+  }
+
   /** Events of one type, in trace order. */
   of<T extends TraceEventType>(type: T): Recorded<T>[] {
-    return (this.index.get(type) ?? []) as Recorded<T>[];
+    let list = this.index.get(type);
+    if (list === undefined && this.source) this.index.set(type, (list = this.source.ofType(type)));
+    return (list ?? []) as Recorded<T>[];
   }
 
   /** Events of one type with from < seq < to, in trace order (binary search: rules run on 200k-event traces). */
@@ -44,6 +86,10 @@ export class TraceView {
     const list = this.of(type);
     return list[firstAbove(list, seq)];
   }
+}
+
+function isEventArray(x: readonly RecordedEvent[] | TypedEvents): x is readonly RecordedEvent[] {
+  return Array.isArray(x);
 }
 
 /** Index of the first event whose seq is > seq (list.length if none); lists are in seq order. */

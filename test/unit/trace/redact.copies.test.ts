@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import type { TraceEvent } from '../../../src/format/events';
+import type { RecordedEvent, TraceEvent } from '../../../src/format/events';
 import { emitterOf } from '../../../src/engine/sink';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import { REDACTED, redactEvent } from '../../../src/trace/redact';
@@ -63,14 +63,17 @@ describe('redaction copies only what it must', () => {
     assert.deepEqual(b, { t: 2, type: 'rv', rv: '7', source: 'event', seq: 1 });
   });
 
-  it('an adopted event (handed over by the engine) is kept as that object with its seq, unless it had to be scrubbed', () => {
+  it('an adopted event (handed over by the engine) goes to subscribers as that object with its seq, unless it had to be scrubbed', () => {
     const r = recorder();
     const plain: TraceEvent = { t: 2, type: 'rv', rv: '7', source: 'event' };
     const dirty: TraceEvent = { t: 3, type: 'log', level: 'info', msg: 'ok', kv: { token: 'tok-1' } };
+    const seen: RecordedEvent[] = [];
+    r.subscribe((batch) => seen.push(...batch));
     r.adopt(plain);
     r.adopt(dirty);
+    assert.equal(seen[0], plain, 'no copy');
+    assert.notEqual(seen[1], dirty);
     const [a, b] = r.events();
-    assert.equal(a, plain, 'no copy');
     assert.deepEqual(a, { t: 2, type: 'rv', rv: '7', source: 'event', seq: 0 });
     assert.notEqual(b, dirty);
     assert.deepEqual(b, { t: 3, type: 'log', level: 'info', msg: 'ok', kv: { token: REDACTED }, seq: 1 });

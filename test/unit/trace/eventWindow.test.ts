@@ -1,0 +1,115 @@
+import { strict as assert } from 'assert';
+import type { TraceEvent } from '../../../src/format/events';
+import { EventWindow } from '../../../src/trace/eventWindow';
+import { exportTrace } from '../../../src/trace/traceExport';
+import { computeFindings } from '../../../src/trace/findings';
+import { TraceRecorder } from '../../../src/trace/recorder';
+import { header } from './fixtures';
+
+/** Events of the packed types with every optional field, and odd values each kind must carry or give up on. */
+const EVENTS: TraceEvent[] = [
+  { t: 0.125, type: 'watch.event', eventType: 'MODIFIED', key: 'ns/a', rv: '123456789012345', accepted: true },
+  { t: 1, type: 'watch.event', eventType: 'BOOKMARK', rv: '0', accepted: false, skipped: 'no key', initialEventsEnd: true },
+  { t: 2, type: 'rv', rv: '0123', source: 'event' },
+  { t: 3, type: 'rv', rv: '1234567890123456', source: 'list' },
+  { t: 4, type: 'rv', rv: '', source: 'bookmark' },
+  { t: 5, type: 'fifo.enqueue', key: 'ns/a', delta: 'Deleted', rv: '9', depthKeys: 1, depthDeltas: 2, tombstone: 'replace-known', objects: 3 },
+  { t: 6, type: 'fifo.pop', key: 'ns/a', deltas: ['Added', 'Updated', 'Bookmark', 'SyncAll'], isInInitialList: false, depthKeys: 0, depthDeltas: -1.5 },
+  { t: 7, type: 'fifo.pop', key: 'ns/a', deltas: [], isInInitialList: true, depthKeys: 0, depthDeltas: 0 },
+  { t: 8, type: 'fifo.pop', key: 'ns/a', deltas: ['Odd' as never], isInInitialList: true, depthKeys: 0, depthDeltas: 0 },
+  { t: 9, type: 'fifo.pop', key: 'ns/b', deltas: Array.from({ length: 17 }, () => 'Sync' as const), isInInitialList: true, depthKeys: 0, depthDeltas: 0 },
+  { t: 10, type: 'distribute', op: 'update', key: 'ns/a', isSync: false, delivered: 2, skipped: 0, change: 'status', diff: [{ path: 'status.x', old: [1, { b: null, a: 'é' }], new: 2 }, { path: 'metadata.labels.app' }], oldRv: '8', rv: '9' },
+  { t: 11, type: 'distribute', op: 'add', key: 'ns/c', isSync: true, delivered: 1, skipped: 1, rv: 'abc' },
+  { t: 12, type: 'notify', handler: 'h', op: 'delete', key: 'ns/a', rv: '9', oldRv: '8', isSync: false, initialList: true, tombstone: true, change: 'identical', pending: 3 },
+  { t: 13, type: 'notify', handler: 'h', op: 'update', key: 'ns/a', rv: '9', isSync: false, pending: Number.NaN },
+  { t: 14, type: 'fifo.dedup', key: 'ns/a', kept: 'newer' },
+  { t: 15, type: 'resync.check', handler: 'h', due: true, nextResyncMs: 30000 },
+  { t: 16, type: 'resync.timer', shouldResync: false },
+  { t: 17, type: 'list.done', rv: '5', items: 1, pages: 1, paginated: false, durationMs: 3 },
+  { t: 18, type: 'trace.dropped', count: 4 },
+  // Does not fit its schema: an extra field, a value of another type.
+  { t: 19, type: 'rv', rv: '5', source: 'event', extra: 1 } as never,
+  { t: 20, type: 'notify', handler: 'h', op: 'add', key: 7, rv: '1', isSync: false, pending: 0 } as never,
+  { t: '21', type: 'synced' } as never,
+  { t: 22, type: 'resync.timer', shouldResync: 'yes' } as never,
+];
+
+/** What the canonical export writes of an event: the window must give back exactly that. */
+function exported(events: readonly object[]): string {
+  return exportTrace({ header: header({ redacted: false }), events: events as never });
+}
+
+describe('the recorder’s packed window (eventWindow.ts)', () => {
+  it('gives back every event as the export writes it, packed or kept, in every chunk size', () => {
+    const withSeq = EVENTS.map((e, seq) => ({ ...e, seq }));
+    for (const size of [2, 3, 7, 100]) {
+      const w = new EventWindow(size);
+      for (const e of EVENTS) w.push(e, false);
+      assert.equal(w.length, EVENTS.length);
+      assert.equal(exported(w.slice()), exported(withSeq), `chunks of ${size}`);
+      assert.deepEqual(w.slice().map((e) => e.seq), withSeq.map((e) => e.seq));
+      assert.equal(exported([w.at(10)]), exported([withSeq[10]]));
+    }
+  });
+
+  it('keeps the values as they were when recorded, not as the caller changes them later', () => {
+    const w = new EventWindow(4);
+    const diff = [{ path: 'a', old: { x: 1 }, new: { x: 2 } }];
+    const e: TraceEvent = { t: 1, type: 'distribute', op: 'update', key: 'k', isSync: false, delivered: 1, skipped: 0, diff };
+    const odd = { t: 2, type: 'synced', note: 'x' } as TraceEvent & { note: string };
+    w.push(e, false);
+    w.push(odd, false);
+    (diff[0].new as { x: number }).x = 3;
+    odd.note = 'changed';
+    const [a, b] = w.slice();
+    assert.deepEqual(a.type === 'distribute' && a.diff, [{ path: 'a', old: { x: 1 }, new: { x: 2 } }]);
+    assert.equal((b as unknown as { note: string }).note, 'x');
+  });
+
+  it('drops from the front across chunks and numbers what is left from the new first seq', () => {
+    const w = new EventWindow(3);
+    for (let i = 0; i < 10; i++) w.push({ t: i, type: 'resync.timer', shouldResync: i % 2 === 0 }, true);
+    w.dropFirst(4);
+    assert.equal(w.length, 6);
+    assert.equal(w.firstSeq, 4);
+    assert.deepEqual(w.slice().map((e) => [e.seq, e.t]), [[4, 4], [5, 5], [6, 6], [7, 7], [8, 8], [9, 9]]);
+    assert.deepEqual(w.slice(2, 4).map((e) => e.seq), [6, 7]);
+    w.dropFirst(100);
+    assert.equal(w.length, 0);
+    w.push({ t: 10, type: 'synced' }, true);
+    assert.deepEqual(w.slice().map((e) => e.seq), [10]);
+  });
+
+  it('by type: the same events as the objects, for the types asked only', () => {
+    const w = new EventWindow(5);
+    for (const e of EVENTS) w.push(e, false);
+    const all = w.slice();
+    const typed = w.byType();
+    for (const type of ['notify', 'fifo.pop', 'trace.dropped', 'synced', 'informer.stop'] as const) {
+      assert.deepEqual(typed.ofType(type), all.filter((e) => e.type === type), type);
+    }
+    // A distribute's diff is parsed only when a reader asks for it; its other fields are own values.
+    const distributes = typed.ofType('distribute');
+    const expected = all.filter((e) => e.type === 'distribute');
+    assert.equal(distributes.length, 2);
+    for (let i = 0; i < 2; i++) {
+      const d = distributes[i] as unknown as Record<string, unknown>;
+      const x = expected[i] as unknown as Record<string, unknown>;
+      assert.deepEqual(d.diff, x.diff);
+      assert.equal(exported([{ ...d, diff: d.diff }]), exported([x]));
+    }
+  });
+
+  it('findings from the recorder by type are those of its events as one array', () => {
+    const r = new TraceRecorder(header(), 50);
+    for (let i = 0; i < 120; i++) {
+      r.emit({ t: i * 10, type: 'relist', reason: 'Expired', row: 1, rv: String(i), consistent: false, text: 'x' });
+      r.emit({ t: i * 10 + 1, type: 'list.error', text: 'refused' });
+      r.emit({ t: i * 10 + 2, type: 'notify', handler: 'h', op: 'delete', key: `k${i}`, rv: '1', isSync: false, tombstone: true, pending: 2000 });
+      r.emit({ t: i * 10 + 3, type: 'distribute', op: 'update', key: `k${i}`, isSync: false, delivered: 1, skipped: 0, change: 'identical', diff: [{ path: 'a', old: 1, new: 2 }], oldRv: '1', rv: '2' });
+    }
+    const findings = computeFindings(r.header(), r.eventsByType());
+    assert.ok(findings.length > 0);
+    assert.deepEqual(findings, computeFindings(r.header(), r.events()));
+  });
+});
