@@ -6,13 +6,17 @@
  * promote one by one.
  *
  * Layout: a chunk holds up to `chunkSize` consecutive events. Per event: its type code
- * (Uint8Array) and where its slots start (Uint32Array). The slots of a packed event are: a bit
- * mask of the fields present, t, then each present field of its type's schema in order. A string
- * that spells a canonical non-negative integer below 10^15 (resource versions) is stored as that
- * number; any other string as -(1 + its index in the chunk's string table), interned per chunk.
- * Arrays of delta types are digits in base 9; update diffs are kept as their JSON text. An event
- * of another type, or one whose fields do not fit its schema (an unexpected key, a value of
- * another type), is kept as the object it is.
+ * (Uint8Array), its t (Float64Array) and where its slots start (Uint32Array). The slots are 32-bit
+ * integers (Int32Array); those of a packed event are a mask (bit f: field f is present; bit
+ * WIDE_BIT + f: its value is wide) and then each present field of its type's schema in order.
+ * Each field's value is first a number: a boolean 0 or 1; a string that spells a canonical
+ * non-negative integer below 10^15 (resource versions) that number, any other string
+ * -(1 + its index in the chunk's string table), interned per chunk; an array of delta types its
+ * digits in base 9; an update diff the index of its JSON text. A number that is an int32 (and not
+ * -0) is its own slot; any other (a large resource version, a fraction, NaN) is wide: it goes to
+ * the chunk's Float64Array and its slot holds where. An event of another type, or one whose fields
+ * do not fit its schema (an unexpected key, a value of another type), is kept as the object it is.
+ * A full chunk gives back the room it reserved and did not use, and the index of its string table.
  *
  * What a read gives back is what the canonical export writes of the event (docs/trace-format.md):
  * the same fields and values; a field whose value was undefined is left out, and key order is
@@ -52,6 +56,17 @@ const SCHEMAS: readonly (readonly [type: string, fields: readonly (readonly [str
   ['resync.check', [['handler', STR], ['due', BOOL], ['nextResyncMs', NUM]]],
   ['resync.timer', [['shouldResync', BOOL]]],
 ];
+
+/** The first bit of an event mask that marks a wide field (so a type has at most WIDE_BIT fields). */
+const WIDE_BIT = 15;
+for (const [type, fields] of SCHEMAS) if (fields.length > WIDE_BIT) throw new Error(`${type}: more than ${WIDE_BIT} fields to pack`);
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+/** Whether x is its own slot: an int32 that is not -0. */
+function narrow(x: number): boolean {
+  return Number.isInteger(x) && x >= INT32_MIN && x <= INT32_MAX && !Object.is(x, -0);
+}
 
 /** The type code of an event kept as an object. */
 const OBJECT = 255;
@@ -127,19 +142,27 @@ function keyCount(o: object): number {
   return n;
 }
 
+const NO_WIDE = new Float64Array(0);
+
 class Chunk {
   readonly types: Uint8Array;
   readonly starts: Uint32Array;
-  slots: Float64Array;
+  readonly times: Float64Array;
+  slots: Int32Array;
   used = 0;
+  /** Values that are not int32 (see the file comment), allocated at the first. */
+  wide: Float64Array = NO_WIDE;
+  wideUsed = 0;
   count = 0;
   readonly strings: unknown[] = [];
-  private readonly index = new Map<string, number>();
+  /** Where each interned string is in the table; dropped when the chunk is full. */
+  private index: Map<string, number> | undefined = new Map<string, number>();
 
   constructor(readonly capacity: number, slotHint: number) {
     this.types = new Uint8Array(capacity);
     this.starts = new Uint32Array(capacity);
-    this.slots = new Float64Array(Math.max(16, slotHint));
+    this.times = new Float64Array(capacity);
+    this.slots = new Int32Array(Math.max(16, slotHint));
   }
 
   get full(): boolean {
@@ -149,9 +172,20 @@ class Chunk {
   /** Room for n more slots. */
   reserve(n: number): void {
     if (this.used + n <= this.slots.length) return;
-    const grown = new Float64Array(Math.max(this.used + n, this.slots.length * 2));
+    const grown = new Int32Array(Math.max(this.used + n, this.slots.length * 2));
     grown.set(this.slots.subarray(0, this.used));
     this.slots = grown;
+  }
+
+  /** Puts x into the wide array; its index there. */
+  private putWide(x: number): number {
+    if (this.wideUsed === this.wide.length) {
+      const grown = new Float64Array(Math.max(16, this.wide.length * 2));
+      grown.set(this.wide);
+      this.wide = grown;
+    }
+    this.wide[this.wideUsed] = x;
+    return this.wideUsed++;
   }
 
   /** The last string each cache slot interned, and its index. */
@@ -168,11 +202,12 @@ class Chunk {
   }
 
   intern(s: string): number {
-    let i = this.index.get(s);
+    const index = (this.index ??= new Map<string, number>());
+    let i = index.get(s);
     if (i === undefined) {
       i = this.strings.length;
       this.strings.push(s);
-      this.index.set(s, i);
+      index.set(s, i);
     }
     return i;
   }
@@ -185,16 +220,25 @@ class Chunk {
 
   add(e: TraceEvent, owned: boolean): void {
     const at = this.used;
+    const wideAt = this.wideUsed;
     const code = CODES.get(e.type);
     if (code === undefined || !this.pack(e, code)) {
       this.used = at;
+      this.wideUsed = wideAt;
       this.reserve(1);
       this.slots[this.used++] = this.keep(owned ? e : { ...e });
       this.types[this.count] = OBJECT;
     } else this.types[this.count] = code;
     this.starts[this.count++] = at;
-    // A full chunk gives back the room it reserved and did not use.
-    if (this.full && this.used < this.slots.length) this.slots = this.slots.slice(0, this.used);
+    if (this.full) this.settle();
+  }
+
+  /** A full chunk gives back the room it reserved and did not use, and its table's index. */
+  private settle(): void {
+    if (this.used < this.slots.length) this.slots = this.slots.slice(0, this.used);
+    if (this.wideUsed < this.wide.length) this.wide = this.wideUsed === 0 ? NO_WIDE : this.wide.slice(0, this.wideUsed);
+    this.index = undefined;
+    this.lastString.fill(undefined);
   }
 
   /** Writes e's slots; false when e does not fit the schema (the caller then keeps the object). */
@@ -204,10 +248,10 @@ class Chunk {
     const kinds = KINDS[code];
     const slotsOfCache = CACHE_SLOTS[code];
     const o = e as unknown as Record<string, unknown>;
-    this.reserve(names.length + 2);
+    this.reserve(names.length + 1);
     const slots = this.slots;
     const maskAt = this.used;
-    let p = maskAt + 2;
+    let p = maskAt + 1;
     let mask = 0;
     let keys = 'seq' in o ? 3 : 2;
     for (let f = 0; f < names.length; f++) {
@@ -247,13 +291,17 @@ class Chunk {
           x = text === undefined ? -1 - this.keep(v) : this.keep(text);
         }
       }
-      slots[p++] = x;
+      if (narrow(x)) slots[p++] = x;
+      else {
+        slots[p++] = this.putWide(x);
+        mask |= 1 << (WIDE_BIT + f);
+      }
       mask |= 1 << f;
       keys++;
     }
     if (keyCount(o) !== keys) return false;
     slots[maskAt] = mask;
-    slots[maskAt + 1] = e.t;
+    this.times[this.count] = e.t;
     this.used = p;
     return true;
   }
@@ -276,11 +324,11 @@ class Chunk {
     const mask = slots[p];
     const o: Record<string, unknown> = forFindings && HAS_TEXT[code] ? Object.create(FOR_FINDINGS) : {};
     o.type = TYPES[code];
-    o.t = slots[p + 1];
-    p += 2;
+    o.t = this.times[i];
+    p += 1;
     for (let f = 0; f < names.length; f++) {
       if ((mask & (1 << f)) === 0) continue;
-      const x = slots[p++];
+      const x = (mask & (1 << (WIDE_BIT + f))) === 0 ? slots[p++] : this.wide[slots[p++]];
       switch (kinds[f]) {
         case NUM:
           o[names[f]] = x;

@@ -66,6 +66,39 @@ describe('the recorder’s packed window (eventWindow.ts)', () => {
     assert.equal((b as unknown as { note: string }).note, 'x');
   });
 
+  it('gives back every value exactly at and past the edge of its 32-bit slot (wide values in a Float64Array)', () => {
+    const nums = [2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 32, -0, 0, 0.5, Number.NaN, Infinity, -Infinity, Number.MAX_VALUE];
+    const rvs = ['2147483647', '2147483648', '4294967296', '999999999999999', '1000000000000000', '-1', '1.5'];
+    const events: TraceEvent[] = [
+      ...nums.map((n, i): TraceEvent => ({ t: i, type: 'fifo.enqueue', key: 'k', delta: 'Updated', rv: '1', depthKeys: n, depthDeltas: -n, objects: n })),
+      ...rvs.map((rv, i): TraceEvent => ({ t: 100 + i, type: 'rv', rv, source: 'event' })),
+      // Base-9 codes of 9 deltas fit an int32 (9^9 < 2^31), those of 10 do not (8·9^9 ≥ 2^31).
+      ...[9, 10, 16].map((n, i): TraceEvent => ({ t: 200 + i, type: 'fifo.pop', key: 'k', deltas: Array.from({ length: n }, () => 'Bookmark' as const), isInInitialList: false, depthKeys: 0, depthDeltas: 0 })),
+      // Times that are not int32.
+      { t: 2 ** 40 + 0.25, type: 'resync.timer', shouldResync: true },
+      { t: -0, type: 'resync.timer', shouldResync: false },
+      // A wide value written, then the event kept as an object (a key of another type): the next one reads its own.
+      { t: 300, type: 'notify', handler: 'h', op: 'add', rv: '99999999999', pending: 0.5, key: 7 } as never,
+      { t: 301, type: 'notify', handler: 'h', op: 'add', key: 'k', rv: '99999999998', isSync: false, pending: 1.25 },
+    ];
+    for (const size of [1, 2, 5, 100]) {
+      const w = new EventWindow(size);
+      for (const e of events) w.push(e, false);
+      const back = w.slice();
+      assert.equal(back.length, events.length);
+      back.forEach((got, i) => {
+        const { seq, ...rest } = got;
+        assert.equal(seq, i);
+        assert.deepEqual(Object.keys(rest).sort(), Object.keys(events[i]).sort(), `keys of event ${i}, chunks of ${size}`);
+        for (const [k, v] of Object.entries(events[i])) {
+          const g = (rest as Record<string, unknown>)[k];
+          if (typeof v === 'number') assert.ok(Object.is(g, v), `event ${i}.${k}: ${String(g)} for ${String(v)}, chunks of ${size}`);
+          else assert.deepEqual(g, v, `event ${i}.${k}, chunks of ${size}`);
+        }
+      });
+    }
+  });
+
   it('drops from the front across chunks and numbers what is left from the new first seq', () => {
     const w = new EventWindow(3);
     for (let i = 0; i < 10; i++) w.push({ t: i, type: 'resync.timer', shouldResync: i % 2 === 0 }, true);
