@@ -58,6 +58,11 @@ interface Sample {
   heapBytes: number;
 }
 
+interface WindowSample extends Sample {
+  /** ArrayBuffer bytes held (typed arrays live outside the JS heap). */
+  bufferBytes: number;
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const trace = await recordEngineTrace(args.events);
@@ -66,31 +71,37 @@ async function main(): Promise<void> {
   const Baseline = args.baseline ? baselineRecorder(args.baseline) : undefined;
   const variants: Variant[] = ['copy only', 'recorder', ...(Baseline ? (['baseline recorder'] as const) : [])];
   const header = benchHeader('v1.15', 200_000);
-  const samples = await interleaved(variants, args.rounds, async (v): Promise<Sample> => {
+  const samples = await interleaved(variants, args.rounds, async (v): Promise<WindowSample> => {
     collectGarbage();
-    const heap0 = process.memoryUsage().heapUsed;
+    const { heapUsed: heap0, arrayBuffers: buffers0 } = process.memoryUsage();
     const Ctor = v === 'baseline recorder' ? Baseline! : TraceRecorder;
     const sink = v === 'copy only' ? nullSink : new Ctor(header, 200_000);
     const stop = startTiming();
     for (let i = 0; i < input.length; i++) handOver(sink, fresh(input[i]));
     const { cpuMs } = stop();
     collectGarbage();
-    const heapBytes = process.memoryUsage().heapUsed - heap0;
+    const { heapUsed, arrayBuffers } = process.memoryUsage();
+    const heapBytes = heapUsed - heap0;
+    const bufferBytes = arrayBuffers - buffers0;
     if (sink !== nullSink && (sink as TraceRecorder).events().length === 0) throw new Error('nothing recorded');
-    return { cpuMs, heapBytes };
+    return { cpuMs, heapBytes, bufferBytes };
   });
   const findings = await findingsCost(input, header, Baseline, args.rounds);
   const engine = await interleaved(variants, args.rounds, (v) => engineRun(v === 'baseline recorder' ? Baseline : v === 'recorder' ? TraceRecorder : undefined));
   const n = input.length;
   console.log(`Node ${process.version}, load average ${process_load()}; ${n} events (${typeMix(input as never)}), cap 200 000, ${args.rounds} interleaved rounds, median (min–max)\n`);
-  console.log('| variant | CPU ns per event | heap MiB held | heap bytes per held event |');
-  console.log('| --- | --- | --- | --- |');
+  console.log('| variant | CPU ns per event | heap MiB held | heap bytes per held event | typed-array MiB held | typed-array bytes per held event |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
   for (const v of variants) {
     const s = samples.get(v)!;
     const cpu = summarize(s.map((x) => (x.cpuMs * 1e6) / n));
     const heap = summarize(s.map((x) => x.heapBytes / 2 ** 20));
+    const buffers = summarize(s.map((x) => x.bufferBytes / 2 ** 20));
     const held = Math.min(n, 200_000);
-    console.log(`| ${v} | ${cpu.median.toFixed(0)} (${cpu.min.toFixed(0)}–${cpu.max.toFixed(0)}) | ${heap.median.toFixed(1)} (${heap.min.toFixed(1)}–${heap.max.toFixed(1)}) | ${v === 'copy only' ? '–' : ((heap.median * 2 ** 20) / held).toFixed(0)} |`);
+    const perEvent = (mib: number): string => (v === 'copy only' ? '–' : ((mib * 2 ** 20) / held).toFixed(0));
+    console.log(
+      `| ${v} | ${cpu.median.toFixed(0)} (${cpu.min.toFixed(0)}–${cpu.max.toFixed(0)}) | ${heap.median.toFixed(1)} (${heap.min.toFixed(1)}–${heap.max.toFixed(1)}) | ${perEvent(heap.median)} | ${buffers.median.toFixed(1)} | ${perEvent(buffers.median)} |`,
+    );
   }
   console.log('\nFindings over the full window (computeFindings, as the engine worker runs it each second while events come):\n');
   console.log('| recorder | CPU ms per computation |');
