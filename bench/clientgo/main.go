@@ -200,7 +200,19 @@ func cpuSeconds() float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
+// maxRSSKiB is this process's peak RSS: VmHWM of /proc/self/status (getrusage's Maxrss of a
+// spawned child starts at its parent's RSS at the spawn, as Linux carries it over exec), or
+// Maxrss where /proc is not there.
 func maxRSSKiB() int64 {
+	if status, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range bytes.Split(status, []byte("\n")) {
+			if rest, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
+				if kib, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64); err == nil {
+					return kib
+				}
+			}
+		}
+	}
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return ru.Maxrss

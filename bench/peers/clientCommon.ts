@@ -3,6 +3,7 @@
  * engineClient.ts in the engine's worker): the result line, the update counter, the timed watch
  * phase and the memory sampler (PEERS_MEM, memSampler.ts).
  */
+import * as fs from 'node:fs';
 import * as http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { MemSampler } from './memSampler';
@@ -73,5 +74,22 @@ export async function watchPhase(url: string, counter: Counter, objects: () => n
   ]);
   clearTimeout(timer);
   sampler.mark('handled');
-  return { syncMs, watchCpuS: cpuS() - cpu0, watchWallS: (performance.now() - w0) / 1000, peakRssKiB: process.resourceUsage().maxRSS, objects: objects() };
+  return { syncMs, watchCpuS: cpuS() - cpu0, watchWallS: (performance.now() - w0) / 1000, peakRssKiB: peakRssKiB(), objects: objects() };
+}
+
+/**
+ * This process's peak RSS in KiB: VmHWM of /proc/self/status, the high-water mark of the memory
+ * this program mapped. Not getrusage's maxRSS: on Linux a spawned child's maxRSS starts at its
+ * parent's RSS when it was spawned (the parent's mm is carried over exec), so every client would
+ * read at least the runner's RSS (~210 MiB while it holds the generated data). maxRSS only where
+ * /proc is not there.
+ */
+export function peakRssKiB(): number {
+  try {
+    const m = /^VmHWM:\s*(\d+)\s*kB/m.exec(fs.readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Number(m[1]);
+  } catch {
+    // No /proc: getrusage's number.
+  }
+  return process.resourceUsage().maxRSS;
 }
