@@ -1,7 +1,7 @@
 /**
  * The recorder's in-memory window, packed: events are written into chunks of typed-array slots
  * and a per-chunk string table when recorded, and made into objects again only when somebody
- * reads them. A held event then costs a few slots in a Float64Array instead of an object, its
+ * reads them. A held event then costs a few 32-bit slots and its time instead of an object, its
  * strings, its arrays and its boxed numbers, each of which the garbage collector would copy and
  * promote one by one.
  *
