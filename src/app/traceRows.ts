@@ -32,6 +32,7 @@ import {
   TOMBSTONE,
   allocateColumns,
   encodeRow,
+  writeRow,
   type ColumnBatch,
   type ColumnName,
   type EventColumnArrays,
@@ -136,6 +137,14 @@ function strField(l: Uint8Array, into: Span): boolean {
   return true;
 }
 
+/** An optional `,"name":"…"` into the span: 1 when there, 0 when absent, -1 when not a string. */
+function optStrField(l: Uint8Array, into: Span): number {
+  if (!take(l)) return 0;
+  if (!quoted()) return -1;
+  spanOf(into);
+  return 1;
+}
+
 // Each type's fields in sorted order as the schema (informer-trace-v1.schema.json) defines them
 // and the row holds them; false: not this form (the line is read as importTrace reads it).
 
@@ -150,11 +159,9 @@ function notify(): boolean {
   }
   const sync = boolField(F_IS_SYNC);
   if (sync < 0 || !(hasKey = strField(F_KEY, KEY))) return false;
-  if (take(F_OLD_RV)) {
-    if (!quoted()) return false;
-    spanOf(OLD_RV);
-    hasOldRv = true;
-  }
+  const oldRvAt = optStrField(F_OLD_RV, OLD_RV);
+  if (oldRvAt < 0) return false;
+  hasOldRv = oldRvAt === 1;
   const op = take(F_OP) ? oneOf(OPS) : -1;
   n1 = countField(F_PENDING);
   if (op < 0 || n1 < 0 || !(hasRv = strField(F_RV, RV))) return false;
@@ -224,18 +231,14 @@ function distribute(): boolean {
   }
   const sync = boolField(F_IS_SYNC);
   if (sync < 0 || !(hasKey = strField(F_KEY, KEY))) return false;
-  if (take(F_OLD_RV)) {
-    if (!quoted()) return false;
-    spanOf(OLD_RV);
-    hasOldRv = true;
-  }
+  const oldRvAt = optStrField(F_OLD_RV, OLD_RV);
+  if (oldRvAt < 0) return false;
+  hasOldRv = oldRvAt === 1;
   const op = take(F_OP) ? oneOf(OPS) : -1;
   if (op < 0) return false;
-  if (take(F_RV)) {
-    if (!quoted()) return false;
-    spanOf(RV);
-    hasRv = true;
-  }
+  const rvAt = optStrField(F_RV, RV);
+  if (rvAt < 0) return false;
+  hasRv = rvAt === 1;
   n2 = countField(F_SKIPPED);
   if (n2 < 0) return false;
   flags = op | c | (sync ? IS_SYNC : 0) | diff;
@@ -251,11 +254,9 @@ function watchEvent(): boolean {
     if (x < 0) return false;
     extra = HAS_INITIAL_EVENTS_END | (x ? INITIAL_EVENTS_END : 0);
   }
-  if (take(F_KEY)) {
-    if (!quoted()) return false;
-    spanOf(KEY);
-    hasKey = true;
-  }
+  const keyAt = optStrField(F_KEY, KEY);
+  if (keyAt < 0) return false;
+  hasKey = keyAt === 1;
   if (!(hasRv = strField(F_RV, RV))) return false;
   flags = (accepted ? ACCEPTED : 0) | extra;
   return true;
@@ -308,16 +309,7 @@ function decodeRowLine(from: number, to: number, cols: EventColumnArrays, i: num
   const rvValue = hasRv ? rvCell(RV) : NaN;
   if (code === 5) nameRef = strings.ref(nameText!);
   const oldRvValue = hasOldRv ? rvCell(OLD_RV) : NaN;
-  cols.seq[i] = seq;
-  cols.t[i] = t;
-  cols.type[i] = code;
-  cols.key[i] = keyRef;
-  cols.rv[i] = rvValue;
-  cols.oldRv[i] = oldRvValue;
-  cols.name[i] = nameRef;
-  cols.n1[i] = n1;
-  cols.n2[i] = n2;
-  cols.flags[i] = flags;
+  writeRow(cols, i, seq, t, code, keyRef, rvValue, oldRvValue, nameRef, n1, n2, flags);
   return true;
 }
 

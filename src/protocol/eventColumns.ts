@@ -224,9 +224,15 @@ export function encodeRow(e: RecordedEvent, cols: EventColumnArrays, i: number, 
     default:
       return false;
   }
-  cols.seq[i] = e.seq;
-  cols.t[i] = e.t;
-  cols.type[i] = code;
+  writeRow(cols, i, e.seq, e.t, code, key, rv, oldRv, name, n1, n2, flags);
+  return true;
+}
+
+/** One row of the columns, every cell of it (encodeRow's and the trace reader's rows, src/app/traceRows.ts). */
+export function writeRow(cols: EventColumnArrays, i: number, seq: number, t: number, type: number, key: number, rv: number, oldRv: number, name: number, n1: number, n2: number, flags: number): void {
+  cols.seq[i] = seq;
+  cols.t[i] = t;
+  cols.type[i] = type;
   cols.key[i] = key;
   cols.rv[i] = rv;
   cols.oldRv[i] = oldRv;
@@ -234,7 +240,6 @@ export function encodeRow(e: RecordedEvent, cols: EventColumnArrays, i: number, 
   cols.n1[i] = n1;
   cols.n2[i] = n2;
   cols.flags[i] = flags;
-  return true;
 }
 
 /** The event of row i (a row of a ROW_TYPES type; a distribute's diff is not in it). */
