@@ -1,8 +1,10 @@
 /**
  * The compare view: several informers on one aligned time axis in one webview. Each compared
  * session is a labelled group of compact lanes (its own TimelineData and TimelineView); all
- * groups share one time axis (src/protocol/compare.ts lines the sessions up), one zoom and pan
- * (moving one group's window moves them all), one brush, one legend and one details pane. The
+ * groups share one time axis (src/protocol/compare.ts lines the sessions up), one window on it
+ * (model/sharedWindow.ts: held here once, not copied into each group, so every group draws the
+ * same window whenever it draws; moving one group's window moves them all), one brush, one legend
+ * and one details pane. The
  * host runs the timeline protocol once per session into this webview: snapshots, deltas and
  * clocks are routed by session id; a delta that does not follow on asks for fresh snapshots.
  * A session that spilled shows its spilled part as the timeline does: the overview zoomed out, and
@@ -33,8 +35,8 @@ import { TimelineData } from './model/timelineData';
 import { SpillLoader } from './spillLoader';
 import { renderLegend } from './render/legend';
 import { el, renderDetails, renderHistory, sessionLabel } from './render/panels';
+import { SharedWindow } from './model/sharedWindow';
 import { TimelineView } from './render/timelineView';
-import type { ZoomTransform } from 'd3';
 
 /** One compared session: its data, its lanes and its heading. */
 export interface CompareGroup {
@@ -56,7 +58,8 @@ export interface CompareGroup {
 export class CompareApp {
   readonly groups: CompareGroup[] = [];
   private alignment: Alignment = { offsets: [], mode: 'starts' };
-  private follow = true;
+  /** The one window every group shows, and whether it follows live. */
+  private readonly shown = new SharedWindow();
   private readonly titleEl: HTMLElement;
   private readonly groupsEl: HTMLElement;
   /** The compared sessions that are gone (after a window reload), one line each. */
@@ -93,9 +96,7 @@ export class CompareApp {
     };
     button('−', 'Zoom out (all informers)', () => this.groups[0]?.view.zoomBy(0.5));
     button('+', 'Zoom in (all informers)', () => this.groups[0]?.view.zoomBy(2));
-    button('Reset', 'Show the whole time axis and follow live', () => {
-      for (const g of this.groups) g.view.resetZoom();
-    });
+    button('Reset', 'Show the whole time axis and follow live', () => this.resetWindow());
     const legendHost = root.appendChild(el('div', 'compare-legend'));
     renderLegend(legendHost).open = false;
     this.groupsEl = root.appendChild(el('div', 'compare-groups'));
@@ -175,16 +176,22 @@ export class CompareApp {
     const axis = {
       offset: 0,
       domain: () => this.sharedDomain(),
-      onTransform: (t: ZoomTransform) => {
-        for (const other of this.groups) if (other.view !== view) other.view.syncTransform(t);
+      window: () => this.shown.window(this.sharedDomain()),
+      following: () => this.shown.follow,
+      moveTo: (t0: number, t1: number, drawn: [number, number]) => {
+        this.shown.moveTo(t0, t1, drawn);
+        this.redrawAll();
       },
+      setFollow: (follow: boolean) => this.setFollow(follow),
+      reset: () => this.resetWindow(),
     };
     const view: TimelineView = new TimelineView(
       section,
       data,
       {
         onSelect: (seq) => this.showDetails(g, seq),
-        onFollowChange: (follow) => this.setFollow(follow),
+        // On the shared axis the view asks the axis (above), which says follow changes here.
+        onFollowChange: () => undefined,
         onWindow: (t0, t1) => loader.windowChanged(t0, t1),
       },
       axis,
@@ -260,11 +267,20 @@ export class CompareApp {
     for (const g of this.groups) g.view.dataChanged();
   }
 
+  private redrawAll(): void {
+    for (const g of this.groups) g.view.requestRender();
+  }
+
+  /** Follow live on or off for every group, keeping the window shown on the axis as it is now. */
   private setFollow(follow: boolean): void {
-    if (this.follow === follow) return;
-    this.follow = follow;
     this.followBox.checked = follow;
-    for (const g of this.groups) g.view.setFollow(follow);
+    if (this.shown.setFollow(follow, this.sharedDomain())) this.redrawAll();
+  }
+
+  private resetWindow(): void {
+    this.shown.reset();
+    this.followBox.checked = true;
+    this.redrawAll();
   }
 
   /** The group's heading: which informer (profile first: that is what differs) and its main counts. */

@@ -33,15 +33,25 @@ export interface TimelineCallbacks {
 
 /**
  * A compare view's shared time axis: several views (one per informer) show one window of shared
- * time. Shared time is a view's own time (ms from its session's start) plus its `offset`.
+ * time, held once by the axis (model/sharedWindow.ts), never copied into a view: each view draws
+ * what the axis says for the domain of the moment. Shared time is a view's own time (ms from its
+ * session's start) plus its `offset`.
  */
 export interface SharedAxis {
   /** The whole shared axis [t0, t1], in shared time. */
   domain(): [number, number];
   /** Where this view's time 0 lies on the shared axis. */
   readonly offset: number;
-  /** The user moved this view's window (wheel, drag, brush, keys): the other views follow. */
-  onTransform(t: ZoomTransform): void;
+  /** The window every view shows, in shared time, on the axis as it is now. */
+  window(): [number, number];
+  /** Whether the views follow live. */
+  following(): boolean;
+  /** The user moved this view's window (wheel, drag, brush, keys) to [t0, t1] on an axis that spanned `drawn` then: every view shows it. */
+  moveTo(t0: number, t1: number, drawn: [number, number]): void;
+  /** Follow live on or off, for every view. */
+  setFollow(follow: boolean): void;
+  /** The whole axis, following live, for every view. */
+  reset(): void;
 }
 
 export class TimelineView {
@@ -62,8 +72,6 @@ export class TimelineView {
   private applyingTransform = false;
   /** Set while render() moves the window itself (follow live, keep window): no new frame, no follow change. */
   private quietTransform = false;
-  /** Set while another view of a shared axis moves this one (not passed on again). */
-  private syncing = false;
   private readonly plot: HTMLDivElement;
   private readonly brush: BrushBehavior<unknown>;
   private brushWidth = -1;
@@ -114,8 +122,11 @@ export class TimelineView {
       .on('zoom', (ev: { transform: ZoomTransform; sourceEvent: unknown }) => {
         this.transform = ev.transform;
         if (this.quietTransform) return;
-        if (!this.applyingTransform && ev.sourceEvent && !this.syncing) this.setFollow(false);
-        if (!this.syncing) this.shared?.onTransform(ev.transform);
+        if (this.shared) {
+          this.movedOnSharedAxis(this.shared, ev.transform, !!ev.sourceEvent);
+          return;
+        }
+        if (!this.applyingTransform && ev.sourceEvent) this.setFollow(false);
         this.requestRender();
       });
     select(plot as HTMLDivElement).call(this.zoomBehavior);
@@ -140,10 +151,14 @@ export class TimelineView {
   }
 
   get following(): boolean {
-    return this.follow;
+    return this.shared ? this.shared.following() : this.follow;
   }
 
   setFollow(follow: boolean): void {
+    if (this.shared) {
+      this.shared.setFollow(follow);
+      return;
+    }
     if (this.follow === follow) return;
     this.follow = follow;
     this.callbacks.onFollowChange(follow);
@@ -163,12 +178,18 @@ export class TimelineView {
     return [a, b];
   }
 
-  /** Shows [t0, t1] (clamped to the trace) and stops following. */
+  /** Shows [t0, t1] (clamped to the trace); on a shared axis it also stops following (elsewhere the caller says). */
   showWindow(t0: number, t1: number): void {
     const base = this.baseScale();
     const [d0, d1] = base.domain();
     const a = Math.max(d0, Math.min(t0, t1));
     const b = Math.min(d1, Math.max(t0, t1, a + MIN_SPAN_MS));
+    if (this.shared) {
+      const off = this.shared.offset;
+      this.shared.setFollow(false);
+      this.shared.moveTo(a + off, b + off, [d0 + off, d1 + off]);
+      return;
+    }
     const k = (d1 - d0) / Math.max(MIN_SPAN_MS, b - a);
     this.applyTransform(zoomIdentity.scale(k).translate(-base(a), 0));
   }
@@ -178,6 +199,10 @@ export class TimelineView {
   }
 
   resetZoom(): void {
+    if (this.shared) {
+      this.shared.reset();
+      return;
+    }
     this.applyTransform(zoomIdentity);
     this.setFollow(true);
   }
@@ -203,20 +228,6 @@ export class TimelineView {
     });
   }
 
-  /** Shows the window another view of the shared axis moved to (same transform: same shared window). */
-  syncTransform(t: ZoomTransform): void {
-    if (!this.shared) return;
-    this.syncing = true;
-    try {
-      select(this.plot).call(this.zoomBehavior.transform, t);
-    } finally {
-      this.syncing = false;
-    }
-    this.transform = t;
-    this.transformBase = this.currentBase();
-    this.requestRender();
-  }
-
   /** The whole trace: first event to the end (now, for a live session, which is then the right edge; a finished trace gets a little room). On a shared axis: the shared domain in this view's time. */
   private baseScale() {
     if (this.shared) {
@@ -229,8 +240,38 @@ export class TimelineView {
     return scaleLinear().domain([t0, t1 + pad]).range([0, this.width]);
   }
 
+  /** The scale drawn: on a shared axis, the axis's window on this view's width (whatever the transform). */
   private shownScale() {
+    if (this.shared) {
+      const [w0, w1] = this.shared.window();
+      const off = this.shared.offset;
+      return scaleLinear().domain([w0 - off, w1 - off]).range([0, this.width]);
+    }
     return this.transform.rescaleX(this.baseScale());
+  }
+
+  /**
+   * Wheel, drag or zoom keys moved this view's transform, which is relative to the base it was last
+   * drawn on (`transformBase`; the axis may have grown since): the window that transform shows there
+   * is the one the user chose, and the axis takes it for every view. A gesture stops following first.
+   */
+  private movedOnSharedAxis(shared: SharedAxis, t: ZoomTransform, gesture: boolean): void {
+    const drawn = this.transformBase ?? this.currentBase();
+    const [a, b] = t.rescaleX(scaleLinear().domain(drawn.domain).range([0, drawn.width])).domain();
+    const off = shared.offset;
+    if (gesture) shared.setFollow(false);
+    shared.moveTo(a + off, b + off, [drawn.domain[0] + off, drawn.domain[1] + off]);
+  }
+
+  /** On a shared axis: d3-zoom's transform is set to the axis's window on this view's base, so wheel and drag go on from what is drawn. */
+  private fitSharedWindow(shared: SharedAxis): void {
+    const base = this.baseScale();
+    const [d0, d1] = base.domain();
+    const [w0, w1] = shared.window();
+    const a = w0 - shared.offset;
+    const k = (d1 - d0) / Math.max(1e-9, w1 - w0);
+    this.setTransformQuietly(zoomIdentity.scale(k).translate(-base(a), 0));
+    this.transformBase = this.currentBase();
   }
 
   private applyTransform(t: ZoomTransform): void {
@@ -286,8 +327,11 @@ export class TimelineView {
 
   private render(): void {
     this.width = Math.max(100, this.plot.clientWidth);
-    this.keepWindow();
-    if (this.follow) this.followLive();
+    if (this.shared) this.fitSharedWindow(this.shared);
+    else {
+      this.keepWindow();
+      if (this.follow) this.followLive();
+    }
     this.bands = laneBands(this.data, BRUSH_HEIGHT + 2, this.compact);
     const lanesBottom = bandsHeight(this.bands);
     const height = lanesBottom + AXIS_HEIGHT;
@@ -368,7 +412,7 @@ export class TimelineView {
       '=': () => this.zoomBy(2),
       '-': () => this.zoomBy(0.5),
       '0': () => this.resetZoom(),
-      f: () => this.setFollow(!this.follow),
+      f: () => this.setFollow(!this.following),
       Escape: () => {
         if (!this.tooltip.hidden) this.tooltip.hidden = true;
         else this.setCursorRow(-1);
