@@ -69,3 +69,26 @@ function shareOf(width: number, domain: Range): number {
   const span = domain[1] - domain[0];
   return span > 0 ? Math.min(1, width / span) : 1;
 }
+
+/**
+ * A compare view's shared time axis: several views (one per informer) show one window of shared
+ * time, held once by the compare view (a SharedWindow), never copied into a view: each view draws
+ * what the axis says for the domain of the moment. Shared time is a view's own time (ms from its
+ * session's start) plus its `offset`.
+ */
+export interface SharedAxis {
+  /** The whole shared axis [t0, t1], in shared time. */
+  domain(): [number, number];
+  /** Where this view's time 0 lies on the shared axis. */
+  readonly offset: number;
+  /** The window every view shows, in shared time, on the axis as it is now. */
+  window(): [number, number];
+  /** Whether the views follow live. */
+  following(): boolean;
+  /** The user moved this view's window (wheel, drag, brush, keys) to [t0, t1] on an axis that spanned `drawn` then: every view shows it. */
+  moveTo(t0: number, t1: number, drawn: [number, number]): void;
+  /** Follow live on or off, for every view. */
+  setFollow(follow: boolean): void;
+  /** The whole axis, following live, for every view. */
+  reset(): void;
+}

@@ -17,6 +17,7 @@ import { drawDiskStrip, drawLanes } from './canvasLanes';
 import { bandAt, bandsHeight, laneBands, type LaneBand } from './layout';
 import { drawAxis, drawCheckLabels, drawMarkLabels, drawSelection } from './overlay';
 import { onThemeChange, readPalette, type Palette } from './palette';
+import type { SharedAxis } from '../model/sharedWindow';
 
 const LABEL_WIDTH = 150;
 const AXIS_HEIGHT = 22;
@@ -29,29 +30,6 @@ export interface TimelineCallbacks {
   onFollowChange(follow: boolean): void;
   /** The visible window after each render (the app loads spilled ranges for it). */
   onWindow?(t0: number, t1: number): void;
-}
-
-/**
- * A compare view's shared time axis: several views (one per informer) show one window of shared
- * time, held once by the axis (model/sharedWindow.ts), never copied into a view: each view draws
- * what the axis says for the domain of the moment. Shared time is a view's own time (ms from its
- * session's start) plus its `offset`.
- */
-export interface SharedAxis {
-  /** The whole shared axis [t0, t1], in shared time. */
-  domain(): [number, number];
-  /** Where this view's time 0 lies on the shared axis. */
-  readonly offset: number;
-  /** The window every view shows, in shared time, on the axis as it is now. */
-  window(): [number, number];
-  /** Whether the views follow live. */
-  following(): boolean;
-  /** The user moved this view's window (wheel, drag, brush, keys) to [t0, t1] on an axis that spanned `drawn` then: every view shows it. */
-  moveTo(t0: number, t1: number, drawn: [number, number]): void;
-  /** Follow live on or off, for every view. */
-  setFollow(follow: boolean): void;
-  /** The whole axis, following live, for every view. */
-  reset(): void;
 }
 
 export class TimelineView {

@@ -10,6 +10,7 @@ import { ClockNotification, DeltaNotification, SnapshotNotification, type Sessio
 import type { RecordedEvent } from '../../../src/format/events';
 import type { TraceHeader } from '../../../src/format/trace';
 import { SummaryModel } from '../../../src/trace/summary';
+import { seededRand } from '../../../src/sources/seededRand';
 import { cycleTrace } from './fixture';
 
 type CompareModule = typeof import('../../../webview/compareApp');
@@ -73,18 +74,6 @@ function assertOneWindow(app: App, what: string): void {
   for (const w of rest) {
     assert.ok(Math.abs(w[0] - first[0]) < 1e-6 && Math.abs(w[1] - first[1]) < 1e-6, `${what}: ${JSON.stringify(first)} vs ${JSON.stringify(w)}`);
   }
-}
-
-/** A small seeded generator (mulberry32), so a failing interleaving can be run again. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('webview compare view: one zoom for live groups (happy-dom)', () => {
@@ -156,7 +145,7 @@ describe('webview compare view: one zoom for live groups (happy-dom)', () => {
     this.timeout(60_000);
     for (let seed = 1; seed <= 40; seed++) {
       const { app, events, now } = await live();
-      const rnd = prng(seed);
+      const rnd = seededRand(seed);
       const log: string[] = [];
       for (let step = 0; step < 40; step++) {
         const g = Math.floor(rnd() * 2);
