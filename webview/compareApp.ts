@@ -4,9 +4,9 @@
  * groups share one time axis (src/protocol/compare.ts lines the sessions up), one window on it
  * (model/sharedWindow.ts: held here once, not copied into each group, so every group draws the
  * same window whenever it draws; moving one group's window moves them all), one brush, one legend
- * and one details pane. The
- * host runs the timeline protocol once per session into this webview: snapshots, deltas and
- * clocks are routed by session id; a delta that does not follow on asks for fresh snapshots.
+ * and one details pane. The host runs the timeline protocol once per session into this webview:
+ * snapshots, deltas and clocks are routed by session id; a delta that does not follow on asks for
+ * fresh snapshots.
  * A session that spilled shows its spilled part as the timeline does: the overview zoomed out, and
  * the events themselves read from disk (each group's SpillLoader) when a group's window settles
  * on a spilled range small enough — the same loader, request and host answer as the timeline's.
