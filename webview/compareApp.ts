@@ -221,6 +221,7 @@ export class CompareApp {
     if (p.nowT !== undefined) g.data.advanceNow(p.nowT);
     this.realign();
     this.renderHead(g);
+    this.showFollow();
     this.renderAll();
   }
 
@@ -234,6 +235,7 @@ export class CompareApp {
     if (p.summary) g.summary = p.summary;
     g.session = { ...g.session, live: p.live };
     this.renderHead(g);
+    this.showFollow();
     // Only this group's lanes changed; the others redraw for the shared domain, which may have grown.
     g.view.dataChanged();
     for (const other of this.groups) if (other !== g) other.view.requestRender();
@@ -273,13 +275,21 @@ export class CompareApp {
 
   /** Follow live on or off for every group, keeping the window shown on the axis as it is now. */
   private setFollow(follow: boolean): void {
-    this.followBox.checked = follow;
     if (this.shown.setFollow(follow, this.sharedDomain())) this.redrawAll();
+    this.showFollow();
+  }
+
+  /** The Follow live box: checked while following, and only while some compared session is live (ended ones have nothing new to follow). */
+  private showFollow(): void {
+    const live = this.groups.some((g) => g.session.live);
+    this.followBox.disabled = !live;
+    this.followBox.checked = live && this.shown.follow;
+    this.followBox.title = live ? 'Keep the newest events in view' : 'Every compared session has ended: there is nothing new to follow';
   }
 
   private resetWindow(): void {
     this.shown.reset();
-    this.followBox.checked = true;
+    this.showFollow();
     this.redrawAll();
   }
 

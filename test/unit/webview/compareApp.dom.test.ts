@@ -75,6 +75,19 @@ describe('webview compare view (happy-dom)', () => {
     assert.ok(Math.abs(w0 - 1500) < 1 && Math.abs(w1 - 2500) < 1, `${[w0, w1]}`);
   });
 
+  it('Follow live is off and disabled while every compared session has ended, on while one is live', () => {
+    const { app, root } = fresh();
+    const events = cycleTrace();
+    const box = () => (root as unknown as { querySelector(s: string): { checked: boolean; disabled: boolean } }).querySelector('.compare-follow input');
+    app.handle(snap(OLD, header('v1.15', '2026-01-01T00:00:00.000Z'), events));
+    app.handle(snap(NEW, header('v1.36', '2026-01-01T00:00:01.000Z'), events));
+    assert.deepEqual({ checked: box().checked, disabled: box().disabled }, { checked: false, disabled: true }, 'two ended traces');
+    app.handle(snap({ ...NEW, live: true }, header('v1.36', '2026-01-01T00:00:01.000Z'), events));
+    assert.deepEqual({ checked: box().checked, disabled: box().disabled }, { checked: true, disabled: false }, 'one live session');
+    app.handle(DeltaNotification.create({ sessionId: 'new', afterSeq: events[events.length - 1].seq, events: [], live: false }));
+    assert.deepEqual({ checked: box().checked, disabled: box().disabled }, { checked: false, disabled: true }, 'the live one ended');
+  });
+
   it('deltas go to their session\'s group; one that does not follow on asks for snapshots', () => {
     const { app, posted } = fresh();
     const events = cycleTrace();
