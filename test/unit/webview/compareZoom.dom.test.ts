@@ -5,7 +5,7 @@
  * frame all groups show the same window of shared time.
  */
 import { strict as assert } from 'node:assert';
-import { registerDom, unregisterDom } from './dom';
+import { underDom } from './dom';
 import { ClockNotification, DeltaNotification, SnapshotNotification, type SessionInfo } from '../../../src/protocol/timeline';
 import type { RecordedEvent } from '../../../src/format/events';
 import type { TraceHeader } from '../../../src/format/trace';
@@ -77,23 +77,15 @@ function assertOneWindow(app: App, what: string): void {
 }
 
 describe('webview compare view: one zoom for live groups (happy-dom)', () => {
-  let mod: CompareModule;
-  before(function () {
-    this.timeout(20_000);
-    registerDom();
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    mod = require('../../../webview/compareApp') as CompareModule;
-  });
-  after(async () => {
-    await unregisterDom();
-  });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mod = underDom(() => require('../../../webview/compareApp') as CompareModule);
 
   /** Two live sessions started 300 ms apart (wall clock), both drawn once. */
   async function live(): Promise<{ app: App; events: RecordedEvent[]; now: number[] }> {
     const doc = dom().document;
     const root = doc.createElement('div');
     doc.body.append(root);
-    const app = new mod.CompareApp({ postMessage: () => undefined, getState: () => undefined, setState: () => undefined }, root as never);
+    const app = new (mod().CompareApp)({ postMessage: () => undefined, getState: () => undefined, setState: () => undefined }, root as never);
     const events = cycleTrace();
     const now = [20_000, 20_000];
     const snap = (s: SessionInfo, h: TraceHeader, nowT: number) =>

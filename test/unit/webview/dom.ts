@@ -12,3 +12,23 @@ export function registerDom(): void {
 export async function unregisterDom(): Promise<void> {
   await GlobalRegistrator.unregister();
 }
+
+/**
+ * For a describe block: happy-dom registered before its tests and removed after them, and a module
+ * that needs the DOM loaded once it is there (`load` calls require); the getter returns that module.
+ */
+export function underDom<T>(load: () => T): () => T {
+  let mod: T | undefined;
+  before(function () {
+    this.timeout(20_000);
+    registerDom();
+    mod = load();
+  });
+  after(async () => {
+    await unregisterDom();
+  });
+  return () => {
+    if (mod === undefined) throw new Error('the module is loaded before the tests run');
+    return mod;
+  };
+}
