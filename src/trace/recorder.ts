@@ -12,13 +12,14 @@
  * - unless the header says redacted:false, every event is redacted (redact.ts) before it is
  *   stored, so secrets never sit in memory, in a view or in an export.
  */
-import type { EventSink, RecordedEvent, TraceEvent } from '../format/events';
+import type { EventSink, FieldChange, RecordedEvent, TraceEvent } from '../format/events';
 import type { TraceHeader } from '../format/trace';
-import { redactEvent, type RedactionContext } from './redact';
+import type { TracePacker } from '../engine/sink';
+import { diffNeedsCopy, mayChangeText, redactEvent, type RedactionContext } from './redact';
 import type { SpillOverview } from '../format/spill';
 import { readSegment, type SegmentFile, type SpillState } from './segments';
 import { SpillOverviewBuilder } from './spillOverview';
-import { EventWindow } from './eventWindow';
+import { EventWindow, packedLayout, type PackedLayout } from './eventWindow';
 import type { TypedEvents } from './findings/types';
 
 export const TRACE_FORMAT = 'informer-trace/v1';
@@ -33,7 +34,17 @@ export function evictionCount(cap: number, held: number): number {
 
 type BatchListener = (batch: RecordedEvent[]) => void;
 
-export class TraceRecorder implements EventSink {
+/** Slots of TraceRecorder.lastPlain, by field. */
+const [PLAIN_KEY, PLAIN_RV, PLAIN_OLD_RV, PLAIN_EVENT_TYPE, PLAIN_SOURCE, PLAIN_DELTA, PLAIN_CHANGE, PLAIN_HANDLER, PLAIN_OP] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+
+const WATCH_EVENT = packedLayout('watch.event');
+const RV = packedLayout('rv');
+const ENQUEUE = packedLayout('fifo.enqueue');
+const POP = packedLayout('fifo.pop');
+const DISTRIBUTE = packedLayout('distribute');
+const NOTIFY = packedLayout('notify');
+
+export class TraceRecorder implements EventSink, TracePacker {
   private readonly head: Omit<TraceHeader, 'dropped'>;
   private readonly redaction: RedactionContext | undefined;
   private readonly buffer: EventWindow;
@@ -42,6 +53,8 @@ export class TraceRecorder implements EventSink {
   private droppedCount = 0;
   private readonly spill: SegmentFile | undefined;
   private readonly overview = new SpillOverviewBuilder();
+  /** The field values of the event a pack method records (see TracePacker). */
+  private readonly values: unknown[] = [];
 
   /**
    * @param cap default 200 000 events (the header's own `cap` is overwritten with the effective
@@ -93,6 +106,123 @@ export class TraceRecorder implements EventSink {
         // A broken consumer must not break the engine (EventSink.emit must not throw).
       }
     }
+  }
+
+  /**
+   * The values array cleared for an event of this layout, or undefined when a packed event cannot
+   * be recorded now: a subscriber gets each event as an object, so the caller makes it.
+   */
+  private begin(layout: PackedLayout): unknown[] | undefined {
+    if (this.listeners.size > 0) return undefined;
+    const v = this.values;
+    for (let i = 0; i < layout.size; i++) v[i] = undefined;
+    return v;
+  }
+
+  /** The last string each PLAIN_* slot found plain (a handler's name, an op, a key come again and again). */
+  private readonly lastPlain: (string | undefined)[] = new Array<string | undefined>(9).fill(undefined);
+
+  /**
+   * Whether redaction leaves s as it is (always without redaction; exact, like redactEvent's
+   * check); slot: the field's place in the cache of the last plain string.
+   */
+  private plain(slot: number, s: string | undefined): boolean {
+    if (this.redaction === undefined || s === undefined || s === this.lastPlain[slot]) return true;
+    if (mayChangeText(s)) return false;
+    this.lastPlain[slot] = s;
+    return true;
+  }
+
+  /** Records the values begin gave as an event of this layout; false when they did not fit (nothing recorded). */
+  private commit(layout: PackedLayout, t: number): boolean {
+    if (this.buffer.length >= this.head.cap) this.evictOldest(t);
+    if (!this.buffer.pushValues(layout.code, t, this.values)) return false;
+    this.nextSeq++;
+    return true;
+  }
+
+  packWatchEvent(t: number, eventType: string, key: string | undefined, rv: string, accepted: boolean): boolean {
+    const v = this.begin(WATCH_EVENT);
+    if (!v || !this.plain(PLAIN_EVENT_TYPE, eventType) || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_RV, rv)) return false;
+    const at = WATCH_EVENT.at;
+    v[at.eventType] = eventType;
+    v[at.key] = key;
+    v[at.rv] = rv;
+    v[at.accepted] = accepted;
+    return this.commit(WATCH_EVENT, t);
+  }
+
+  packRv(t: number, rv: string, source: string): boolean {
+    const v = this.begin(RV);
+    if (!v || !this.plain(PLAIN_RV, rv) || !this.plain(PLAIN_SOURCE, source)) return false;
+    v[RV.at.rv] = rv;
+    v[RV.at.source] = source;
+    return this.commit(RV, t);
+  }
+
+  packEnqueue(t: number, key: string, delta: string, rv: string, depthKeys: number, depthDeltas: number): boolean {
+    const v = this.begin(ENQUEUE);
+    if (!v || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_DELTA, delta) || !this.plain(PLAIN_RV, rv)) return false;
+    const at = ENQUEUE.at;
+    v[at.key] = key;
+    v[at.delta] = delta;
+    v[at.rv] = rv;
+    v[at.depthKeys] = depthKeys;
+    v[at.depthDeltas] = depthDeltas;
+    return this.commit(ENQUEUE, t);
+  }
+
+  packPop(t: number, key: string, deltas: readonly string[], isInInitialList: boolean, depthKeys: number, depthDeltas: number): boolean {
+    const v = this.begin(POP);
+    if (!v || !this.plain(PLAIN_KEY, key)) return false;
+    for (let i = 0; i < deltas.length; i++) if (!this.plain(PLAIN_DELTA, deltas[i])) return false;
+    const at = POP.at;
+    v[at.key] = key;
+    v[at.deltas] = deltas;
+    v[at.isInInitialList] = isInInitialList;
+    v[at.depthKeys] = depthKeys;
+    v[at.depthDeltas] = depthDeltas;
+    return this.commit(POP, t);
+  }
+
+  packDistributeUpdate(
+    t: number, key: string, isSync: boolean, delivered: number, skipped: number,
+    change: string | undefined, diff: FieldChange[], oldRv: string, rv: string,
+  ): boolean {
+    const v = this.begin(DISTRIBUTE);
+    if (!v || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_CHANGE, change) || !this.plain(PLAIN_OLD_RV, oldRv) || !this.plain(PLAIN_RV, rv)) return false;
+    if (this.redaction !== undefined && diffNeedsCopy(diff, this.redaction)) return false;
+    const at = DISTRIBUTE.at;
+    v[at.op] = 'update';
+    v[at.key] = key;
+    v[at.isSync] = isSync;
+    v[at.delivered] = delivered;
+    v[at.skipped] = skipped;
+    v[at.change] = change;
+    v[at.diff] = diff;
+    v[at.oldRv] = oldRv;
+    v[at.rv] = rv;
+    return this.commit(DISTRIBUTE, t);
+  }
+
+  packNotify(
+    t: number, handler: string, key: string, pending: number, op: string, rv: string,
+    oldRv: string | undefined, isSync: boolean, initialList: boolean | undefined, tombstone: boolean | undefined, change: string | undefined,
+  ): boolean {
+    const v = this.begin(NOTIFY);
+    if (!v || !this.plain(PLAIN_HANDLER, handler) || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_OP, op) || !this.plain(PLAIN_RV, rv) || !this.plain(PLAIN_OLD_RV, oldRv) || !this.plain(PLAIN_CHANGE, change)) return false;
+    const at = NOTIFY.at;
+    v[at.handler] = handler;
+    v[at.op] = op;
+    v[at.key] = key;
+    v[at.rv] = rv;
+    v[at.oldRv] = oldRv;
+    v[at.isSync] = isSync;
+    v[at.initialList] = initialList;
+    v[at.tombstone] = tombstone;
+    v[at.change] = change;
+    v[at.pending] = pending;
+    return this.commit(NOTIFY, t);
   }
 
   header(): TraceHeader {
