@@ -54,10 +54,12 @@ export class SharedProcessor {
     if (n.op === 'update') {
       const oldRv = resourceVersionOfLazy(n.oldObj, n.oldLazy);
       const rv = resourceVersionOfLazy(n.newObj, n.newLazy);
-      if (this.packer?.packDistributeUpdate(t, n.key, sync, delivered, skipped, n.change, diff ?? [], oldRv, rv)) return;
+      if (this.packer?.packDistribute(t, 'update', n.key, sync, delivered, skipped, n.change, diff ?? [], oldRv, rv)) return;
       this.emit({ t, type: 'distribute', op: 'update', key: n.key, isSync: sync, delivered, skipped, change: n.change, diff: diff ?? [], oldRv, rv });
     } else {
-      this.emit({ t, type: 'distribute', op: n.op, key: n.key, isSync: sync, delivered, skipped, rv: resourceVersionOf(n.obj) });
+      const rv = resourceVersionOf(n.obj);
+      if (this.packer?.packDistribute(t, n.op, n.key, sync, delivered, skipped, undefined, undefined, undefined, rv)) return;
+      this.emit({ t, type: 'distribute', op: n.op, key: n.key, isSync: sync, delivered, skipped, rv });
     }
   }
 

@@ -43,9 +43,9 @@ export interface TracePacker {
   packRv(t: number, rv: string, source: EventOf<'rv'>['source']): boolean;
   packEnqueue(t: number, key: string, delta: EventOf<'fifo.enqueue'>['delta'], rv: string, depthKeys: number, depthDeltas: number): boolean;
   packPop(t: number, key: string, deltas: readonly EventOf<'fifo.pop'>['deltas'][number][], isInInitialList: boolean, depthKeys: number, depthDeltas: number): boolean;
-  packDistributeUpdate(
-    t: number, key: string, isSync: boolean, delivered: number, skipped: number,
-    change: EventOf<'distribute'>['change'], diff: FieldChange[], oldRv: string, rv: string,
+  packDistribute(
+    t: number, op: EventOf<'distribute'>['op'], key: string, isSync: boolean, delivered: number, skipped: number,
+    change: EventOf<'distribute'>['change'], diff: FieldChange[] | undefined, oldRv: string | undefined, rv: string,
   ): boolean;
   packNotify(
     t: number, handler: string, key: string, pending: number, op: EventOf<'notify'>['op'], rv: string,

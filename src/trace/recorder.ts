@@ -185,15 +185,15 @@ export class TraceRecorder implements EventSink, TracePacker {
     return this.commit(POP, t);
   }
 
-  packDistributeUpdate(
-    t: number, key: string, isSync: boolean, delivered: number, skipped: number,
-    change: string | undefined, diff: FieldChange[], oldRv: string, rv: string,
+  packDistribute(
+    t: number, op: string, key: string, isSync: boolean, delivered: number, skipped: number,
+    change: string | undefined, diff: FieldChange[] | undefined, oldRv: string | undefined, rv: string,
   ): boolean {
     const v = this.begin(DISTRIBUTE);
-    if (!v || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_CHANGE, change) || !this.plain(PLAIN_OLD_RV, oldRv) || !this.plain(PLAIN_RV, rv)) return false;
-    if (this.redaction !== undefined && diffNeedsCopy(diff, this.redaction)) return false;
+    if (!v || !this.plain(PLAIN_OP, op) || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_CHANGE, change) || !this.plain(PLAIN_OLD_RV, oldRv) || !this.plain(PLAIN_RV, rv)) return false;
+    if (diff !== undefined && this.redaction !== undefined && diffNeedsCopy(diff, this.redaction)) return false;
     const at = DISTRIBUTE.at;
-    v[at.op] = 'update';
+    v[at.op] = op;
     v[at.key] = key;
     v[at.isSync] = isSync;
     v[at.delivered] = delivered;

@@ -29,13 +29,18 @@ function cases(key: string, rv: string, handler = 'handler-0'): Case[] {
     { name: 'fifo.pop', pack: (p) => p.packPop(4, key, ['Updated'], false, 0, 0), literal: { t: 4, type: 'fifo.pop', key, deltas: ['Updated'], isInInitialList: false, depthKeys: 0, depthDeltas: 0 } },
     {
       name: 'distribute',
-      pack: (p) => p.packDistributeUpdate(5, key, false, 2, 0, 'status', diff, '10', rv),
+      pack: (p) => p.packDistribute(5, 'update', key, false, 2, 0, 'status', diff, '10', rv),
       literal: { t: 5, type: 'distribute', op: 'update', key, isSync: false, delivered: 2, skipped: 0, change: 'status', diff, oldRv: '10', rv },
     },
     {
       name: 'distribute without change',
-      pack: (p) => p.packDistributeUpdate(5.5, key, true, 1, 1, undefined, [], '12345678901234567', rv),
+      pack: (p) => p.packDistribute(5.5, 'update', key, true, 1, 1, undefined, [], '12345678901234567', rv),
       literal: { t: 5.5, type: 'distribute', op: 'update', key, isSync: true, delivered: 1, skipped: 1, change: undefined, diff: [], oldRv: '12345678901234567', rv },
+    },
+    {
+      name: 'distribute add',
+      pack: (p) => p.packDistribute(5.75, 'add', key, true, 2, 0, undefined, undefined, undefined, rv),
+      literal: { t: 5.75, type: 'distribute', op: 'add', key, isSync: true, delivered: 2, skipped: 0, rv },
     },
     {
       name: 'notify update',
@@ -94,7 +99,7 @@ describe('TracePacker: the recorder takes the hot events as their fields', () =>
     const flagged = cases(secretish, '11');
     const r = new TraceRecorder(podsHeader());
     const took = viaPacker(r, flagged);
-    assert.ok(!took[0] && !took[3] && !took[7], 'a key redaction may change is not packed');
+    assert.ok(!took[0] && !took[3] && !took[8], 'a key redaction may change is not packed');
     assert.ok(took[1], 'the watch.event without the key is');
     const literals = new TraceRecorder(podsHeader());
     viaLiterals(literals, flagged);
@@ -102,7 +107,7 @@ describe('TracePacker: the recorder takes the hot events as their fields', () =>
     assert.ok(JSON.stringify(r.events()).includes('[redacted]') && !JSON.stringify(r.events()).includes('abc'));
 
     const secrets = new TraceRecorder({ ...header(), resource: { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true } });
-    assert.equal(packerOf(secrets)!.packDistributeUpdate(1, 'ns/s', false, 1, 0, 'status', [{ path: 'data.password', old: 'a', new: 'b' }], '1', '2'), false);
+    assert.equal(packerOf(secrets)!.packDistribute(1, 'update', 'ns/s', false, 1, 0, 'status', [{ path: 'data.password', old: 'a', new: 'b' }], '1', '2'), false);
 
     const subscribed = new TraceRecorder(podsHeader());
     const seen: RecordedEvent[] = [];
