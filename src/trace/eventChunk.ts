@@ -329,34 +329,83 @@ export class Chunk {
     return true;
   }
 
+  /** The event being written field by field (begin … field calls … end). */
+  private wCode = 0;
+  private wAt = 0;
+  private wWide = 0;
+  private wMask = 0;
+  private wNext = 0;
+  private wLast = -1;
+  private wFits = true;
+
   /**
-   * Adds an event of a packed type from its field values in schema order (undefined: the field is
-   * absent), as add would the object with those fields; false when a value does not fit its
-   * field's kind (nothing is added then).
+   * Starts writing an event of a packed type (code) after the last one. Its fields follow, each
+   * with its index in the type's schema, in increasing order (str, num, bool, deltas, json; an
+   * undefined value: the field is absent), then end. What that adds is what add adds of the
+   * object with those fields; a value that does not fit its field makes end add nothing.
    */
-  addValues(code: number, t: number, values: readonly unknown[]): boolean {
-    const kinds = KINDS[code];
-    const slotsOfCache = CACHE_SLOTS[code];
-    this.reserve(kinds.length + 1);
-    const maskAt = this.used;
-    const wideAt = this.wideUsed;
-    let p = maskAt + 1;
-    let mask = 0;
-    for (let f = 0; f < kinds.length; f++) {
-      const v = values[f];
-      if (v === undefined) continue;
-      const x = this.valueOf(kinds[f], v, slotsOfCache[f]);
-      if (Number.isNaN(x) && (kinds[f] !== NUM || typeof v !== 'number')) {
-        this.wideUsed = wideAt;
-        return false;
-      }
-      mask = this.put(p++, f, x, mask);
+  begin(code: number): void {
+    this.reserve(KINDS[code].length + 1);
+    this.wCode = code;
+    this.wAt = this.used;
+    this.wWide = this.wideUsed;
+    this.wMask = 0;
+    this.wNext = this.used + 1;
+    this.wLast = -1;
+    this.wFits = true;
+  }
+
+  /** Whether field f comes next in order and is of this kind; if not, the event will not be added. */
+  private takes(f: number, kind: Kind): boolean {
+    if (f <= this.wLast || KINDS[this.wCode][f] !== kind) this.wFits = false;
+    this.wLast = f;
+    return this.wFits;
+  }
+
+  private write(f: number, x: number): void {
+    this.wMask = this.put(this.wNext++, f, x, this.wMask);
+  }
+
+  str(f: number, v: string | undefined): void {
+    if (v === undefined || !this.takes(f, STR)) return;
+    if (typeof v !== 'string') this.wFits = false;
+    else this.write(f, this.valueOf(STR, v, CACHE_SLOTS[this.wCode][f]));
+  }
+
+  num(f: number, v: number | undefined): void {
+    if (v === undefined || !this.takes(f, NUM)) return;
+    if (typeof v !== 'number') this.wFits = false;
+    else this.write(f, v);
+  }
+
+  bool(f: number, v: boolean | undefined): void {
+    if (v === undefined || !this.takes(f, BOOL)) return;
+    if (typeof v !== 'boolean') this.wFits = false;
+    else this.write(f, v ? 1 : 0);
+  }
+
+  /** A delta list or a JSON-text field (by the schema's kind). */
+  other(f: number, v: unknown): void {
+    if (v === undefined) return;
+    const kind = KINDS[this.wCode][f];
+    if ((kind !== DELTAS && kind !== JSON_TEXT) || !this.takes(f, kind)) {
+      this.wFits = false;
+      return;
     }
-    this.slots[maskAt] = mask;
+    this.write(f, this.valueOf(kind, v, 0));
+  }
+
+  /** Adds the event begun with its time t; false when a field did not fit (nothing added). */
+  end(t: number): boolean {
+    if (!this.wFits) {
+      this.wideUsed = this.wWide;
+      return false;
+    }
+    this.slots[this.wAt] = this.wMask;
     this.times[this.count] = t;
-    this.used = p;
-    this.types[this.count] = code;
-    this.starts[this.count++] = maskAt;
+    this.used = this.wNext;
+    this.types[this.count] = this.wCode;
+    this.starts[this.count++] = this.wAt;
     if (this.full) this.settle();
     return true;
   }

@@ -42,12 +42,18 @@ export class EventWindow {
   }
 
   /**
-   * Appends the event of a packed type (code: packedLayout's) with these field values in its
-   * schema's order (undefined: absent), as push would the object of those fields; false when a
-   * value does not fit its field (nothing is appended then).
+   * Starts an event of a packed type (code: packedLayout's) with seq firstSeq + length: the
+   * returned chunk takes its fields (Chunk.begin), then end(chunk, t) appends it.
    */
-  pushValues(code: number, t: number, values: readonly unknown[]): boolean {
-    if (!this.tail().addValues(code, t, values)) return false;
+  begin(code: number): Chunk {
+    const c = this.tail();
+    c.begin(code);
+    return c;
+  }
+
+  /** Appends the event begun on c (begin); false when one of its fields did not fit (nothing appended). */
+  end(c: Chunk, t: number): boolean {
+    if (!c.end(t)) return false;
     this.size++;
     return true;
   }

@@ -20,6 +20,7 @@ import type { SpillOverview } from '../format/spill';
 import { readSegment, type SegmentFile, type SpillState } from './segments';
 import { SpillOverviewBuilder } from './spillOverview';
 import { EventWindow, packedLayout, type PackedLayout } from './eventWindow';
+import type { Chunk } from './eventChunk';
 import type { TypedEvents } from './findings/types';
 
 export const TRACE_FORMAT = 'informer-trace/v1';
@@ -53,8 +54,6 @@ export class TraceRecorder implements EventSink, TracePacker {
   private droppedCount = 0;
   private readonly spill: SegmentFile | undefined;
   private readonly overview = new SpillOverviewBuilder();
-  /** The field values of the event a pack method records (see TracePacker). */
-  private readonly values: unknown[] = [];
 
   /**
    * @param cap default 200 000 events (the header's own `cap` is overwritten with the effective
@@ -109,14 +108,14 @@ export class TraceRecorder implements EventSink, TracePacker {
   }
 
   /**
-   * The values array cleared for an event of this layout, or undefined when a packed event cannot
-   * be recorded now: a subscriber gets each event as an object, so the caller makes it.
+   * The chunk that takes the fields of a packed event of this layout (EventWindow.begin), after
+   * making room; undefined when a packed event cannot be recorded now: a subscriber gets each
+   * event as an object, so the caller makes it.
    */
-  private begin(layout: PackedLayout): unknown[] | undefined {
+  private begin(layout: PackedLayout, t: number): Chunk | undefined {
     if (this.listeners.size > 0) return undefined;
-    const v = this.values;
-    for (let i = 0; i < layout.size; i++) v[i] = undefined;
-    return v;
+    if (this.buffer.length >= this.head.cap) this.evictOldest(t);
+    return this.buffer.begin(layout.code);
   }
 
   /** The last string each PLAIN_* slot found plain (a handler's name, an op, a key come again and again). */
@@ -133,96 +132,101 @@ export class TraceRecorder implements EventSink, TracePacker {
     return true;
   }
 
-  /** Records the values begin gave as an event of this layout; false when they did not fit (nothing recorded). */
-  private commit(layout: PackedLayout, t: number): boolean {
-    if (this.buffer.length >= this.head.cap) this.evictOldest(t);
-    if (!this.buffer.pushValues(layout.code, t, this.values)) return false;
+  /** Records the event begun on c at t; false when a field did not fit (nothing recorded). */
+  private commit(c: Chunk, t: number): boolean {
+    if (!this.buffer.end(c, t)) return false;
     this.nextSeq++;
     return true;
   }
 
   packWatchEvent(t: number, eventType: string, key: string | undefined, rv: string, accepted: boolean): boolean {
-    const v = this.begin(WATCH_EVENT);
-    if (!v || !this.plain(PLAIN_EVENT_TYPE, eventType) || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_RV, rv)) return false;
+    if (!this.plain(PLAIN_EVENT_TYPE, eventType) || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_RV, rv)) return false;
+    const c = this.begin(WATCH_EVENT, t);
+    if (!c) return false;
     const at = WATCH_EVENT.at;
-    v[at.eventType] = eventType;
-    v[at.key] = key;
-    v[at.rv] = rv;
-    v[at.accepted] = accepted;
-    return this.commit(WATCH_EVENT, t);
+    c.str(at.eventType, eventType);
+    c.str(at.key, key);
+    c.str(at.rv, rv);
+    c.bool(at.accepted, accepted);
+    return this.commit(c, t);
   }
 
   packRv(t: number, rv: string, source: string): boolean {
-    const v = this.begin(RV);
-    if (!v || !this.plain(PLAIN_RV, rv) || !this.plain(PLAIN_SOURCE, source)) return false;
-    v[RV.at.rv] = rv;
-    v[RV.at.source] = source;
-    return this.commit(RV, t);
+    if (!this.plain(PLAIN_RV, rv) || !this.plain(PLAIN_SOURCE, source)) return false;
+    const c = this.begin(RV, t);
+    if (!c) return false;
+    c.str(RV.at.rv, rv);
+    c.str(RV.at.source, source);
+    return this.commit(c, t);
   }
 
   packEnqueue(t: number, key: string, delta: string, rv: string, depthKeys: number, depthDeltas: number): boolean {
-    const v = this.begin(ENQUEUE);
-    if (!v || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_DELTA, delta) || !this.plain(PLAIN_RV, rv)) return false;
+    if (!this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_DELTA, delta) || !this.plain(PLAIN_RV, rv)) return false;
+    const c = this.begin(ENQUEUE, t);
+    if (!c) return false;
     const at = ENQUEUE.at;
-    v[at.key] = key;
-    v[at.delta] = delta;
-    v[at.rv] = rv;
-    v[at.depthKeys] = depthKeys;
-    v[at.depthDeltas] = depthDeltas;
-    return this.commit(ENQUEUE, t);
+    c.str(at.key, key);
+    c.str(at.delta, delta);
+    c.str(at.rv, rv);
+    c.num(at.depthKeys, depthKeys);
+    c.num(at.depthDeltas, depthDeltas);
+    return this.commit(c, t);
   }
 
   packPop(t: number, key: string, deltas: readonly string[], isInInitialList: boolean, depthKeys: number, depthDeltas: number): boolean {
-    const v = this.begin(POP);
-    if (!v || !this.plain(PLAIN_KEY, key)) return false;
+    if (!this.plain(PLAIN_KEY, key)) return false;
     for (let i = 0; i < deltas.length; i++) if (!this.plain(PLAIN_DELTA, deltas[i])) return false;
+    const c = this.begin(POP, t);
+    if (!c) return false;
     const at = POP.at;
-    v[at.key] = key;
-    v[at.deltas] = deltas;
-    v[at.isInInitialList] = isInInitialList;
-    v[at.depthKeys] = depthKeys;
-    v[at.depthDeltas] = depthDeltas;
-    return this.commit(POP, t);
+    c.str(at.key, key);
+    c.other(at.deltas, deltas);
+    c.bool(at.isInInitialList, isInInitialList);
+    c.num(at.depthKeys, depthKeys);
+    c.num(at.depthDeltas, depthDeltas);
+    return this.commit(c, t);
   }
 
   packDistribute(
     t: number, op: string, key: string, isSync: boolean, delivered: number, skipped: number,
     change: string | undefined, diff: FieldChange[] | undefined, oldRv: string | undefined, rv: string,
   ): boolean {
-    const v = this.begin(DISTRIBUTE);
-    if (!v || !this.plain(PLAIN_OP, op) || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_CHANGE, change) || !this.plain(PLAIN_OLD_RV, oldRv) || !this.plain(PLAIN_RV, rv)) return false;
+    if (!this.plain(PLAIN_OP, op) || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_CHANGE, change) || !this.plain(PLAIN_OLD_RV, oldRv) || !this.plain(PLAIN_RV, rv)) return false;
     if (diff !== undefined && this.redaction !== undefined && diffNeedsCopy(diff, this.redaction)) return false;
+    const c = this.begin(DISTRIBUTE, t);
+    if (!c) return false;
     const at = DISTRIBUTE.at;
-    v[at.op] = op;
-    v[at.key] = key;
-    v[at.isSync] = isSync;
-    v[at.delivered] = delivered;
-    v[at.skipped] = skipped;
-    v[at.change] = change;
-    v[at.diff] = diff;
-    v[at.oldRv] = oldRv;
-    v[at.rv] = rv;
-    return this.commit(DISTRIBUTE, t);
+    c.str(at.op, op);
+    c.str(at.key, key);
+    c.bool(at.isSync, isSync);
+    c.num(at.delivered, delivered);
+    c.num(at.skipped, skipped);
+    c.str(at.change, change);
+    c.other(at.diff, diff);
+    c.str(at.oldRv, oldRv);
+    c.str(at.rv, rv);
+    return this.commit(c, t);
   }
 
   packNotify(
     t: number, handler: string, key: string, pending: number, op: string, rv: string,
     oldRv: string | undefined, isSync: boolean, initialList: boolean | undefined, tombstone: boolean | undefined, change: string | undefined,
   ): boolean {
-    const v = this.begin(NOTIFY);
-    if (!v || !this.plain(PLAIN_HANDLER, handler) || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_OP, op) || !this.plain(PLAIN_RV, rv) || !this.plain(PLAIN_OLD_RV, oldRv) || !this.plain(PLAIN_CHANGE, change)) return false;
+    if (!this.plain(PLAIN_HANDLER, handler) || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_OP, op) || !this.plain(PLAIN_RV, rv) || !this.plain(PLAIN_OLD_RV, oldRv) || !this.plain(PLAIN_CHANGE, change)) return false;
+    const c = this.begin(NOTIFY, t);
+    if (!c) return false;
     const at = NOTIFY.at;
-    v[at.handler] = handler;
-    v[at.op] = op;
-    v[at.key] = key;
-    v[at.rv] = rv;
-    v[at.oldRv] = oldRv;
-    v[at.isSync] = isSync;
-    v[at.initialList] = initialList;
-    v[at.tombstone] = tombstone;
-    v[at.change] = change;
-    v[at.pending] = pending;
-    return this.commit(NOTIFY, t);
+    c.str(at.handler, handler);
+    c.str(at.op, op);
+    c.str(at.key, key);
+    c.str(at.rv, rv);
+    c.str(at.oldRv, oldRv);
+    c.bool(at.isSync, isSync);
+    c.bool(at.initialList, initialList);
+    c.bool(at.tombstone, tombstone);
+    c.str(at.change, change);
+    c.num(at.pending, pending);
+    return this.commit(c, t);
   }
 
   header(): TraceHeader {
