@@ -36,7 +36,8 @@ type EventOf<T extends TraceEvent['type']> = Extract<TraceEvent, { type: T }>;
  * notification) handed over as their fields, without the object. Each method records exactly
  * what adopting the event literal it names would (fields in its type's order; undefined: the
  * field is absent) and returns true, or records nothing and returns false: the caller then emits
- * the object as usual (a sink with subscribers, a value redaction may change, …).
+ * the object as usual (a value redaction may change, a value of another type, …). A subscriber of
+ * the sink still gets each event as an object: the one the literal would be.
  */
 export interface TracePacker {
   packWatchEvent(t: number, eventType: string, key: string | undefined, rv: string, accepted: boolean): boolean;
