@@ -241,9 +241,12 @@ export class TraceRecorder implements EventSink, TracePacker {
     c.str(at.oldRv, oldRv);
     c.str(at.rv, rv);
     if (!this.commit(c, t)) return false;
-    return this.listeners.size === 0 || this.announcePacked((op === 'update'
+    if (this.listeners.size === 0) return true;
+    const e =
+      op === 'update'
         ? { t, type: 'distribute', op, key, isSync, delivered, skipped, change, diff, oldRv, rv }
-        : { t, type: 'distribute', op, key, isSync, delivered, skipped, rv }) as TraceEvent);
+        : { t, type: 'distribute', op, key, isSync, delivered, skipped, rv };
+    return this.announcePacked(e as TraceEvent);
   }
 
   packNotify(
