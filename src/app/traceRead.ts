@@ -8,6 +8,7 @@
  * so that the next open parses nothing.
  */
 import { open } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { cachedCompanionPath, fingerprintOf, prepareCompanionCache, pruneCompanionCache, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
 import { prepareChecks } from '../trace/traceFile';
@@ -26,9 +27,16 @@ export const COMPANION_MIN_EVENTS = 10_000;
 export const CHECK_AFTER_MS = 2000;
 /**
  * A file of at least this many bytes (about 100,000 events) has its lines decoded on two threads
- * (traceRowParts.ts): below it, a helper's start costs more than it saves.
+ * (traceRowParts.ts) when the machine has at least SPLIT_MIN_CPUS cores: below it, a helper's
+ * start costs more than it saves.
  */
 export const SPLIT_MIN_BYTES = 16 * 1024 * 1024;
+/**
+ * The cores a machine needs for the second decoding thread: one for each, and one for the
+ * extension host and the webview, which boots meanwhile. On 2 cores the helper only competes
+ * with them (docs/BENCHMARKS.md, "A large trace's lines on two threads").
+ */
+export const SPLIT_MIN_CPUS = 3;
 
 export interface ReadRequest {
   path: string;
@@ -36,9 +44,12 @@ export interface ReadRequest {
   companionDir?: string;
   companionMinEvents: number;
   checkAfterMs: number;
-  /** See SPLIT_MIN_BYTES (default). */
+  /** See SPLIT_MIN_BYTES (default, on a machine of SPLIT_MIN_CPUS cores or more; on fewer, no split unless this is given). */
   splitMinBytes?: number;
 }
+
+/** The size from which a file's lines are decoded on two threads (SPLIT_MIN_BYTES and SPLIT_MIN_CPUS), unless the request names one. */
+const splitFrom = (req: ReadRequest): number => req.splitMinBytes ?? (availableParallelism() >= SPLIT_MIN_CPUS ? SPLIT_MIN_BYTES : Infinity);
 
 /** A helper that decodes part of the lines, started when asked; `cancel` ends one that is not used. */
 export type StartHelper = () => { helper: RowsHelper; cancel: () => void };
@@ -86,7 +97,7 @@ const oneLine = (e: unknown) => String(e instanceof Error ? e.message : e).split
 export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => void, checkNow: Promise<void> = Promise.resolve(), startHelper?: StartHelper): Promise<void> {
   const before = await fingerprintOf(req.path);
   // A large file's helper starts while the file is read.
-  const started = startHelper && before.size >= (req.splitMinBytes ?? SPLIT_MIN_BYTES) ? startHelper() : undefined;
+  const started = startHelper && before.size >= splitFrom(req) ? startHelper() : undefined;
   let lines: Awaited<ReturnType<typeof readTraceColumnsInParts>>;
   let fingerprint: Fingerprint;
   try {
@@ -128,7 +139,7 @@ export interface ReadOptions {
   checkAfterMs?: number;
   /** See ReadRequest.companionDir. */
   companionDir?: string;
-  /** See SPLIT_MIN_BYTES (default). */
+  /** See ReadRequest.splitMinBytes. */
   splitMinBytes?: number;
   /** Called when the worker has ended. */
   onEnded?: () => void;
