@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { RecordedEvent } from '../../../src/format/events';
 import { readTraceColumns } from '../../../src/app/traceRows';
-import { readTraceColumnsInPartsHere } from '../../../src/app/traceRowParts';
+import { readTraceColumnsInParts, readTraceColumnsInPartsHere } from '../../../src/app/traceRowParts';
 import { COLUMN_NAMES, ROW_TYPES, encodeBatch, type ColumnBatch } from '../../../src/protocol/eventColumns';
 import { exportTrace, importTrace, TraceFileError } from '../../../src/trace/traceFile';
 import { isCanonicalText, readTraceLines } from '../../../src/trace/traceLines';
@@ -205,5 +205,18 @@ describe('app: a trace file read straight into columns (traceRows)', () => {
     const broken = text.replace('"source":"event"', '"source":"events"');
     assert.equal(readTraceColumns(bytes(broken)), undefined);
     assert.throws(() => importTrace(broken), (e: unknown) => e instanceof TraceFileError && /schema violation at \/events\/\d+\/source/.test(e.message));
+  });
+
+  it('a helper that fails (no answer, or an error) leaves its part to this thread: the same columns', async () => {
+    const text = exportTrace({ header: header(), events: rowEvents() });
+    const want = readTraceColumns(bytes(text))!;
+    for (const helper of [() => Promise.resolve(undefined), () => Promise.reject(new Error('gone'))]) {
+      const got = await readTraceColumnsInParts(bytes(text), helper, 0);
+      assert.ok(got);
+      sameBatch(got.batch, want.batch, 'helper failed');
+      assert.deepEqual([...got.asWritten], [...want.asWritten]);
+    }
+    // A helper that declines its part: the file is declined, as one pass declines it.
+    assert.equal(await readTraceColumnsInParts(bytes(text), () => Promise.resolve('declined' as const), 0), undefined);
   });
 });
