@@ -86,13 +86,14 @@ export type ReadReply =
 const oneLine = (e: unknown) => String(e instanceof Error ? e.message : e).split('\n')[0];
 
 /**
- * What the worker does (run here by tests): reads the file event by event
- * (src/trace/traceLines.ts) and sends what a companion holds (`opened`: columns, summary,
+ * What the worker does (run here by tests): reads the file line by line into columns
+ * (src/app/traceRows.ts) and sends what a companion holds (`opened`: columns, summary,
  * findings, line offsets; the sections are copies, free to transfer); then checks whether the
  * file is the canonical text an export writes and, when it is and the trace has at least
  * `companionMinEvents` events, writes the companion beside it (`checked`) — once `checkNow`
  * resolves or `checkAfterMs` has passed. A file in another layout or with any problem is
- * answered `other`.
+ * answered `other`. A file of at least `splitFrom(req)` bytes has the second half of its lines
+ * decoded by the helper `startHelper` starts (traceRowParts.ts).
  */
 export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => void, checkNow: Promise<void> = Promise.resolve(), startHelper?: StartHelper): Promise<void> {
   const before = await fingerprintOf(req.path);
