@@ -154,20 +154,21 @@ export class DeltaFIFO extends FifoBase<DeltaFIFOOptions> implements Queue {
     this.items.delete(key);
     this.totalDeltas -= deltas.length;
     this.state.popInitial();
-    this.emit({
-      t: this.now(),
-      type: 'fifo.pop',
-      key,
-      deltas: deltas.map((d) => d.type),
-      isInInitialList,
-      depthKeys: this.queue.length,
-      depthDeltas: this.totalDeltas,
-    });
+    const t = this.now();
+    const types = deltas.map((d) => d.type);
+    if (this.packer?.packPop(t, key, types, isInInitialList, this.queue.length, this.totalDeltas)) return deltas;
+    this.emit({ t, type: 'fifo.pop', key, deltas: types, isInInitialList, depthKeys: this.queue.length, depthDeltas: this.totalDeltas });
     return deltas;
   }
 
   depthKeys(): number {
     return this.queue.length;
+  }
+
+  private emitEnqueue(key: string, delta: DeltaType, rv: string, tombstone: TombstoneOrigin | undefined): void {
+    const t = this.now();
+    if (!tombstone && this.packer?.packEnqueue(t, key, delta, rv, this.queue.length, this.totalDeltas)) return;
+    this.emit({ t, type: 'fifo.enqueue', key, delta, rv, depthKeys: this.queue.length, depthDeltas: this.totalDeltas, ...(tombstone ? { tombstone } : {}) });
   }
 
   depthDeltas(): number {
@@ -191,16 +192,7 @@ export class DeltaFIFO extends FifoBase<DeltaFIFOOptions> implements Queue {
       this.items.set(key, deltas);
       this.queue.push(key);
     }
-    this.emit({
-      t: this.now(),
-      type: 'fifo.enqueue',
-      key,
-      delta: type,
-      rv: resourceVersionOf(obj),
-      depthKeys: this.queue.length,
-      depthDeltas: this.totalDeltas,
-      ...(tombstone ? { tombstone } : {}),
-    });
+    this.emitEnqueue(key, type, resourceVersionOf(obj), tombstone);
     if (kept) this.emit({ t: this.now(), type: 'fifo.dedup', key, kept });
     this.wakeup.notify();
   }

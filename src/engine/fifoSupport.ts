@@ -6,7 +6,7 @@
 import { plainObject } from './lazyObject';
 import type { Clock } from './clock';
 import type { DeltaType, EventSink, TraceEvent } from '../format/events';
-import { emitterOf, isRecorded } from './sink';
+import { emitterOf, isRecorded, packerOf, type TracePacker } from './sink';
 import { FIFOClosedError, type Delta, type ProcessFunc } from './fifo';
 import { isTombstone, type KubeObject, type StoreObject } from './objects';
 import { KeyError, metaNamespaceKeyFunc, type KeyFunc, type KeyListerGetter } from './store';
@@ -108,6 +108,8 @@ export abstract class FifoBase<O extends FifoOptions> {
   protected readonly emit: (e: TraceEvent) => void;
   /** Whether the sink keeps events (isRecorded): the per-item events are built only then. */
   protected readonly tracing: boolean;
+  /** The sink's TracePacker, if it has one: the per-item events go to it first. */
+  protected readonly packer: TracePacker | undefined;
   protected readonly keyFunc: KeyFunc;
   protected readonly state: SyncState;
   /** Notified whenever something is queued, and on close. */
@@ -117,6 +119,7 @@ export abstract class FifoBase<O extends FifoOptions> {
   constructor(protected readonly o: O) {
     this.emit = makeEmitter(o.sink);
     this.tracing = isRecorded(o.sink);
+    this.packer = packerOf(o.sink);
     this.keyFunc = o.keyFunc ?? metaNamespaceKeyFunc;
     this.state = new SyncState(this.emit, o.clock, o.onSynced);
   }

@@ -7,6 +7,7 @@
  */
 import type { Clock } from './clock';
 import type { TraceEvent, UpdateChange } from '../format/events';
+import type { TracePacker } from './sink';
 import type { LazyState } from './lazyObject';
 import { isTombstone, resourceVersionOf, resourceVersionOfLazy, type KubeObject, type StoreObject } from './objects';
 import { RingGrowing } from './ringGrowing';
@@ -65,6 +66,8 @@ export interface ProcessorListenerOptions {
   tracker: SyncTracker;
   /** Whether trace events are kept (isRecorded; default true): the notify events are built only then. */
   tracing?: boolean;
+  /** The sink's TracePacker, if it has one: the notify events go to it first. */
+  packer?: TracePacker;
 }
 
 export class ProcessorListener {
@@ -145,7 +148,10 @@ export class ProcessorListener {
 
   private async deliver(n: Notification): Promise<void> {
     const { clock, emit, handler } = this.o;
-    if (this.o.tracing !== false) emit(this.notifyEvent(n));
+    if (this.o.tracing !== false) {
+      const t = clock.now();
+      if (!this.packNotify(n, t)) emit(this.notifyEvent(n, t));
+    }
     const start = clock.now();
     let panic: unknown;
     try {
@@ -167,9 +173,23 @@ export class ProcessorListener {
     }
   }
 
+  /** The notify event handed to the packer as its fields (notifyEvent's, in the same cases); false when it did not take it. */
+  private packNotify(n: Notification, t: number): boolean {
+    const packer = this.o.packer;
+    if (packer === undefined) return false;
+    const pending = this.buffer.length;
+    switch (n.op) {
+      case 'add':
+        return packer.packNotify(t, this.name, n.key, pending, 'add', resourceVersionOf(n.obj), undefined, n.isSync, this.o.hasInitialListFlag ? n.isInInitialList : undefined, undefined, undefined);
+      case 'update':
+        return packer.packNotify(t, this.name, n.key, pending, 'update', resourceVersionOfLazy(n.newObj, n.newLazy), resourceVersionOfLazy(n.oldObj, n.oldLazy), n.isSync, undefined, undefined, n.change);
+      case 'delete':
+        return packer.packNotify(t, this.name, n.key, pending, 'delete', resourceVersionOf(n.obj), undefined, false, undefined, isTombstone(n.obj) ? true : undefined, undefined);
+    }
+  }
+
   /** The notify event; literals in full (no spreads), so each op's events share one shape. */
-  private notifyEvent(n: Notification): TraceEvent {
-    const t = this.o.clock.now();
+  private notifyEvent(n: Notification, t: number): TraceEvent {
     const pending = this.buffer.length;
     switch (n.op) {
       case 'add':

@@ -144,7 +144,10 @@ export class RealFIFO extends FifoBase<RealFIFOOptions> implements Queue {
     if (!this.o.syncAfterProcess) this.state.popInitial();
     if (this.tracing) {
       const depth = this.items.length;
-      this.emit({ t: this.now(), type: 'fifo.pop', key: entry.key, deltas: deltaTypes(entry.delta.type), isInInitialList, depthKeys: depth, depthDeltas: depth });
+      const t = this.now();
+      const deltas = deltaTypes(entry.delta.type);
+      if (this.packer?.packPop(t, entry.key, deltas, isInInitialList, depth, depth)) return [entry.delta];
+      this.emit({ t, type: 'fifo.pop', key: entry.key, deltas, isInInitialList, depthKeys: depth, depthDeltas: depth });
     }
     return [entry.delta];
   }
@@ -176,7 +179,9 @@ export class RealFIFO extends FifoBase<RealFIFOOptions> implements Queue {
     const d = entry.delta;
     const depth = this.items.length;
     const rv = d.object !== undefined ? resourceVersionOf(d.object) : (d.resourceVersion ?? '');
-    const e: TraceEvent & { type: 'fifo.enqueue' } = { t: this.now(), type: 'fifo.enqueue', key: entry.key, delta: d.type, rv, depthKeys: depth, depthDeltas: depth };
+    const t = this.now();
+    if (extra === undefined && this.packer?.packEnqueue(t, entry.key, d.type, rv, depth, depth)) return;
+    const e: TraceEvent & { type: 'fifo.enqueue' } = { t, type: 'fifo.enqueue', key: entry.key, delta: d.type, rv, depthKeys: depth, depthDeltas: depth };
     if (extra?.tombstone !== undefined) e.tombstone = extra.tombstone;
     if (extra?.objects !== undefined) e.objects = extra.objects;
     this.emit(e);

@@ -19,7 +19,7 @@ import type { BackoffPurpose, HandedWatch, ReflectorPhaseContext, WatchEnding, W
 import { ReflectorLog } from './reflectorLogs';
 import { ReflectorLister } from './reflectorList';
 import { watchWithResync } from './reflectorWatch';
-import { handOver } from './sink';
+import { handOver, packerOf, type TracePacker } from './sink';
 import { untilAborted } from './watchHandling';
 import { runWatchList } from './watchList';
 import { WatchListClient } from './watchListClient';
@@ -63,6 +63,7 @@ function errorText(err: unknown): string {
 export class Reflector {
   readonly name: string;
   private readonly sink: EventSink;
+  private readonly packer: TracePacker | undefined;
   private readonly clock: Clock;
   private readonly profile: Profile;
   private readonly rand: () => number;
@@ -85,6 +86,7 @@ export class Reflector {
   constructor(private readonly o: ReflectorOptions) {
     this.name = o.name;
     this.sink = o.sink;
+    this.packer = packerOf(o.sink);
     this.clock = o.clock;
     this.profile = o.profile;
     this.rand = o.rand ?? Math.random;
@@ -247,7 +249,9 @@ export class Reflector {
   private setLastSyncRV(rv: string, source: 'list' | 'watchlist' | 'event' | 'bookmark'): void {
     if (rv === this.lastSyncRV) return;
     this.lastSyncRV = rv;
-    this.emit({ t: this.now(), type: 'rv', rv, source });
+    const t = this.now();
+    if (this.packer?.packRv(t, rv, source)) return;
+    this.emit({ t, type: 'rv', rv, source });
   }
 
   private setUnavailable(value: boolean): void {

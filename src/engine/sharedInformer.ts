@@ -12,7 +12,7 @@ import { Controller, type ReflectorFactory, type ReflectorRunner } from './contr
 import { DeltaFIFO } from './deltaFifo';
 import { compareUpdate, type UpdateComparison } from './diff';
 import type { DeltaType, EventSink, TraceEvent } from '../format/events';
-import { emitterOf, isRecorded, nullSink } from './sink';
+import { emitterOf, isRecorded, nullSink, packerOf } from './sink';
 import type { Delta, Queue } from './fifo';
 import type { ListerWatcher } from './listWatch';
 import { lazyStateOf } from './lazyObject';
@@ -103,7 +103,7 @@ export class SharedIndexInformer {
       keepsEmptyIndexSets: o.profile.keepsEmptyIndexSets,
     });
     if (o.transform && !o.profile.hasSetTransform) throw new Error(`client-go ${o.profile.clientGo} has no SetTransform`);
-    this.processor = new SharedProcessor(o.clock, this.emitFn, this.tracing);
+    this.processor = new SharedProcessor(o.clock, this.emitFn, this.tracing, packerOf(o.sink));
   }
 
   /** Before start, a period below the check period lowers it; after start it is raised to it. */
@@ -137,6 +137,7 @@ export class SharedIndexInformer {
       hasInitialListFlag: this.o.profile.hasInitialListFlag,
       tracker: new SyncTracker(() => this.hasSynced()),
       tracing: this.tracing,
+      packer: packerOf(this.o.sink),
     });
     this.processor.addListener(listener);
     // Deltas are processed synchronously, so nothing can interleave with these synthetic adds

@@ -5,6 +5,7 @@
  */
 import type { Clock } from './clock';
 import type { FieldChange, TraceEvent } from '../format/events';
+import type { TracePacker } from './sink';
 import type { Notification, ProcessorListener } from './processorListener';
 import { resourceVersionOf, resourceVersionOfLazy } from './objects';
 
@@ -19,6 +20,8 @@ export class SharedProcessor {
     private readonly emit: (e: TraceEvent) => void,
     /** Whether trace events are kept (isRecorded): the distribute events are built only then. */
     private readonly tracing = true,
+    /** The sink's TracePacker, if it has one: an update's distribute event goes to it first. */
+    private readonly packer?: TracePacker,
   ) {}
 
   addListener(l: ProcessorListener): void {
@@ -49,12 +52,14 @@ export class SharedProcessor {
     if (!this.tracing) return;
     const t = this.clock.now();
     if (n.op === 'update') {
-      this.emit({
-        t, type: 'distribute', op: 'update', key: n.key, isSync: sync, delivered, skipped,
-        change: n.change, diff: diff ?? [], oldRv: resourceVersionOfLazy(n.oldObj, n.oldLazy), rv: resourceVersionOfLazy(n.newObj, n.newLazy),
-      });
+      const oldRv = resourceVersionOfLazy(n.oldObj, n.oldLazy);
+      const rv = resourceVersionOfLazy(n.newObj, n.newLazy);
+      if (this.packer?.packDistribute(t, 'update', n.key, sync, delivered, skipped, n.change, diff ?? [], oldRv, rv)) return;
+      this.emit({ t, type: 'distribute', op: 'update', key: n.key, isSync: sync, delivered, skipped, change: n.change, diff: diff ?? [], oldRv, rv });
     } else {
-      this.emit({ t, type: 'distribute', op: n.op, key: n.key, isSync: sync, delivered, skipped, rv: resourceVersionOf(n.obj) });
+      const rv = resourceVersionOf(n.obj);
+      if (this.packer?.packDistribute(t, n.op, n.key, sync, delivered, skipped, undefined, undefined, undefined, rv)) return;
+      this.emit({ t, type: 'distribute', op: n.op, key: n.key, isSync: sync, delivered, skipped, rv });
     }
   }
 

@@ -1,4 +1,4 @@
-import type { EventSink, TraceEvent } from '../format/events';
+import type { EventSink, FieldChange, TraceEvent } from '../format/events';
 
 /** The sink of an engine run nobody records. */
 export const nullSink: EventSink = { emit: () => undefined };
@@ -27,4 +27,35 @@ export function emitterOf(sink: EventSink | undefined): (e: TraceEvent) => void 
 export function handOver(sink: EventSink, e: TraceEvent): void {
   if (sink.adopt) sink.adopt(e);
   else sink.emit(e);
+}
+
+type EventOf<T extends TraceEvent['type']> = Extract<TraceEvent, { type: T }>;
+
+/**
+ * Optional, beside EventSink: the engine's most frequent events (per watch event and per
+ * notification) handed over as their fields, without the object. Each method records exactly
+ * what adopting the event literal it names would (fields in its type's order; undefined: the
+ * field is absent) and returns true, or records nothing and returns false: the caller then emits
+ * the object as usual (a value redaction may change, a value of another type, …). A subscriber of
+ * the sink still gets each event as an object: the one the literal would be.
+ */
+export interface TracePacker {
+  packWatchEvent(t: number, eventType: string, key: string | undefined, rv: string, accepted: boolean): boolean;
+  packRv(t: number, rv: string, source: EventOf<'rv'>['source']): boolean;
+  packEnqueue(t: number, key: string, delta: EventOf<'fifo.enqueue'>['delta'], rv: string, depthKeys: number, depthDeltas: number): boolean;
+  packPop(t: number, key: string, deltas: readonly EventOf<'fifo.pop'>['deltas'][number][], isInInitialList: boolean, depthKeys: number, depthDeltas: number): boolean;
+  packDistribute(
+    t: number, op: EventOf<'distribute'>['op'], key: string, isSync: boolean, delivered: number, skipped: number,
+    change: EventOf<'distribute'>['change'], diff: FieldChange[] | undefined, oldRv: string | undefined, rv: string,
+  ): boolean;
+  packNotify(
+    t: number, handler: string, key: string, pending: number, op: EventOf<'notify'>['op'], rv: string,
+    oldRv: string | undefined, isSync: boolean, initialList: boolean | undefined, tombstone: boolean | undefined, change: EventOf<'notify'>['change'],
+  ): boolean;
+}
+
+/** The sink's TracePacker when it has one (a sink that packs has packNotify and the rest). */
+export function packerOf(sink: EventSink | undefined): TracePacker | undefined {
+  const s = sink as (EventSink & Partial<TracePacker>) | undefined;
+  return s !== undefined && typeof s.packNotify === 'function' ? (s as EventSink & TracePacker) : undefined;
 }

@@ -6,7 +6,7 @@
 import { abortError, type Clock } from './clock';
 import { VeryShortWatchError, describeObject, errorFromWatchObject, type CleanEnd } from './errors';
 import type { EventSink, TraceEvent } from '../format/events';
-import { handOver, isRecorded } from './sink';
+import { handOver, isRecorded, packerOf } from './sink';
 import type { ReflectorStore } from './fifo';
 import type { StreamEnd, WatchEvent, Watcher } from './listWatch';
 import { GoMap } from './goMap';
@@ -339,8 +339,10 @@ function emitWatchEvent(sink: EventSink, t: number, event: WatchEvent, accepted:
   // An unparsed lazy object's fields read from its state, asked of it once (objectKey and metaField would ask three times).
   const f = obj ? lazyStateOf(obj) : undefined;
   const fields = f !== undefined && f.parsed === undefined ? f.fields : undefined;
-  const key = fields ? (fields.hasMetadata ? keyOfNames(fields.namespace, fields.name) : '') : objectKey(obj);
+  // The key the store's key function caches on the fields (the same text): one string for this event's trace events.
+  const key = fields ? (fields.hasMetadata ? (fields.key ??= keyOfNames(fields.namespace, fields.name)) : '') : objectKey(obj);
   const rv = fields ? (fields.resourceVersion ?? '') : obj ? (metaField(obj, 'resourceVersion') ?? '') : '';
+  if (skipped === undefined && !initialEventsEnd && packerOf(sink)?.packWatchEvent(t, event.type, key || undefined, rv, accepted)) return;
   const e: TraceEvent & { type: 'watch.event' } = { t, type: 'watch.event', eventType: event.type, key: key || undefined, rv, accepted };
   if (skipped) e.skipped = skipped;
   if (initialEventsEnd) e.initialEventsEnd = initialEventsEnd;

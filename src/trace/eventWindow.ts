@@ -1,363 +1,12 @@
 /**
- * The recorder's in-memory window, packed: events are written into chunks of typed-array slots
- * and a per-chunk string table when recorded, and made into objects again only when somebody
- * reads them. A held event then costs a few 32-bit slots and its time instead of an object, its
- * strings, its arrays and its boxed numbers, each of which the garbage collector would copy and
- * promote one by one.
- *
- * Layout: a chunk holds up to `chunkSize` consecutive events. Per event: its type code
- * (Uint8Array), its t (Float64Array) and where its slots start (Uint32Array). The slots are 32-bit
- * integers (Int32Array); those of a packed event are a mask (bit f: field f is present; bit
- * WIDE_BIT + f: its value is wide) and then each present field of its type's schema in order.
- * Each field's value is first a number: a boolean 0 or 1; a string that spells a canonical
- * non-negative integer below 10^15 (resource versions) that number, any other string
- * -(1 + its index in the chunk's string table), interned per chunk; an array of delta types its
- * digits in base 9; an update diff the index of its JSON text. A number that is an int32 (and not
- * -0) is its own slot; any other (a large resource version, a fraction, NaN) is wide: it goes to
- * the chunk's Float64Array and its slot holds where. An event of another type, or one whose fields
- * do not fit its schema (an unexpected key, a value of another type), is kept as the object it is.
- * A full chunk gives back the room it reserved and did not use, and the index of its string table.
- *
- * What a read gives back is what the canonical export writes of the event (docs/trace-format.md):
- * the same fields and values; a field whose value was undefined is left out, and key order is
- * not kept (the export orders keys itself).
+ * The recorder's in-memory window: recorded events in seq order, packed into chunks
+ * (eventChunk.ts: the layout) when recorded and made into objects again only when read.
  */
 import type { RecordedEvent, TraceEvent } from '../format/events';
 import type { TypedEvents } from './findings/types';
+import { Chunk } from './eventChunk';
 
-const NUM = 0;
-const BOOL = 1;
-const STR = 2;
-const DELTAS = 3;
-const JSON_TEXT = 4;
-type Kind = typeof NUM | typeof BOOL | typeof STR | typeof DELTAS | typeof JSON_TEXT;
-
-/** The packed types and their fields (besides type and t); at most 30 fields each (the mask's bits). */
-const SCHEMAS: readonly (readonly [type: string, fields: readonly (readonly [string, Kind])[]])[] = [
-  ['watch.event', [['eventType', STR], ['key', STR], ['rv', STR], ['accepted', BOOL], ['skipped', STR], ['initialEventsEnd', BOOL]]],
-  ['rv', [['rv', STR], ['source', STR]]],
-  [
-    'fifo.enqueue',
-    [['key', STR], ['delta', STR], ['rv', STR], ['depthKeys', NUM], ['depthDeltas', NUM], ['tombstone', STR], ['objects', NUM]],
-  ],
-  ['fifo.pop', [['key', STR], ['deltas', DELTAS], ['isInInitialList', BOOL], ['depthKeys', NUM], ['depthDeltas', NUM]]],
-  ['fifo.dedup', [['key', STR], ['kept', STR]]],
-  [
-    'distribute',
-    [['op', STR], ['key', STR], ['isSync', BOOL], ['delivered', NUM], ['skipped', NUM], ['change', STR], ['diff', JSON_TEXT], ['oldRv', STR], ['rv', STR]],
-  ],
-  [
-    'notify',
-    [
-      ['handler', STR], ['op', STR], ['key', STR], ['rv', STR], ['oldRv', STR], ['isSync', BOOL], ['initialList', BOOL],
-      ['tombstone', BOOL], ['change', STR], ['pending', NUM],
-    ],
-  ],
-  ['resync.check', [['handler', STR], ['due', BOOL], ['nextResyncMs', NUM]]],
-  ['resync.timer', [['shouldResync', BOOL]]],
-];
-
-/** The first bit of an event mask that marks a wide field (so a type has at most WIDE_BIT fields). */
-const WIDE_BIT = 15;
-for (const [type, fields] of SCHEMAS) if (fields.length > WIDE_BIT) throw new Error(`${type}: more than ${WIDE_BIT} fields to pack`);
-const INT32_MIN = -(2 ** 31);
-const INT32_MAX = 2 ** 31 - 1;
-
-/** Whether x is its own slot: an int32 that is not -0. */
-function narrow(x: number): boolean {
-  return Number.isInteger(x) && x >= INT32_MIN && x <= INT32_MAX && !Object.is(x, -0);
-}
-
-/** The type code of an event kept as an object. */
-const OBJECT = 255;
-const CODES = new Map<string, number>(SCHEMAS.map(([type], i) => [type, i]));
-const NAMES = SCHEMAS.map(([, fields]) => fields.map(([name]) => name));
-const KINDS = SCHEMAS.map(([, fields]) => fields.map(([, kind]) => kind));
-const TYPES = SCHEMAS.map(([type]) => type);
-/**
- * Each string field's slot in a chunk's cache of the last string it interned: fields named
- * `key` share one (an object's key comes in several events in a row), every other field has its own.
- */
-const CACHE_SLOTS = (() => {
-  let next = 1;
-  return SCHEMAS.map(([, fields]) => fields.map(([name]) => (name === 'key' ? 0 : next++)));
-})();
-const CACHE_SIZE = Math.max(...CACHE_SLOTS.flat()) + 1;
-
-/** The delta types a fifo.pop lists, as base-9 digits 1–8 (at most 16 of them fit a double exactly). */
-const DELTA_NAMES = ['', 'Added', 'Updated', 'Deleted', 'Replaced', 'Sync', 'ReplacedAll', 'SyncAll', 'Bookmark'];
-const DELTA_CODES = new Map<unknown, number>(DELTA_NAMES.map((d, i) => [d, i]));
-DELTA_CODES.delete('');
-
-/** The number a canonical non-negative integer string below 10^15 spells, else -1. */
-function integerOf(s: string): number {
-  const n = s.length;
-  if (n === 0 || n > 15 || (n > 1 && s.charCodeAt(0) === 48)) return -1;
-  let v = 0;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i) - 48;
-    if (c < 0 || c > 9) return -1;
-    v = v * 10 + c;
-  }
-  return v;
-}
-
-/** Base-9 digits of the delta list (most significant first), or -1 when it does not fit. */
-function deltasCode(v: unknown): number {
-  if (!Array.isArray(v) || v.length === 0 || v.length > 16) return -1;
-  let code = 0;
-  for (let i = 0; i < v.length; i++) {
-    const d = DELTA_CODES.get(v[i]);
-    if (d === undefined) return -1;
-    code = code * 9 + d;
-  }
-  return code;
-}
-
-function deltasOf(code: number): string[] {
-  const out: string[] = [];
-  for (let c = code; c > 0; c = Math.floor(c / 9)) out.push(DELTA_NAMES[c % 9]);
-  return out.reverse();
-}
-
-/** Whether a packed type has a field kept as JSON text. */
-const HAS_TEXT = KINDS.map((kinds) => kinds.includes(JSON_TEXT));
-/** Where an object read for findings keeps its fields' JSON texts. */
-const TEXTS = Symbol('texts');
-/** The prototype of the objects read for findings: a getter per JSON-text field that parses it. */
-const FOR_FINDINGS: object = Object.create(Object.prototype);
-for (const name of new Set(SCHEMAS.flatMap(([, fields]) => fields.filter(([, kind]) => kind === JSON_TEXT).map(([n]) => n)))) {
-  Object.defineProperty(FOR_FINDINGS, name, {
-    get(this: { [TEXTS]?: Record<string, string> }) {
-      const text = this[TEXTS]?.[name];
-      return text === undefined ? undefined : JSON.parse(text);
-    },
-  });
-}
-
-function keyCount(o: object): number {
-  let n = 0;
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- only counted
-  for (const _k in o) n++;
-  return n;
-}
-
-const NO_WIDE = new Float64Array(0);
-
-class Chunk {
-  readonly types: Uint8Array;
-  readonly starts: Uint32Array;
-  readonly times: Float64Array;
-  slots: Int32Array;
-  used = 0;
-  /** Values that are not int32 (see the file comment), allocated at the first. */
-  wide: Float64Array = NO_WIDE;
-  wideUsed = 0;
-  count = 0;
-  readonly strings: unknown[] = [];
-  /** Where each interned string is in the table; dropped when the chunk is full. */
-  private index: Map<string, number> | undefined = new Map<string, number>();
-
-  constructor(readonly capacity: number, slotHint: number) {
-    this.types = new Uint8Array(capacity);
-    this.starts = new Uint32Array(capacity);
-    this.times = new Float64Array(capacity);
-    this.slots = new Int32Array(Math.max(16, slotHint));
-  }
-
-  get full(): boolean {
-    return this.count >= this.capacity;
-  }
-
-  /** Room for n more slots. */
-  reserve(n: number): void {
-    if (this.used + n <= this.slots.length) return;
-    const grown = new Int32Array(Math.max(this.used + n, this.slots.length * 2));
-    grown.set(this.slots.subarray(0, this.used));
-    this.slots = grown;
-  }
-
-  /** Puts x into the wide array; its index there. */
-  private putWide(x: number): number {
-    if (this.wideUsed === this.wide.length) {
-      const grown = new Float64Array(Math.max(16, this.wide.length * 2));
-      grown.set(this.wide);
-      this.wide = grown;
-    }
-    this.wide[this.wideUsed] = x;
-    return this.wideUsed++;
-  }
-
-  /** The last string each cache slot interned, and its index. */
-  private readonly lastString: (string | undefined)[] = new Array<string | undefined>(CACHE_SIZE).fill(undefined);
-  private readonly lastIndex = new Int32Array(CACHE_SIZE);
-
-  /** intern(s), answered from the slot's last string when it is the same. */
-  private internAt(slot: number, s: string): number {
-    if (this.lastString[slot] === s) return this.lastIndex[slot];
-    const i = this.intern(s);
-    this.lastString[slot] = s;
-    this.lastIndex[slot] = i;
-    return i;
-  }
-
-  intern(s: string): number {
-    const index = (this.index ??= new Map<string, number>());
-    let i = index.get(s);
-    if (i === undefined) {
-      i = this.strings.length;
-      this.strings.push(s);
-      index.set(s, i);
-    }
-    return i;
-  }
-
-  /** A value kept as it is (an event object, a diff's text): its index in the table. */
-  keep(v: unknown): number {
-    this.strings.push(v);
-    return this.strings.length - 1;
-  }
-
-  add(e: TraceEvent, owned: boolean): void {
-    const at = this.used;
-    const wideAt = this.wideUsed;
-    const code = CODES.get(e.type);
-    if (code === undefined || !this.pack(e, code)) {
-      this.used = at;
-      this.wideUsed = wideAt;
-      this.reserve(1);
-      this.slots[this.used++] = this.keep(owned ? e : { ...e });
-      this.types[this.count] = OBJECT;
-    } else this.types[this.count] = code;
-    this.starts[this.count++] = at;
-    if (this.full) this.settle();
-  }
-
-  /** A full chunk gives back the room it reserved and did not use, and its table's index. */
-  private settle(): void {
-    if (this.used < this.slots.length) this.slots = this.slots.slice(0, this.used);
-    if (this.wideUsed < this.wide.length) this.wide = this.wideUsed === 0 ? NO_WIDE : this.wide.slice(0, this.wideUsed);
-    this.index = undefined;
-    this.lastString.fill(undefined);
-  }
-
-  /** Writes e's slots; false when e does not fit the schema (the caller then keeps the object). */
-  private pack(e: TraceEvent, code: number): boolean {
-    if (typeof e.t !== 'number') return false;
-    const names = NAMES[code];
-    const kinds = KINDS[code];
-    const slotsOfCache = CACHE_SLOTS[code];
-    const o = e as unknown as Record<string, unknown>;
-    this.reserve(names.length + 1);
-    const slots = this.slots;
-    const maskAt = this.used;
-    let p = maskAt + 1;
-    let mask = 0;
-    let keys = 'seq' in o ? 3 : 2;
-    for (let f = 0; f < names.length; f++) {
-      const v = o[names[f]];
-      if (v === undefined) {
-        if (names[f] in o) keys++;
-        continue;
-      }
-      let x: number;
-      switch (kinds[f]) {
-        case NUM:
-          if (typeof v !== 'number') return false;
-          x = v;
-          break;
-        case BOOL:
-          if (typeof v !== 'boolean') return false;
-          x = v ? 1 : 0;
-          break;
-        case STR: {
-          if (typeof v !== 'string') return false;
-          const n = integerOf(v);
-          x = n >= 0 ? n : -1 - this.internAt(slotsOfCache[f], v);
-          break;
-        }
-        case DELTAS:
-          x = deltasCode(v);
-          if (x < 0) x = -1 - this.keep(v);
-          break;
-        default: {
-          let text: string | undefined;
-          try {
-            text = JSON.stringify(v);
-          } catch {
-            text = undefined;
-          }
-          // A value JSON cannot hold as it is (a function, a cycle) is kept as it is.
-          x = text === undefined ? -1 - this.keep(v) : this.keep(text);
-        }
-      }
-      if (narrow(x)) slots[p++] = x;
-      else {
-        slots[p++] = this.putWide(x);
-        mask |= 1 << (WIDE_BIT + f);
-      }
-      mask |= 1 << f;
-      keys++;
-    }
-    if (keyCount(o) !== keys) return false;
-    slots[maskAt] = mask;
-    this.times[this.count] = e.t;
-    this.used = p;
-    return true;
-  }
-
-  /**
-   * The i-th event as an object with this seq. forFindings: a field kept as JSON text (an
-   * update's diff) is not an own property but parsed when read, through a getter of the object's
-   * prototype (FOR_FINDINGS): a rule reading it gets it, enumerating the object does not list it.
-   */
-  read(i: number, seq: number, forFindings = false): RecordedEvent {
-    const code = this.types[i];
-    let p = this.starts[i];
-    const slots = this.slots;
-    if (code === OBJECT) {
-      const e = this.strings[slots[p]] as TraceEvent;
-      return { ...e, seq } as RecordedEvent;
-    }
-    const names = NAMES[code];
-    const kinds = KINDS[code];
-    const mask = slots[p];
-    const o: Record<string, unknown> = forFindings && HAS_TEXT[code] ? Object.create(FOR_FINDINGS) : {};
-    o.type = TYPES[code];
-    o.t = this.times[i];
-    p += 1;
-    for (let f = 0; f < names.length; f++) {
-      if ((mask & (1 << f)) === 0) continue;
-      const x = (mask & (1 << (WIDE_BIT + f))) === 0 ? slots[p++] : this.wide[slots[p++]];
-      switch (kinds[f]) {
-        case NUM:
-          o[names[f]] = x;
-          break;
-        case BOOL:
-          o[names[f]] = x === 1;
-          break;
-        case STR:
-          o[names[f]] = x >= 0 ? String(x) : this.strings[-1 - x];
-          break;
-        case DELTAS:
-          o[names[f]] = x >= 0 ? deltasOf(x) : this.strings[-1 - x];
-          break;
-        default:
-          if (x < 0) o[names[f]] = this.strings[-1 - x];
-          else if (forFindings) (o as { [TEXTS]?: Record<string, string> })[TEXTS] = { [names[f]]: this.strings[x] as string };
-          else o[names[f]] = JSON.parse(this.strings[x] as string);
-      }
-    }
-    o.seq = seq;
-    return o as unknown as RecordedEvent;
-  }
-
-  /** The type of the i-th event without making it. */
-  typeOf(i: number): string {
-    const code = this.types[i];
-    return code === OBJECT ? (this.strings[this.slots[this.starts[i]]] as TraceEvent).type : TYPES[code];
-  }
-}
+export { packedLayout, type PackedLayout } from './eventChunk';
 
 /**
  * Recorded events in seq order, packed. Seqs are contiguous: the i-th held event has seq
@@ -388,6 +37,29 @@ export class EventWindow {
    * caller hands e over, so an event kept as an object is e itself, else a shallow copy.
    */
   push(e: TraceEvent, owned: boolean): void {
+    this.tail().add(e, owned);
+    this.size++;
+  }
+
+  /**
+   * Starts an event of a packed type (code: packedLayout's) with seq firstSeq + length: the
+   * returned chunk takes its fields (Chunk.begin), then end(chunk, t) appends it.
+   */
+  begin(code: number): Chunk {
+    const c = this.tail();
+    c.begin(code);
+    return c;
+  }
+
+  /** Appends the event begun on c (begin); false when one of its fields did not fit (nothing appended). */
+  end(c: Chunk, t: number): boolean {
+    if (!c.end(t)) return false;
+    this.size++;
+    return true;
+  }
+
+  /** The chunk the next event goes to. */
+  private tail(): Chunk {
     let last = this.chunks[this.chunks.length - 1];
     if (last === undefined || last.full) {
       if (last) this.slotHint = last.used;
@@ -395,8 +67,7 @@ export class EventWindow {
       last = new Chunk(this.chunkSize, this.slotHint > 0 ? Math.ceil(this.slotHint * 1.05) : Math.min(this.chunkSize * 8, 1 << 16));
       this.chunks.push(last);
     }
-    last.add(e, owned);
-    this.size++;
+    return last;
   }
 
   /** The held event at this index (0 = the oldest); forFindings: see Chunk.read. */

@@ -12,13 +12,15 @@
  * - unless the header says redacted:false, every event is redacted (redact.ts) before it is
  *   stored, so secrets never sit in memory, in a view or in an export.
  */
-import type { EventSink, RecordedEvent, TraceEvent } from '../format/events';
+import type { EventSink, FieldChange, RecordedEvent, TraceEvent } from '../format/events';
 import type { TraceHeader } from '../format/trace';
-import { redactEvent, type RedactionContext } from './redact';
+import type { TracePacker } from '../engine/sink';
+import { diffNeedsCopy, mayChangeText, redactEvent, type RedactionContext } from './redact';
 import type { SpillOverview } from '../format/spill';
 import { readSegment, type SegmentFile, type SpillState } from './segments';
 import { SpillOverviewBuilder } from './spillOverview';
-import { EventWindow } from './eventWindow';
+import { EventWindow, packedLayout, type PackedLayout } from './eventWindow';
+import type { Chunk } from './eventChunk';
 import type { TypedEvents } from './findings/types';
 
 export const TRACE_FORMAT = 'informer-trace/v1';
@@ -33,7 +35,33 @@ export function evictionCount(cap: number, held: number): number {
 
 type BatchListener = (batch: RecordedEvent[]) => void;
 
-export class TraceRecorder implements EventSink {
+/** Slots of TraceRecorder.lastPlain, by field. */
+const [PLAIN_KEY, PLAIN_RV, PLAIN_OLD_RV, PLAIN_EVENT_TYPE, PLAIN_SOURCE, PLAIN_DELTA, PLAIN_CHANGE, PLAIN_HANDLER, PLAIN_OP] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+
+const WATCH_EVENT = packedLayout('watch.event');
+const RV = packedLayout('rv');
+const ENQUEUE = packedLayout('fifo.enqueue');
+const POP = packedLayout('fifo.pop');
+const DISTRIBUTE = packedLayout('distribute');
+const NOTIFY = packedLayout('notify');
+
+/** The notify event as the engine's literal has it (src/engine/processorListener.ts notifyEvent: its three shapes). */
+function notifyLiteral(
+  t: number, handler: string, key: string, pending: number, op: string, rv: string,
+  oldRv: string | undefined, isSync: boolean, initialList: boolean | undefined, tombstone: boolean | undefined, change: string | undefined,
+): TraceEvent {
+  return (
+    op === 'update'
+      ? { t, type: 'notify', handler, key, pending, op, rv, oldRv, isSync, change }
+      : initialList !== undefined
+        ? { t, type: 'notify', handler, key, pending, op, rv, isSync, initialList }
+        : tombstone
+          ? { t, type: 'notify', handler, key, pending, op, rv, isSync, tombstone }
+          : { t, type: 'notify', handler, key, pending, op, rv, isSync }
+  ) as TraceEvent;
+}
+
+export class TraceRecorder implements EventSink, TracePacker {
   private readonly head: Omit<TraceHeader, 'dropped'>;
   private readonly redaction: RedactionContext | undefined;
   private readonly buffer: EventWindow;
@@ -85,7 +113,11 @@ export class TraceRecorder implements EventSink {
       recorded = clean as RecordedEvent;
       recorded.seq = seq;
     }
-    const batch = marker ? [marker, recorded] : [recorded];
+    this.announce(marker ? [marker, recorded] : [recorded]);
+  }
+
+  /** Calls every subscriber with this batch. */
+  private announce(batch: RecordedEvent[]): void {
     for (const fn of this.listeners) {
       try {
         fn(batch);
@@ -93,6 +125,149 @@ export class TraceRecorder implements EventSink {
         // A broken consumer must not break the engine (EventSink.emit must not throw).
       }
     }
+  }
+
+  /**
+   * The chunk that takes the fields of a packed event of this layout (EventWindow.begin), after
+   * making room; undefined when a packed event cannot be recorded now: a subscriber gets each
+   * event as an object, so the caller makes it.
+   */
+  private begin(layout: PackedLayout, t: number): Chunk {
+    this.packMarker = this.buffer.length >= this.head.cap ? this.evictOldest(t) : undefined;
+    return this.buffer.begin(layout.code);
+  }
+
+  /** The drop marker that making room for the packed event being written recorded (begin). */
+  private packMarker: RecordedEvent | undefined = undefined;
+
+  /** The last string each PLAIN_* slot found plain (a handler's name, an op, a key come again and again). */
+  private readonly lastPlain: (string | undefined)[] = new Array<string | undefined>(9).fill(undefined);
+
+  /**
+   * Whether redaction leaves s as it is (always without redaction; exact, like redactEvent's
+   * check); slot: the field's place in the cache of the last plain string.
+   */
+  private plain(slot: number, s: string | undefined): boolean {
+    if (this.redaction === undefined || s === undefined || s === this.lastPlain[slot]) return true;
+    if (mayChangeText(s)) return false;
+    this.lastPlain[slot] = s;
+    return true;
+  }
+
+  /** Records the event begun on c at t; false when a field did not fit (nothing recorded). */
+  private commit(c: Chunk, t: number): boolean {
+    if (this.buffer.end(c, t)) {
+      this.nextSeq++;
+      return true;
+    }
+    // The caller records the event as an object after the marker, which its subscribers get now.
+    if (this.packMarker !== undefined && this.listeners.size > 0) this.announce([this.packMarker]);
+    return false;
+  }
+
+  /**
+   * Hands a packed event to the subscribers as the object the engine's literal would be (the
+   * same fields in the same order, its seq last), after the drop marker its recording made, if any.
+   */
+  private announcePacked(e: TraceEvent): true {
+    (e as RecordedEvent).seq = this.nextSeq - 1;
+    this.announce(this.packMarker ? [this.packMarker, e as RecordedEvent] : [e as RecordedEvent]);
+    return true;
+  }
+
+  packWatchEvent(t: number, eventType: string, key: string | undefined, rv: string, accepted: boolean): boolean {
+    if (!this.plain(PLAIN_EVENT_TYPE, eventType) || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_RV, rv)) return false;
+    const c = this.begin(WATCH_EVENT, t);
+    const at = WATCH_EVENT.at;
+    c.str(at.eventType, eventType);
+    c.str(at.key, key);
+    c.str(at.rv, rv);
+    c.bool(at.accepted, accepted);
+    if (!this.commit(c, t)) return false;
+    return this.listeners.size === 0 || this.announcePacked({ t, type: 'watch.event', eventType, key, rv, accepted });
+  }
+
+  packRv(t: number, rv: string, source: string): boolean {
+    if (!this.plain(PLAIN_RV, rv) || !this.plain(PLAIN_SOURCE, source)) return false;
+    const c = this.begin(RV, t);
+    c.str(RV.at.rv, rv);
+    c.str(RV.at.source, source);
+    if (!this.commit(c, t)) return false;
+    return this.listeners.size === 0 || this.announcePacked({ t, type: 'rv', rv, source } as TraceEvent);
+  }
+
+  packEnqueue(t: number, key: string, delta: string, rv: string, depthKeys: number, depthDeltas: number): boolean {
+    if (!this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_DELTA, delta) || !this.plain(PLAIN_RV, rv)) return false;
+    const c = this.begin(ENQUEUE, t);
+    const at = ENQUEUE.at;
+    c.str(at.key, key);
+    c.str(at.delta, delta);
+    c.str(at.rv, rv);
+    c.num(at.depthKeys, depthKeys);
+    c.num(at.depthDeltas, depthDeltas);
+    if (!this.commit(c, t)) return false;
+    return this.listeners.size === 0 || this.announcePacked({ t, type: 'fifo.enqueue', key, delta, rv, depthKeys, depthDeltas } as TraceEvent);
+  }
+
+  packPop(t: number, key: string, deltas: readonly string[], isInInitialList: boolean, depthKeys: number, depthDeltas: number): boolean {
+    if (!this.plain(PLAIN_KEY, key)) return false;
+    for (let i = 0; i < deltas.length; i++) if (!this.plain(PLAIN_DELTA, deltas[i])) return false;
+    const c = this.begin(POP, t);
+    const at = POP.at;
+    c.str(at.key, key);
+    c.other(at.deltas, deltas);
+    c.bool(at.isInInitialList, isInInitialList);
+    c.num(at.depthKeys, depthKeys);
+    c.num(at.depthDeltas, depthDeltas);
+    if (!this.commit(c, t)) return false;
+    return this.listeners.size === 0 || this.announcePacked({ t, type: 'fifo.pop', key, deltas, isInInitialList, depthKeys, depthDeltas } as TraceEvent);
+  }
+
+  packDistribute(
+    t: number, op: string, key: string, isSync: boolean, delivered: number, skipped: number,
+    change: string | undefined, diff: FieldChange[] | undefined, oldRv: string | undefined, rv: string,
+  ): boolean {
+    if (!this.plain(PLAIN_OP, op) || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_CHANGE, change) || !this.plain(PLAIN_OLD_RV, oldRv) || !this.plain(PLAIN_RV, rv)) return false;
+    if (diff !== undefined && this.redaction !== undefined && diffNeedsCopy(diff, this.redaction)) return false;
+    const c = this.begin(DISTRIBUTE, t);
+    const at = DISTRIBUTE.at;
+    c.str(at.op, op);
+    c.str(at.key, key);
+    c.bool(at.isSync, isSync);
+    c.num(at.delivered, delivered);
+    c.num(at.skipped, skipped);
+    c.str(at.change, change);
+    c.other(at.diff, diff);
+    c.str(at.oldRv, oldRv);
+    c.str(at.rv, rv);
+    if (!this.commit(c, t)) return false;
+    if (this.listeners.size === 0) return true;
+    const e =
+      op === 'update'
+        ? { t, type: 'distribute', op, key, isSync, delivered, skipped, change, diff, oldRv, rv }
+        : { t, type: 'distribute', op, key, isSync, delivered, skipped, rv };
+    return this.announcePacked(e as TraceEvent);
+  }
+
+  packNotify(
+    t: number, handler: string, key: string, pending: number, op: string, rv: string,
+    oldRv: string | undefined, isSync: boolean, initialList: boolean | undefined, tombstone: boolean | undefined, change: string | undefined,
+  ): boolean {
+    if (!this.plain(PLAIN_HANDLER, handler) || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_OP, op) || !this.plain(PLAIN_RV, rv) || !this.plain(PLAIN_OLD_RV, oldRv) || !this.plain(PLAIN_CHANGE, change)) return false;
+    const c = this.begin(NOTIFY, t);
+    const at = NOTIFY.at;
+    c.str(at.handler, handler);
+    c.str(at.op, op);
+    c.str(at.key, key);
+    c.str(at.rv, rv);
+    c.str(at.oldRv, oldRv);
+    c.bool(at.isSync, isSync);
+    c.bool(at.initialList, initialList);
+    c.bool(at.tombstone, tombstone);
+    c.str(at.change, change);
+    c.num(at.pending, pending);
+    if (!this.commit(c, t)) return false;
+    return this.listeners.size === 0 || this.announcePacked(notifyLiteral(t, handler, key, pending, op, rv, oldRv, isSync, initialList, tombstone, change));
   }
 
   header(): TraceHeader {

@@ -73,7 +73,7 @@ function plainText(s: string): boolean {
 let lastPlain = '';
 
 /** Whether redactText could change s (false is exact; true may be a false alarm). */
-function mayChangeText(s: string): boolean {
+export function mayChangeText(s: string): boolean {
   if (s === lastPlain) return false;
   if (!plainText(s)) return MAYBE_SENSITIVE.test(s);
   if (s.length >= 16) lastPlain = s;
@@ -218,6 +218,14 @@ function changeNeedsCopy(c: unknown, secret: boolean): boolean {
   return at === 0 || typeof change.path !== 'string' || pathHasCredential(change.path);
 }
 
+/** Whether redactEvent copies an event for this update diff (see changeNeedsCopy). */
+export function diffNeedsCopy(diff: readonly FieldChange[], ctx: RedactionContext): boolean {
+  if (diff.length === 0) return false;
+  const secret = isSecretResource(ctx);
+  for (let i = 0; i < diff.length; i++) if (changeNeedsCopy(diff[i], secret)) return true;
+  return false;
+}
+
 /**
  * Whether an event must go through the copying path: when a value could change (mayChange), and
  * for a diff when one of its changes could (changeNeedsCopy: always for a Secret's, and for any
@@ -230,9 +238,7 @@ function needsCopy(e: TraceEvent, ctx: RedactionContext): boolean {
     if (k === 'type' || k === 't') continue; // the vocabulary's own name and the clock time
     const v = fields[k];
     if (k === 'diff' && Array.isArray(v)) {
-      if (v.length === 0) continue;
-      const secret = isSecretResource(ctx);
-      for (let i = 0; i < v.length; i++) if (changeNeedsCopy(v[i], secret)) return true;
+      if (diffNeedsCopy(v, ctx)) return true;
     } else if (mayChange(v)) return true;
   }
   return false;
