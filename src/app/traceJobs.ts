@@ -18,6 +18,7 @@ import { fingerprintOf, sameFingerprint, type Fingerprint } from '../trace/trace
 import { importTrace, TraceFileError } from '../trace/traceFile';
 import { readTraceLines } from '../trace/traceLines';
 import { writeTraceWithCompanion } from './traceColumns';
+import type { RowsHelper, RowsJob, RowsResult } from './traceRowParts';
 import { readTraceColumns } from './traceRows';
 
 export type JobRequest =
@@ -115,4 +116,37 @@ export function runJobInWorker(req: JobRequest, workerFile?: string): Promise<Jo
       answer({ kind: 'failed', message: `the trace reader did not start (${oneLine(e)})` });
     }
   });
+}
+
+/**
+ * A trace reader worker started now, to decode part of a file's lines once they are known
+ * (traceRowParts.ts): its start overlaps the file's read. `helper` posts it the one job
+ * (answered undefined when the worker fails or ends without an answer); `cancel` ends a
+ * worker that gets no job. `workerFile` as for runJobInWorker.
+ */
+export function rowsHelperInWorker(workerFile?: string): { helper: RowsHelper; cancel: () => void } {
+  const script = readWorkerScript(workerFile);
+  let worker: Worker | undefined;
+  let answer: (r: RowsResult | 'declined' | undefined) => void = () => undefined;
+  const answered = new Promise<RowsResult | 'declined' | undefined>((resolve) => (answer = resolve));
+  try {
+    worker = new Worker(script.file, { workerData: { rows: true }, ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false });
+    worker.once('message', (m: unknown) => answer(m === 'declined' || (typeof m === 'object' && m !== null) ? (m as RowsResult | 'declined') : undefined));
+    worker.on('error', () => answer(undefined));
+    worker.on('exit', () => answer(undefined));
+  } catch {
+    answer(undefined);
+  }
+  return {
+    helper: (job: RowsJob) => {
+      if (!worker) return Promise.resolve(undefined);
+      try {
+        worker.postMessage(job);
+      } catch {
+        answer(undefined);
+      }
+      return answered;
+    },
+    cancel: () => void worker?.terminate(),
+  };
 }

@@ -7,14 +7,15 @@
  * storage when the caller names it (`companionDir`), never a surprise file beside the user's trace —
  * so that the next open parses nothing.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { cachedCompanionPath, fingerprintOf, prepareCompanionCache, pruneCompanionCache, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
 import { prepareChecks } from '../trace/traceFile';
 import { isCanonicalText } from '../trace/traceLines';
 import { ColumnarTrace, companionContentOfBatch, type ExportElsewhere, type ReadCheck } from './traceColumns';
 import { readWorkerScript, runJob, runJobInWorker, type JobReply, type JobRequest } from './traceJobs';
-import { readTraceColumns } from './traceRows';
+import { decodeRowsJob, readTraceColumnsInParts, type RowsHelper } from './traceRowParts';
 
 /** A trace with at least this many events gets a companion written when it is opened from its JSON. */
 export const COMPANION_MIN_EVENTS = 10_000;
@@ -24,6 +25,18 @@ export const COMPANION_MIN_EVENTS = 10_000;
  * and draw them, and the check does not compete with them for a CPU.
  */
 export const CHECK_AFTER_MS = 2000;
+/**
+ * A file of at least this many bytes (about 100,000 events) has its lines decoded on two threads
+ * (traceRowParts.ts) when the machine has at least SPLIT_MIN_CPUS cores: below it, a helper's
+ * start costs more than it saves.
+ */
+export const SPLIT_MIN_BYTES = 16 * 1024 * 1024;
+/**
+ * The cores a machine needs for the second decoding thread: one for each, and one for the
+ * extension host and the webview, which boots meanwhile. On 2 cores the helper only competes
+ * with them (docs/BENCHMARKS.md, "A large trace's lines on two threads").
+ */
+export const SPLIT_MIN_CPUS = 3;
 
 export interface ReadRequest {
   path: string;
@@ -31,6 +44,32 @@ export interface ReadRequest {
   companionDir?: string;
   companionMinEvents: number;
   checkAfterMs: number;
+  /** See SPLIT_MIN_BYTES (default, on a machine of SPLIT_MIN_CPUS cores or more; on fewer, no split unless this is given). */
+  splitMinBytes?: number;
+}
+
+/** The size from which a file's lines are decoded on two threads (SPLIT_MIN_BYTES and SPLIT_MIN_CPUS), unless the request names one. */
+const splitFrom = (req: ReadRequest): number => req.splitMinBytes ?? (availableParallelism() >= SPLIT_MIN_CPUS ? SPLIT_MIN_BYTES : Infinity);
+
+/** A helper that decodes part of the lines, started when asked; `cancel` ends one that is not used. */
+export type StartHelper = () => { helper: RowsHelper; cancel: () => void };
+
+/** The file's bytes in a SharedArrayBuffer (a helper thread reads them without a copy). */
+async function readShared(path: string): Promise<Uint8Array> {
+  const fh = await open(path, 'r');
+  try {
+    const { size } = await fh.stat();
+    const bytes = new Uint8Array(new SharedArrayBuffer(size));
+    let at = 0;
+    while (at < size) {
+      const { bytesRead } = await fh.read(bytes, at, size - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return at === size ? bytes : bytes.subarray(0, at);
+  } finally {
+    await fh.close();
+  }
 }
 
 /** The host's one message to the worker: check now (an export waits for it). */
@@ -47,23 +86,32 @@ export type ReadReply =
 const oneLine = (e: unknown) => String(e instanceof Error ? e.message : e).split('\n')[0];
 
 /**
- * What the worker does (run here by tests): reads the file event by event
- * (src/trace/traceLines.ts) and sends what a companion holds (`opened`: columns, summary,
+ * What the worker does (run here by tests): reads the file line by line into columns
+ * (src/app/traceRows.ts) and sends what a companion holds (`opened`: columns, summary,
  * findings, line offsets; the sections are copies, free to transfer); then checks whether the
  * file is the canonical text an export writes and, when it is and the trace has at least
  * `companionMinEvents` events, writes the companion beside it (`checked`) — once `checkNow`
  * resolves or `checkAfterMs` has passed. A file in another layout or with any problem is
- * answered `other`.
+ * answered `other`. A file of at least `splitFrom(req)` bytes has the second half of its lines
+ * decoded by the helper `startHelper` starts (traceRowParts.ts).
  */
-export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => void, checkNow: Promise<void> = Promise.resolve()): Promise<void> {
+export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => void, checkNow: Promise<void> = Promise.resolve(), startHelper?: StartHelper): Promise<void> {
   const before = await fingerprintOf(req.path);
-  const reading = readFile(req.path);
-  // The schema's checks compile on this thread while the file is read on the I/O pool.
-  prepareChecks();
-  const bytes = await reading;
-  const fingerprint = await fingerprintOf(req.path);
-  if (!sameFingerprint(before, fingerprint)) return send({ kind: 'other', reason: 'the file changed while it was read' });
-  const lines = readTraceColumns(bytes);
+  // A large file's helper starts while the file is read.
+  const started = startHelper && before.size >= splitFrom(req) ? startHelper() : undefined;
+  let lines: Awaited<ReturnType<typeof readTraceColumnsInParts>>;
+  let fingerprint: Fingerprint;
+  try {
+    const reading = readShared(req.path);
+    // The schema's checks compile on this thread while the file is read on the I/O pool.
+    prepareChecks();
+    const bytes = await reading;
+    fingerprint = await fingerprintOf(req.path);
+    if (!sameFingerprint(before, fingerprint)) return send({ kind: 'other', reason: 'the file changed while it was read' });
+    lines = await readTraceColumnsInParts(bytes, started?.helper, 0);
+  } finally {
+    started?.cancel();
+  }
   if (!lines) return send({ kind: 'other' });
   const content = companionContentOfBatch(lines.header, lines.batch, lines.offsets);
   const sections = content.sections.map((s) => ({ name: s.name, data: new Uint8Array(s.data.buffer, s.data.byteOffset, s.data.byteLength).slice().buffer }));
@@ -92,6 +140,8 @@ export interface ReadOptions {
   checkAfterMs?: number;
   /** See ReadRequest.companionDir. */
   companionDir?: string;
+  /** See ReadRequest.splitMinBytes. */
+  splitMinBytes?: number;
   /** Called when the worker has ended. */
   onEnded?: () => void;
 }
@@ -138,7 +188,7 @@ function receiver(path: string, hurry: () => void, jobs: (req: JobRequest) => Pr
  */
 export function readTraceInWorker(path: string, o: ReadOptions = {}): Promise<ColumnarTrace | { reason?: string }> {
   const script = readWorkerScript(o.workerFile);
-  const request: ReadRequest = { path, companionMinEvents: o.companionMinEvents ?? COMPANION_MIN_EVENTS, checkAfterMs: o.checkAfterMs ?? CHECK_AFTER_MS, ...(o.companionDir !== undefined ? { companionDir: o.companionDir } : {}) };
+  const request: ReadRequest = { path, companionMinEvents: o.companionMinEvents ?? COMPANION_MIN_EVENTS, checkAfterMs: o.checkAfterMs ?? CHECK_AFTER_MS, ...(o.companionDir !== undefined ? { companionDir: o.companionDir } : {}), ...(o.splitMinBytes !== undefined ? { splitMinBytes: o.splitMinBytes } : {}) };
   let worker: Worker | undefined;
   const r = receiver(
     path,
@@ -166,9 +216,11 @@ export function readTraceInWorker(path: string, o: ReadOptions = {}): Promise<Co
 }
 
 /** readTraceInWorker's answer, read on this thread (tests; the same steps and replies). */
-export function readTraceHere(path: string, companionMinEvents = COMPANION_MIN_EVENTS): Promise<ColumnarTrace | { reason?: string }> {
+export function readTraceHere(path: string, companionMinEvents = COMPANION_MIN_EVENTS, splitMinBytes?: number): Promise<ColumnarTrace | { reason?: string }> {
   const r = receiver(path, () => undefined, runJob);
-  readForOpen({ path, companionMinEvents, checkAfterMs: 0 }, r.receive).then(
+  // The helper's part on this thread too: the same steps, joined as after two threads.
+  const here: StartHelper = () => ({ helper: (job) => Promise.resolve(decodeRowsJob(job)), cancel: () => undefined });
+  readForOpen({ path, companionMinEvents, checkAfterMs: 0, ...(splitMinBytes !== undefined ? { splitMinBytes } : {}) }, r.receive, Promise.resolve(), here).then(
     () => r.ended('the trace reader ended without an answer'),
     (e: unknown) => r.ended(oneLine(e)),
   );

@@ -10,7 +10,9 @@
  * (importTrace names the problem).
  *
  * Started for one of its other jobs (workerData `{ job }`, traceJobs.ts: count a changed file's
- * events, export a trace that is not canonical), it does that job, answers once and ends.
+ * events, export a trace that is not canonical), it does that job, answers once and ends. Started
+ * as a helper of an open (workerData `{ rows: true }`, traceRowParts.ts), it waits for the part
+ * of a file's lines it decodes, answers with their rows (`declined`: a line it does not accept) and ends.
  *
  * After `opened` the thread runs at the lowest CPU priority (Linux: a thread's nice value), so
  * that on a busy machine the check gives way to the host and the webview drawing the columns;
@@ -20,7 +22,9 @@ import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { readForOpen, type CheckNow, type ReadReply, type ReadRequest } from './traceRead';
-import { runJob, type JobRequest } from './traceJobs';
+import { runJob, rowsHelperInWorker, type JobRequest } from './traceJobs';
+import { decodeRowsJob, type RowsJob } from './traceRowParts';
+import { COLUMN_NAMES } from '../protocol/eventColumns';
 
 const port = parentPort;
 if (!port) throw new Error('traceReadWorker.ts runs only as a worker thread');
@@ -64,13 +68,19 @@ const checkNow = new Promise<void>((resolve) =>
   }),
 );
 const job = (workerData as { job?: JobRequest }).job;
-if (job) {
+if ((workerData as { rows?: boolean }).rows) {
+  port.once('message', (j: RowsJob) => {
+    const r = decodeRowsJob(j);
+    port.postMessage(r, r === 'declined' ? [] : [...COLUMN_NAMES.map((c) => r.columns[c]), r.asWritten.buffer as ArrayBuffer]);
+    port.unref();
+  });
+} else if (job) {
   // One of the other jobs (traceJobs.ts): one answer, then the worker ends.
   void runJob(job)
     .then((reply) => port.postMessage(reply))
     .finally(() => port.unref());
 } else {
-  readForOpen(workerData as ReadRequest, send, checkNow)
+  readForOpen(workerData as ReadRequest, send, checkNow, () => rowsHelperInWorker(__filename))
     .catch((e: unknown) => send({ kind: 'other', reason: String(e instanceof Error ? e.message : e).split('\n')[0] }))
     // Done: listening for the host no longer keeps the worker alive, so it ends.
     .finally(() => port.unref());

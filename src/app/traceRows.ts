@@ -321,21 +321,44 @@ export interface ColumnLines extends ScannedLines {
   asWritten: Uint8Array;
 }
 
+/** What redaction does to a file's strings when it is written (its header): decodeLines needs it to tell lines written as the line writer writes them. */
+export interface Redaction {
+  /** The header's redacted is not false. */
+  redacted: boolean;
+  /** A trace of Secrets. */
+  secret: boolean;
+}
+
+export const redactionOf = (header: ScannedLines['header']): Redaction => ({ redacted: header.redacted !== false, secret: isSecretResource({ resource: header.resource }) });
+
+/** Lines of a file: where each starts and ends in its bytes. */
+export type LineSpans = Pick<ScannedLines, 'offsets' | 'ends' | 'bytes' | 'ascii'>;
+
+/** Lines decoded into rows 0 … n - 1 (decodeLines). */
+export interface DecodedRows {
+  cols: EventColumnArrays;
+  strings: StringTable;
+  /** The EXTRA rows' events, in row order. */
+  extras: RecordedEvent[];
+  decoded: number;
+  asWritten: Uint8Array;
+}
+
 /**
- * The trace in `bytes` as columns when it has the exporter's line layout, each line is one
- * event on its own and importTrace would accept it (exactly readTraceLines's files, with the
- * columns encodeBatch makes of its events); undefined otherwise. Never throws.
+ * Every line of `lines` decoded into rows 0 … n - 1 of `into` (fresh columns of n rows when not
+ * given; `into` may be longer): a line of the numerous types in the exporter's form straight
+ * from the bytes, any other as lineEvent reads it; the strings in a table of their own, in the
+ * order encodeBatch adds them. Undefined when a line is not an event importTrace accepts or the
+ * seqs do not increase.
  */
-export function readTraceColumns(bytes: Uint8Array): ColumnLines | undefined {
-  const lines = scanTraceLines(bytes);
-  if (!lines) return undefined;
+export function decodeLines(lines: LineSpans, redaction: Redaction, into?: { cols: EventColumnArrays; asWritten: Uint8Array }): DecodedRows | undefined {
   const { offsets, ends } = lines;
   const n = offsets.length;
-  const cols = allocateColumns(n);
+  const cols = into?.cols ?? allocateColumns(n);
   const strings = new StringTable();
   const extras: RecordedEvent[] = [];
-  const written = new Uint8Array(n);
-  beginFile(bytes, strings, lines.header.redacted !== false, isSecretResource({ resource: lines.header.resource }));
+  const written = into?.asWritten ?? new Uint8Array(n);
+  beginFile(lines.bytes, strings, redaction.redacted, redaction.secret);
   let decoded = 0;
   try {
     let last = -1;
@@ -360,7 +383,24 @@ export function readTraceColumns(bytes: Uint8Array): ColumnLines | undefined {
   } finally {
     endFile();
   }
+  return { cols, strings, extras, decoded, asWritten: written };
+}
+
+/** The file's lines and their rows as readTraceColumns answers them. */
+export function columnLines(lines: ScannedLines, rows: DecodedRows): ColumnLines {
   const columns = {} as Record<ColumnName, ArrayBuffer>;
-  for (const c of COLUMN_NAMES) columns[c] = cols[c].buffer as ArrayBuffer;
-  return { ...lines, batch: { count: n, columns, strings: strings.strings, extras }, decoded, asWritten: written };
+  for (const c of COLUMN_NAMES) columns[c] = rows.cols[c].buffer as ArrayBuffer;
+  return { ...lines, batch: { count: lines.offsets.length, columns, strings: rows.strings.strings, extras: rows.extras }, decoded: rows.decoded, asWritten: rows.asWritten };
+}
+
+/**
+ * The trace in `bytes` as columns when it has the exporter's line layout, each line is one
+ * event on its own and importTrace would accept it (exactly readTraceLines's files, with the
+ * columns encodeBatch makes of its events); undefined otherwise. Never throws.
+ */
+export function readTraceColumns(bytes: Uint8Array): ColumnLines | undefined {
+  const lines = scanTraceLines(bytes);
+  if (!lines) return undefined;
+  const rows = decodeLines(lines, redactionOf(lines.header));
+  return rows && columnLines(lines, rows);
 }

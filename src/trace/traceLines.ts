@@ -98,7 +98,7 @@ export function scanTraceLines(bytes: Uint8Array): ScannedLines | undefined {
 }
 
 /** The text of line i (its event, without the separator). */
-export function lineText(lines: ScannedLines, i: number): string {
+export function lineText(lines: Pick<ScannedLines, 'offsets' | 'ends' | 'bytes' | 'ascii'>, i: number): string {
   const { offsets, ends, ascii, bytes } = lines;
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(ascii ? 'latin1' : 'utf8', offsets[i], ends[i]);
 }
@@ -108,7 +108,7 @@ export function lineText(lines: ScannedLines, i: number): string {
  * schema and the nesting limit (each event lies two levels below the document) — or undefined
  * when that line alone is not such an event.
  */
-export function lineEvent(lines: ScannedLines, i: number): RecordedEvent | undefined {
+export function lineEvent(lines: Pick<ScannedLines, 'offsets' | 'ends' | 'bytes' | 'ascii'>, i: number): RecordedEvent | undefined {
   return eventOf(lineText(lines, i));
 }
 

@@ -17,6 +17,7 @@ import type { TraceHeader } from '../../src/format/trace';
 import { TraceFileError, exportTrace, importTrace } from '../../src/trace/traceFile';
 import { isCanonicalText, readTraceLines, type TraceLines } from '../../src/trace/traceLines';
 import { readTraceColumns } from '../../src/app/traceRows';
+import { readTraceColumnsInPartsHere } from '../../src/app/traceRowParts';
 import { COLUMN_NAMES, encodeBatch } from '../../src/protocol/eventColumns';
 import type { TraceEvent } from '../../src/format/events';
 import { awkwardString, jsonValue, mutate, mutation } from '../unit/robustness/support';
@@ -197,12 +198,19 @@ function checkLineReader(text: string, intact: boolean): void {
 function checkColumnReader(bytes: Buffer, lines: TraceLines | undefined): void {
   const cols = readTraceColumns(bytes);
   assert.equal(cols === undefined, lines === undefined, cols ? 'the column reader read a file the line reader declines' : 'the column reader declined a file the line reader reads');
+  // Decoded in two parts and joined (a large file's helper thread, traceRowParts.ts): the same answer.
+  const parts = readTraceColumnsInPartsHere(bytes, 0.4);
+  assert.equal(parts === undefined, cols === undefined, parts ? 'read in two parts, declined in one' : 'declined in two parts, read in one');
   if (!cols || !lines) return;
   const want = encodeBatch(lines.events);
   for (const c of COLUMN_NAMES) assert.ok(Buffer.from(cols.batch.columns[c]).equals(Buffer.from(want.columns[c])), `column ${c}`);
   assert.deepEqual(cols.batch.strings, want.strings);
   assert.deepEqual(cols.batch.extras, want.extras);
   assert.equal(isCanonicalText(cols), isCanonicalText(lines), 'the same canonical answer');
+  for (const c of COLUMN_NAMES) assert.ok(Buffer.from(parts!.batch.columns[c]).equals(Buffer.from(cols.batch.columns[c])), `in two parts: column ${c}`);
+  assert.deepEqual(parts!.batch.strings, cols.batch.strings, 'in two parts: strings');
+  assert.deepEqual(parts!.batch.extras, cols.batch.extras, 'in two parts: whole events');
+  assert.deepEqual([...parts!.asWritten], [...cols.asWritten], 'in two parts: lines as written');
 }
 
 export const traces: FuzzTarget<{ text: string; intact: boolean }> = {

@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import type { RecordedEvent } from '../../../src/format/events';
 import { ColumnarTrace } from '../../../src/app/traceColumns';
 import { readTraceHere, readTraceInWorker } from '../../../src/app/traceRead';
-import { decodeBatch, diffForSeq, encodeBatch } from '../../../src/protocol/eventColumns';
+import { COLUMN_NAMES, decodeBatch, diffForSeq, encodeBatch } from '../../../src/protocol/eventColumns';
 import { computeFindings } from '../../../src/trace/findings';
 import { SummaryModel } from '../../../src/trace/summary';
 import { CACHED_COMPANIONS, cachedCompanionPath, companionPath } from '../../../src/trace/traceCompanion';
@@ -13,6 +13,10 @@ import { exportTrace, importTrace } from '../../../src/trace/traceFile';
 import { header, numbered, SAMPLE_EVENTS } from '../trace/fixtures';
 import { scenarioTraces } from '../trace/scenarioTraces';
 import { traceReadWorkerBundle } from '../../support/traceReadWorker';
+import { rowsHelperInWorker } from '../../../src/app/traceJobs';
+import { decodeRowsJob, type RowsJob } from '../../../src/app/traceRowParts';
+import { redactionOf } from '../../../src/app/traceRows';
+import { scanTraceLines } from '../../../src/trace/traceLines';
 
 const summaryOf = (events: readonly RecordedEvent[]) => {
   const m = new SummaryModel();
@@ -20,9 +24,14 @@ const summaryOf = (events: readonly RecordedEvent[]) => {
   return m.snapshot();
 };
 
-/** The trace read by the worker, or (`here`) by the same steps on this thread. */
-async function read(path: string, companionMinEvents = 0, here = false): Promise<ColumnarTrace> {
-  const c = here ? await readTraceHere(path, companionMinEvents) : await readTraceInWorker(path, { workerFile: traceReadWorkerBundle(), companionMinEvents, checkAfterMs: 0 });
+/**
+ * The trace read by the worker, or (`here`) by the same steps on this thread; `inParts`: its
+ * lines decoded in two parts and joined (the worker's helper thread; here, the helper's part on
+ * this thread too).
+ */
+async function read(path: string, companionMinEvents = 0, here = false, inParts = false): Promise<ColumnarTrace> {
+  const splitMinBytes = inParts ? 0 : undefined;
+  const c = here ? await readTraceHere(path, companionMinEvents, splitMinBytes) : await readTraceInWorker(path, { workerFile: traceReadWorkerBundle(), companionMinEvents, checkAfterMs: 0, ...(inParts ? { splitMinBytes: 0 } : {}) });
   assert.ok(c instanceof ColumnarTrace, `not read in the worker: ${JSON.stringify(c)}`);
   return c;
 }
@@ -32,7 +41,7 @@ describe('app: a trace without a companion read in a worker (traceRead)', () => 
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'trace-read-test-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('every conformance trace (one in 20 through the worker): the same columns, summary, findings and diffs as the JSON imported, a companion written, an export byte-identical', async function () {
+  it('every conformance trace (one in 20 through the worker; every other one decoded in two parts, through its helper thread in the worker): the same columns, summary, findings and diffs as the JSON imported, a companion written, an export byte-identical', async function () {
     this.timeout(180_000);
     const sets = [...(await scenarioTraces()).map((x) => x.trace), { header: header(), events: numbered(Object.values(SAMPLE_EVENTS)) }];
     for (const [n, trace] of sets.entries()) {
@@ -40,7 +49,7 @@ describe('app: a trace without a companion read in a worker (traceRead)', () => 
       const text = exportTrace(trace);
       writeFileSync(path, text);
       const { header: h, events } = importTrace(text);
-      const c = await read(path, 0, n % 20 !== 0);
+      const c = await read(path, 0, n % 20 !== 0, n % 2 === 0);
       assert.deepEqual(c.header, h);
       assert.deepEqual(Buffer.from(c.batch.columns.type), Buffer.from(encodeBatch(events).columns.type));
       assert.deepEqual(decodeBatch(c.batch), decodeBatch(encodeBatch(events)));
@@ -146,5 +155,31 @@ describe('app: a trace without a companion read in a worker (traceRead)', () => 
     }
     const gone = await readTraceInWorker(join(dir, 'none.json'), { workerFile: traceReadWorkerBundle() });
     assert.ok(!(gone instanceof ColumnarTrace) && /ENOENT|no such file/.test(gone.reason ?? ''), JSON.stringify(gone));
+  });
+
+  it("a large file's helper thread decodes its part of the lines from the shared bytes: what the same job gives on this thread", async function () {
+    this.timeout(60_000);
+    const text = exportTrace({ header: header(), events: numbered(Array.from({ length: 40 }, () => Object.values(SAMPLE_EVENTS)).flat()) });
+    const shared = new Uint8Array(new SharedArrayBuffer(Buffer.byteLength(text)));
+    shared.set(Buffer.from(text, 'utf8'));
+    const lines = scanTraceLines(shared)!;
+    const from = Math.floor(lines.offsets.length / 3);
+    const job: RowsJob = { bytes: shared, ascii: lines.ascii, offsets: lines.offsets.slice(from), ends: lines.ends.slice(from), redaction: redactionOf(lines.header) };
+    const started = rowsHelperInWorker(traceReadWorkerBundle());
+    const got = await started.helper(job);
+    started.cancel();
+    const want = decodeRowsJob(job);
+    assert.ok(got !== undefined && got !== 'declined' && want !== 'declined', `the helper answered ${String(got)}`);
+    for (const c of COLUMN_NAMES) assert.ok(Buffer.from(got.columns[c]).equals(Buffer.from(want.columns[c])), `column ${c}`);
+    assert.deepEqual(got.strings, want.strings);
+    assert.equal(got.decoded, want.decoded);
+    assert.deepEqual([...got.asWritten], [...want.asWritten]);
+    // A line it does not accept: declined, not failed.
+    const broken = new Uint8Array(new SharedArrayBuffer(shared.length));
+    broken.set(shared);
+    broken[lines.offsets[lines.offsets.length - 1] + 1] = 0x78;
+    const other = rowsHelperInWorker(traceReadWorkerBundle());
+    assert.equal(await other.helper({ ...job, bytes: broken }), 'declined');
+    other.cancel();
   });
 });

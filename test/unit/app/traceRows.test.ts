@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { RecordedEvent } from '../../../src/format/events';
 import { readTraceColumns } from '../../../src/app/traceRows';
+import { readTraceColumnsInParts, readTraceColumnsInPartsHere } from '../../../src/app/traceRowParts';
 import { COLUMN_NAMES, ROW_TYPES, encodeBatch, type ColumnBatch } from '../../../src/protocol/eventColumns';
 import { exportTrace, importTrace, TraceFileError } from '../../../src/trace/traceFile';
 import { isCanonicalText, readTraceLines } from '../../../src/trace/traceLines';
@@ -17,6 +18,22 @@ function sameBatch(got: ColumnBatch, want: ColumnBatch, what: string): void {
 }
 
 /**
+ * The column reader's lines decoded in two parts and joined (traceRowParts.ts, the helper's part
+ * on this thread) give exactly what one pass gives, wherever the lines are split.
+ */
+function sameInParts(text: string, got: ReturnType<typeof readTraceColumns>, what: string): void {
+  for (const share of [0.5, 0.3, 0.97]) {
+    const parts = readTraceColumnsInPartsHere(bytes(text), share);
+    assert.equal(parts === undefined, got === undefined, `${what}, in parts at ${share}: ${parts ? 'read in parts only' : 'read in one pass only'}`);
+    if (!parts || !got) continue;
+    sameBatch(parts.batch, got.batch, `${what}, in parts at ${share}`);
+    assert.equal(parts.decoded, got.decoded, `${what}, in parts at ${share}: decoded`);
+    assert.deepEqual([...parts.asWritten], [...got.asWritten], `${what}, in parts at ${share}: lines as written`);
+    assert.deepEqual([...parts.offsets], [...got.offsets], `${what}, in parts at ${share}: offsets`);
+  }
+}
+
+/**
  * The column reader agrees with the line reader (which reads every event with JSON.parse and the
  * schema, and agrees with importTrace): both decline, or both read it, the columns being
  * encodeBatch of the events. Returns the column reader's answer.
@@ -24,6 +41,7 @@ function sameBatch(got: ColumnBatch, want: ColumnBatch, what: string): void {
 function agrees(text: string, what: string): ReturnType<typeof readTraceColumns> {
   const got = readTraceColumns(bytes(text));
   const want = readTraceLines(bytes(text));
+  sameInParts(text, got, what);
   assert.equal(got === undefined, want === undefined, `${what}: ${got ? 'read by the column reader only' : 'read by the line reader only'}`);
   if (got && want) {
     assert.deepEqual(got.header, want.header, `${what}: header`);
@@ -187,5 +205,18 @@ describe('app: a trace file read straight into columns (traceRows)', () => {
     const broken = text.replace('"source":"event"', '"source":"events"');
     assert.equal(readTraceColumns(bytes(broken)), undefined);
     assert.throws(() => importTrace(broken), (e: unknown) => e instanceof TraceFileError && /schema violation at \/events\/\d+\/source/.test(e.message));
+  });
+
+  it('a helper that fails (no answer, or an error) leaves its part to this thread: the same columns', async () => {
+    const text = exportTrace({ header: header(), events: rowEvents() });
+    const want = readTraceColumns(bytes(text))!;
+    for (const helper of [() => Promise.resolve(undefined), () => Promise.reject(new Error('gone'))]) {
+      const got = await readTraceColumnsInParts(bytes(text), helper, 0);
+      assert.ok(got);
+      sameBatch(got.batch, want.batch, 'helper failed');
+      assert.deepEqual([...got.asWritten], [...want.asWritten]);
+    }
+    // A helper that declines its part: the file is declined, as one pass declines it.
+    assert.equal(await readTraceColumnsInParts(bytes(text), () => Promise.resolve('declined' as const), 0), undefined);
   });
 });
