@@ -8,10 +8,13 @@
  * replaces. V8 lets the old generation grow to about four times what survived the last full
  * collection when the heap's limit is 2 GiB or more (the default here is ~4 GiB), so with a cache of
  * 10 000 Pods the heap went from ~65 MiB to ~250 MiB of mostly dead texts before it was collected.
- * Under a 1 GiB limit the growing factor is ~1.6 (V8 scales it from 1.3 at 256 MiB to 4 at 2 GiB),
- * and a young generation of 16 MiB instead of 32 keeps less short-lived garbage resident (8 MiB
- * gave the same peak at 10 000 Pods for more collector time: 0.66× client-go's events per CPU
- * second against 0.69× with 16).
+ * Under a 1 GiB limit the growing factor is ~1.6 (V8 scales it from 1.3 at 256 MiB to 4 at 2 GiB).
+ * The young generation is 6 MiB (V8's default here is 32): what it holds is resident, and nearly
+ * everything the engine allocates per event either dies at once or lives in the cache until the
+ * object's next update, so a larger one buys little. Measured as VmHWM beside 16 MiB (docs/
+ * BENCHMARKS.md, "The engine worker's young generation"): peak RSS at 10 000 Pods 0.87× with the
+ * recorder, 0.94× with the null sink, for 0.98× and 0.93× the watch events per CPU-second (at
+ * 50 000 Pods the same peak, 0.94× and 0.90× the throughput).
  *
  * The price of the limit: a worker whose live heap passes it ends with ERR_WORKER_OUT_OF_MEMORY,
  * which the session reports in one line (outOfMemoryMessage). A cache of Pods like the benchmark's
@@ -22,7 +25,7 @@ import type { ResourceLimits } from 'node:worker_threads';
 
 export const ENGINE_WORKER_LIMITS: Readonly<ResourceLimits> = Object.freeze({
   maxOldGenerationSizeMb: 1024,
-  maxYoungGenerationSizeMb: 16,
+  maxYoungGenerationSizeMb: 6,
 });
 
 /** The one line a session ends with when its worker ran out of heap. */
