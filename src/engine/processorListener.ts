@@ -7,7 +7,7 @@
  */
 import type { Clock } from './clock';
 import type { TraceEvent, UpdateChange } from '../format/events';
-import type { TracePacker } from './sink';
+import { notifyLiteral, type TracePacker } from './sink';
 import type { LazyState } from './lazyObject';
 import { isTombstone, resourceVersionOf, resourceVersionOfLazy, type KubeObject, type StoreObject } from './objects';
 import { RingGrowing } from './ringGrowing';
@@ -148,10 +148,7 @@ export class ProcessorListener {
 
   private async deliver(n: Notification): Promise<void> {
     const { clock, emit, handler } = this.o;
-    if (this.o.tracing !== false) {
-      const t = clock.now();
-      if (!this.packNotify(n, t)) emit(this.notifyEvent(n, t));
-    }
+    if (this.o.tracing !== false) this.traceNotify(n, clock.now());
     const start = clock.now();
     let panic: unknown;
     try {
@@ -173,35 +170,24 @@ export class ProcessorListener {
     }
   }
 
-  /** The notify event handed to the packer as its fields (notifyEvent's, in the same cases); false when it did not take it. */
-  private packNotify(n: Notification, t: number): boolean {
-    const packer = this.o.packer;
-    if (packer === undefined) return false;
+  /** The notify event: its fields read once, handed to the packer, or emitted as its literal when the packer did not take them. */
+  private traceNotify(n: Notification, t: number): void {
     const pending = this.buffer.length;
     switch (n.op) {
       case 'add':
-        return packer.packNotify(t, this.name, n.key, pending, 'add', resourceVersionOf(n.obj), undefined, n.isSync, this.o.hasInitialListFlag ? n.isInInitialList : undefined, undefined, undefined);
+        return this.notify(t, n.key, pending, 'add', resourceVersionOf(n.obj), undefined, n.isSync, this.o.hasInitialListFlag ? n.isInInitialList : undefined, undefined, undefined);
       case 'update':
-        return packer.packNotify(t, this.name, n.key, pending, 'update', resourceVersionOfLazy(n.newObj, n.newLazy), resourceVersionOfLazy(n.oldObj, n.oldLazy), n.isSync, undefined, undefined, n.change);
+        return this.notify(t, n.key, pending, 'update', resourceVersionOfLazy(n.newObj, n.newLazy), resourceVersionOfLazy(n.oldObj, n.oldLazy), n.isSync, undefined, undefined, n.change);
       case 'delete':
-        return packer.packNotify(t, this.name, n.key, pending, 'delete', resourceVersionOf(n.obj), undefined, false, undefined, isTombstone(n.obj) ? true : undefined, undefined);
+        return this.notify(t, n.key, pending, 'delete', resourceVersionOf(n.obj), undefined, false, undefined, isTombstone(n.obj) ? true : undefined, undefined);
     }
   }
 
-  /** The notify event; literals in full (no spreads), so each op's events share one shape. */
-  private notifyEvent(n: Notification, t: number): TraceEvent {
-    const pending = this.buffer.length;
-    switch (n.op) {
-      case 'add':
-        return this.o.hasInitialListFlag
-          ? { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'add', rv: resourceVersionOf(n.obj), isSync: n.isSync, initialList: n.isInInitialList }
-          : { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'add', rv: resourceVersionOf(n.obj), isSync: n.isSync };
-      case 'update':
-        return { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'update', rv: resourceVersionOfLazy(n.newObj, n.newLazy), oldRv: resourceVersionOfLazy(n.oldObj, n.oldLazy), isSync: n.isSync, change: n.change };
-      case 'delete':
-        return isTombstone(n.obj)
-          ? { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'delete', rv: resourceVersionOf(n.obj), isSync: false, tombstone: true }
-          : { t, type: 'notify', handler: this.name, key: n.key, pending, op: 'delete', rv: resourceVersionOf(n.obj), isSync: false };
-    }
+  private notify(
+    t: number, key: string, pending: number, op: 'add' | 'update' | 'delete', rv: string, oldRv: string | undefined,
+    isSync: boolean, initialList: boolean | undefined, tombstone: true | undefined, change: UpdateChange | undefined,
+  ): void {
+    if (this.o.packer?.packNotify(t, this.name, key, pending, op, rv, oldRv, isSync, initialList, tombstone, change)) return;
+    this.o.emit(notifyLiteral(t, this.name, key, pending, op, rv, oldRv, isSync, initialList, tombstone, change));
   }
 }

@@ -12,7 +12,7 @@ import { Controller, type ReflectorFactory, type ReflectorRunner } from './contr
 import { DeltaFIFO } from './deltaFifo';
 import { compareUpdate, type UpdateComparison } from './diff';
 import type { DeltaType, EventSink, TraceEvent } from '../format/events';
-import { emitterOf, isRecorded, nullSink, packerOf } from './sink';
+import { emitterOf, isRecorded, nullSink, packerOf, type TracePacker } from './sink';
 import type { Delta, Queue } from './fifo';
 import type { ListerWatcher } from './listWatch';
 import { lazyStateOf } from './lazyObject';
@@ -82,6 +82,8 @@ export class SharedIndexInformer {
   private readonly emitFn: (e: TraceEvent) => void;
   /** Whether the sink keeps events: per-event trace work (the update comparison among it) is done only then. */
   private readonly tracing: boolean;
+  /** The sink's TracePacker, if it has one (the processor's distribute events and every listener's notify events go to it first). */
+  private readonly packer: TracePacker | undefined;
   private readonly log: InformerLog;
   private readonly defaultHandlerResyncMs: number;
   private resyncCheckPeriodMs: number;
@@ -93,6 +95,7 @@ export class SharedIndexInformer {
   constructor(private readonly o: SharedInformerOptions) {
     this.emitFn = emitterOf(o.sink);
     this.tracing = isRecorded(o.sink);
+    this.packer = packerOf(o.sink);
     this.log = new InformerLog(o.profile, o.clock, this.emitFn);
     this.defaultHandlerResyncMs = o.resyncPeriodMs ?? 0;
     this.resyncCheckPeriodMs = this.defaultHandlerResyncMs;
@@ -103,7 +106,7 @@ export class SharedIndexInformer {
       keepsEmptyIndexSets: o.profile.keepsEmptyIndexSets,
     });
     if (o.transform && !o.profile.hasSetTransform) throw new Error(`client-go ${o.profile.clientGo} has no SetTransform`);
-    this.processor = new SharedProcessor(o.clock, this.emitFn, this.tracing, packerOf(o.sink));
+    this.processor = new SharedProcessor(o.clock, this.emitFn, this.tracing, this.packer);
   }
 
   /** Before start, a period below the check period lowers it; after start it is raised to it. */
@@ -137,7 +140,7 @@ export class SharedIndexInformer {
       hasInitialListFlag: this.o.profile.hasInitialListFlag,
       tracker: new SyncTracker(() => this.hasSynced()),
       tracing: this.tracing,
-      packer: packerOf(this.o.sink),
+      packer: this.packer,
     });
     this.processor.addListener(listener);
     // Deltas are processed synchronously, so nothing can interleave with these synthetic adds

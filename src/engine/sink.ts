@@ -59,3 +59,24 @@ export function packerOf(sink: EventSink | undefined): TracePacker | undefined {
   const s = sink as (EventSink & Partial<TracePacker>) | undefined;
   return s !== undefined && typeof s.packNotify === 'function' ? (s as EventSink & TracePacker) : undefined;
 }
+
+/**
+ * The notify event as the engine emits it, one literal per shape (no spreads, so each shape's
+ * events share one hidden class): an update's, an add's with the initial-list flag (profiles that
+ * have it), a tombstone's delete, and the plain add or delete. A TracePacker hands the same object
+ * to its subscribers.
+ */
+export function notifyLiteral(
+  t: number, handler: string, key: string, pending: number, op: EventOf<'notify'>['op'], rv: string,
+  oldRv: string | undefined, isSync: boolean, initialList: boolean | undefined, tombstone: boolean | undefined, change: EventOf<'notify'>['change'],
+): TraceEvent {
+  return (
+    op === 'update'
+      ? { t, type: 'notify', handler, key, pending, op, rv, oldRv, isSync, change }
+      : initialList !== undefined
+        ? { t, type: 'notify', handler, key, pending, op, rv, isSync, initialList }
+        : tombstone
+          ? { t, type: 'notify', handler, key, pending, op, rv, isSync, tombstone }
+          : { t, type: 'notify', handler, key, pending, op, rv, isSync }
+  ) as TraceEvent;
+}

@@ -14,7 +14,7 @@
  */
 import type { EventSink, FieldChange, RecordedEvent, TraceEvent } from '../format/events';
 import type { TraceHeader } from '../format/trace';
-import type { TracePacker } from '../engine/sink';
+import { notifyLiteral, type TracePacker } from '../engine/sink';
 import { diffNeedsCopy, mayChangeText, redactEvent, type RedactionContext } from './redact';
 import type { SpillOverview } from '../format/spill';
 import { readSegment, type SegmentFile, type SpillState } from './segments';
@@ -38,28 +38,14 @@ type BatchListener = (batch: RecordedEvent[]) => void;
 /** Slots of TraceRecorder.lastPlain, by field. */
 const [PLAIN_KEY, PLAIN_RV, PLAIN_OLD_RV, PLAIN_EVENT_TYPE, PLAIN_SOURCE, PLAIN_DELTA, PLAIN_CHANGE, PLAIN_HANDLER, PLAIN_OP] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 
+type TraceNotify = Extract<TraceEvent, { type: 'notify' }>;
+
 const WATCH_EVENT = packedLayout('watch.event');
 const RV = packedLayout('rv');
 const ENQUEUE = packedLayout('fifo.enqueue');
 const POP = packedLayout('fifo.pop');
 const DISTRIBUTE = packedLayout('distribute');
 const NOTIFY = packedLayout('notify');
-
-/** The notify event as the engine's literal has it (src/engine/processorListener.ts notifyEvent: its three shapes). */
-function notifyLiteral(
-  t: number, handler: string, key: string, pending: number, op: string, rv: string,
-  oldRv: string | undefined, isSync: boolean, initialList: boolean | undefined, tombstone: boolean | undefined, change: string | undefined,
-): TraceEvent {
-  return (
-    op === 'update'
-      ? { t, type: 'notify', handler, key, pending, op, rv, oldRv, isSync, change }
-      : initialList !== undefined
-        ? { t, type: 'notify', handler, key, pending, op, rv, isSync, initialList }
-        : tombstone
-          ? { t, type: 'notify', handler, key, pending, op, rv, isSync, tombstone }
-          : { t, type: 'notify', handler, key, pending, op, rv, isSync }
-  ) as TraceEvent;
-}
 
 export class TraceRecorder implements EventSink, TracePacker {
   private readonly head: Omit<TraceHeader, 'dropped'>;
@@ -250,8 +236,8 @@ export class TraceRecorder implements EventSink, TracePacker {
   }
 
   packNotify(
-    t: number, handler: string, key: string, pending: number, op: string, rv: string,
-    oldRv: string | undefined, isSync: boolean, initialList: boolean | undefined, tombstone: boolean | undefined, change: string | undefined,
+    t: number, handler: string, key: string, pending: number, op: TraceNotify['op'], rv: string,
+    oldRv: string | undefined, isSync: boolean, initialList: boolean | undefined, tombstone: boolean | undefined, change: TraceNotify['change'],
   ): boolean {
     if (!this.plain(PLAIN_HANDLER, handler) || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_OP, op) || !this.plain(PLAIN_RV, rv) || !this.plain(PLAIN_OLD_RV, oldRv) || !this.plain(PLAIN_CHANGE, change)) return false;
     const c = this.begin(NOTIFY, t);
