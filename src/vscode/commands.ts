@@ -24,7 +24,7 @@ export async function chooseSession(registry: SessionRegistry, onlyRunning: bool
       description: `${s.live ? 'running' : 'ended'}${s.id === shownId ? ' · on screen' : ''}`,
       session: s,
     })),
-    { placeHolder: purpose },
+    { placeHolder: purpose, ignoreFocusOut: true },
   );
   return picked?.session;
 }
@@ -33,6 +33,7 @@ async function askNumber(prompt: string, value: string, min: number, max: number
   const text = await vscode.window.showInputBox({
     prompt,
     value,
+    ignoreFocusOut: true,
     validateInput: (v) => {
       const n = Number(v);
       return Number.isFinite(n) && n >= min && n <= max ? undefined : `a number from ${min} to ${max}`;
@@ -65,7 +66,7 @@ export async function exportPerfettoCommand(registry: SessionRegistry): Promise<
 export async function addHandlerCommand(registry: SessionRegistry): Promise<void> {
   const s = await chooseSession(registry, true, 'Add a handler to which informer?');
   if (!s?.controls) return;
-  const name = await vscode.window.showInputBox({ prompt: 'Handler name', value: `handler-${Date.now() % 1000}`, validateInput: (v) => (v.trim() ? undefined : 'a name') });
+  const name = await vscode.window.showInputBox({ prompt: 'Handler name', value: `handler-${Date.now() % 1000}`, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'a name') });
   if (!name) return;
   const seconds = await askNumber('Resync period in seconds (0 = none)', '0', 0, 86_400);
   if (seconds === undefined) return;

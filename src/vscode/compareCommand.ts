@@ -33,7 +33,7 @@ export async function compareCommand(extensionUri: vscode.Uri, registry: Session
         { label: SANDBOX, detail: 'e.g. restart-storm as v1.15 and v1.36, started together on the SIMULATED sandbox' },
         { label: OPEN, detail: registry.size < 2 ? 'needs two open sessions' : `${registry.size} open: informers, replays, traces, observed reflectors` },
       ],
-      { placeHolder: 'Compare informers on one time axis' },
+      { placeHolder: 'Compare informers on one time axis', ignoreFocusOut: true },
     );
     if (!how) return undefined;
     sessions = how.label === SANDBOX ? await askSandboxes(registry) : await askOpen(registry);
@@ -50,12 +50,12 @@ export async function compareCommand(extensionUri: vscode.Uri, registry: Session
 async function askSandboxes(registry: SessionRegistry): Promise<InformerSession[] | undefined> {
   const story = await vscode.window.showQuickPick(
     STORYLINES.map((name) => ({ label: name, detail: STORYLINE_DESCRIPTIONS[name] })),
-    { placeHolder: 'Sandbox storyline to run under each profile' },
+    { placeHolder: 'Sandbox storyline to run under each profile', ignoreFocusOut: true },
   );
   if (!story) return undefined;
   const picks = await vscode.window.showQuickPick(
     PROFILES.map((p) => ({ label: p.name, picked: (DEFAULT_COMPARE_PROFILES as readonly string[]).includes(p.name) })),
-    { placeHolder: `Profiles to compare (2 to ${MAX_COMPARED})`, canPickMany: true },
+    { placeHolder: `Profiles to compare (2 to ${MAX_COMPARED})`, canPickMany: true, ignoreFocusOut: true },
   );
   if (!picks) return undefined;
   if (picks.length < 2 || picks.length > MAX_COMPARED) {
@@ -84,7 +84,7 @@ async function askOpen(registry: SessionRegistry): Promise<InformerSession[] | u
   const observed = all.filter((s) => s.kind === 'observed' && s.live).slice(0, MAX_COMPARED);
   const picks = await vscode.window.showQuickPick(
     all.map((s) => ({ label: s.title, description: `${s.header().profile} · ${s.live ? 'running' : 'ended'}`, picked: observed.length >= 2 && observed.includes(s), session: s })),
-    { placeHolder: `Sessions to show on one time axis (2 to ${MAX_COMPARED})`, canPickMany: true },
+    { placeHolder: `Sessions to show on one time axis (2 to ${MAX_COMPARED})`, canPickMany: true, ignoreFocusOut: true },
   );
   return picks?.map((p) => p.session);
 }
