@@ -68,11 +68,18 @@ build_one() { # name module-dir output package tags ldflags
   log "building $name ($pkg) into $out ..."
   local t0=$SECONDS
   # GOMODCACHE/GOCACHE stay at Go's defaults so that a reused machine builds warm.
-  (cd "$dir" && CGO_ENABLED=0 go build -mod=readonly -trimpath ${tags:+-tags "$tags"} ${ldflags:+-ldflags "$ldflags"} -o "$out.tmp" "$pkg")
-  mv -f "$out.tmp" "$out"
+  # A temporary name of this process's own: two builds at once (a test beside a benchmark) must
+  # not move or delete each other's half-written file.
+  local tmp="$out.tmp.$$"
+  if ! (cd "$dir" && CGO_ENABLED=0 go build -mod=readonly -trimpath ${tags:+-tags "$tags"} ${ldflags:+-ldflags "$ldflags"} -o "$tmp" "$pkg"); then
+    rm -f "$tmp"
+    die "go build of $name failed"
+  fi
+  mv -f "$tmp" "$out"
   log "built $name in $((SECONDS - t0))s"
   # Older pins or build flags of the same binary are dead weight (each kube-apiserver is ~150 MB).
-  find "$CLUSTER_BIN_DIR" -maxdepth 1 -name "$name-*" ! -name "$(basename "$out")" -delete
+  # (Not another build's temporary file, which is still being written.)
+  find "$CLUSTER_BIN_DIR" -maxdepth 1 -name "$name-*" ! -name "$(basename "$out")" ! -name '*.tmp.*' -delete
 }
 
 cmd_build() {
