@@ -18,7 +18,8 @@ function expect(diff: FieldChange[], ctx: RedactionContext): void {
     assert.equal(got, undefined, `needs a copy: ${JSON.stringify(diff)}`);
     return;
   }
-  const spells = diff.every((c) => ['old', 'new'].every((s) => !(s in c) || typeof (c as Record<string, unknown>)[s] === 'string' || (c as Record<string, unknown>)[s] === null || typeof (c as Record<string, unknown>)[s] === 'boolean' || Number.isFinite((c as Record<string, unknown>)[s])));
+  const spelled = (v: unknown) => typeof v === 'string' || v === null || typeof v === 'boolean' || Number.isFinite(v);
+  const spells = diff.every((c) => (['old', 'new'] as const).every((side) => !(side in c) || spelled(c[side])));
   if (got === null) assert.ok(!spells, `declined a diff it spells: ${JSON.stringify(diff)}`);
   else assert.equal(got, JSON.stringify(diff));
 }
