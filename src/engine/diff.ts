@@ -181,7 +181,10 @@ function listedMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean
   for (let k = 0; k < ma.keys.length; k++) {
     const key = ma.keys[k];
     const m = mb.keys[k] === key ? k : mb.keys.indexOf(key);
-    if (m < 0 || !memberChanges(key, ma.texts[k], ma.starts[k], ma.ends[k], mb.texts[m], mb.starts[m], mb.ends[m], out)) return false;
+    if (m < 0) return false;
+    // metadata is never a LIST default: its text is the object's.
+    if (key === 'metadata' && resourceVersionOnly(a, b, ma.starts[k], ma.ends[k], mb.starts[m], mb.ends[m], out)) continue;
+    if (!memberChanges(key, ma.texts[k], ma.starts[k], ma.ends[k], mb.texts[m], mb.starts[m], mb.ends[m], out)) return false;
   }
   return true;
 }

@@ -56,6 +56,25 @@ describe('engine: metadata.resourceVersion from the scanned span', () => {
     same(pod('{"resourceVersion":"1","name":"p"}'), pod('{"name":"p","resourceVersion":"1"}')); // reordered
   });
 
+  it('compares a LIST item (apiVersion and kind filled in) with its next version alike', () => {
+    const item = (metadata: string) => `{"metadata":${metadata},"spec":{"x":1},"status":{"phase":"Running"}}`;
+    const listed = (text: string) => {
+      const s = scanObject(text, 0);
+      assert.ok(s);
+      return lazyObject(text, s.fields, { apiVersion: 'v1', kind: 'Pod' });
+    };
+    const cases: [string, string][] = [
+      ['{"name":"p","resourceVersion":"1"}', '{"name":"p","resourceVersion":"2"}'],
+      ['{"name":"p","resourceVersion":"1","uid":"a"}', '{"name":"p","resourceVersion":"2","uid":"b"}'],
+      ['{"resourceVersion":"1","resourceVersion":"5"}', '{"resourceVersion":"2","resourceVersion":"5"}'],
+    ];
+    for (const [ma, mb] of cases) {
+      const parsedOld = { apiVersion: 'v1', kind: 'Pod', ...JSON.parse(item(ma)) };
+      assert.deepEqual(compareUpdate(listed(item(ma)), lazy(pod(mb))), compareUpdate(parsedOld, JSON.parse(pod(mb))), `${ma} / ${mb}`);
+      assert.deepEqual(compareUpdate(listed(item(ma)), listed(item(mb))), compareUpdate(parsedOld, { apiVersion: 'v1', kind: 'Pod', ...JSON.parse(item(mb)) }), `${ma} / ${mb}`);
+    }
+  });
+
   it('equals the parsed comparison for generated metadata pairs', async () => {
     const key = fc.constantFrom('"resourceVersion"', '"resource\\u0056ersion"', '"name"', '"uid"', '"labels"', '"x"');
     const value = fc.constantFrom('"1"', '"2"', '"10"', '"1\\u0030"', '"a\\"b"', '"ü"', '{"resourceVersion":"1"}', '{"a":"2"}', '[1]', '"' + '7'.repeat(20) + '"');
