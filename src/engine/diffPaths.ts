@@ -25,6 +25,15 @@ let kept = 0;
 
 export class PathNode {
   private children: Map<string | number, PathNode> | undefined = undefined;
+  /**
+   * The two children child() found or made last, and their keys: an update's paths repeat (and
+   * two siblings often alternate, a condition's two timestamps), so most lookups end here
+   * without hashing the key.
+   */
+  private lastKey: string | number | undefined = undefined;
+  private lastChild: PathNode | undefined = undefined;
+  private otherKey: string | number | undefined = undefined;
+  private otherChild: PathNode | undefined = undefined;
 
   constructor(
     /** The path in childPath notation ('' at the root). */
@@ -37,8 +46,10 @@ export class PathNode {
 
   /** The node of `key` below this one: an object key (string) or an array index (number). */
   child(key: string | number): PathNode {
+    if (key === this.lastKey) return this.lastChild as PathNode;
+    if (key === this.otherKey) return this.remember(key, this.otherChild as PathNode);
     const known = this.children?.get(key);
-    if (known !== undefined) return known;
+    if (known !== undefined) return this.remember(key, known);
     const node =
       typeof key === 'number'
         ? new PathNode(`${this.path}[${key}]`, this.first, this.second)
@@ -46,7 +57,17 @@ export class PathNode {
     if (kept < MAX_PATH_NODES && node.path.length <= MAX_KEPT_PATH) {
       kept++;
       (this.children ??= new Map()).set(key, node);
+      this.remember(key, node);
     }
+    return node;
+  }
+
+  /** Makes key's node the last one looked up (the previous last becomes the other). */
+  private remember(key: string | number, node: PathNode): PathNode {
+    this.otherKey = this.lastKey;
+    this.otherChild = this.lastChild;
+    this.lastKey = key;
+    this.lastChild = node;
     return node;
   }
 

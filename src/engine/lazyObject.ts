@@ -33,6 +33,12 @@ export interface LazyFields {
   members?: (string | number)[];
   /** The object's store key, once something asked for it (store.ts keyOfFields). */
   key?: string;
+  /**
+   * Where the value of metadata's resourceVersion member is in the text (its quotes included; the
+   * last such member of the last metadata, the one JSON.parse keeps), or -1 / absent without one.
+   */
+  rvStart?: number;
+  rvEnd?: number;
 }
 
 export class LazyState {

@@ -232,7 +232,7 @@ class Scan {
    */
   kubeObject(i: number, depth: number): { end: number; fields: ScannedFields } {
     // Every field present from the start: one object shape for every scanned object.
-    const f: Reading = { hasMetadata: false, kind: undefined, apiVersion: undefined, name: undefined, namespace: undefined, resourceVersion: undefined, members: undefined, key: undefined };
+    const f: Reading = { hasMetadata: false, kind: undefined, apiVersion: undefined, name: undefined, namespace: undefined, resourceVersion: undefined, members: undefined, key: undefined, rvStart: -1, rvEnd: -1 };
     // Every member, in text order: key, then where its value starts and ends (from i).
     const members: (string | number)[] = [];
     const end = this.object(i, depth + 1, (keyAt, keyEnd, at) => {
@@ -243,6 +243,10 @@ class Scan {
     });
     if (f.hasMetadata === NOT_STRING || f.kind === NOT_STRING || f.apiVersion === NOT_STRING || f.name === NOT_STRING || f.namespace === NOT_STRING || f.resourceVersion === NOT_STRING) throw DECLINE;
     f.members = members;
+    if (f.rvStart >= 0) {
+      f.rvStart -= i;
+      f.rvEnd -= i;
+    }
     return { end, fields: f as ScannedFields };
   }
 
@@ -257,6 +261,7 @@ class Scan {
     if (key !== 'metadata') return this.value(at, depth + 1);
     // A later metadata replaces the earlier one whole.
     f.name = f.namespace = f.resourceVersion = undefined;
+    f.rvStart = f.rvEnd = -1;
     if (this.s.charCodeAt(at) !== LBRACE) {
       f.hasMetadata = NOT_STRING;
       return this.value(at, depth + 1);
@@ -267,8 +272,11 @@ class Scan {
       else if (this.keyIs(keyAt, keyEnd, 'namespace')) {
         const v = this.stringMember(vat, depth + 2);
         f.namespace = v === NOT_STRING ? v : shared(v);
-      } else if (this.keyIs(keyAt, keyEnd, 'resourceVersion')) f.resourceVersion = this.stringMember(vat, depth + 2);
-      else return -1;
+      } else if (this.keyIs(keyAt, keyEnd, 'resourceVersion')) {
+        f.resourceVersion = this.stringMember(vat, depth + 2);
+        f.rvStart = vat;
+        f.rvEnd = this.memberEnd;
+      } else return -1;
       return this.memberEnd;
     });
   }
@@ -284,6 +292,9 @@ interface Reading {
   resourceVersion: string | undefined | typeof NOT_STRING;
   members: (string | number)[] | undefined;
   key: undefined;
+  /** The span of metadata's (last) resourceVersion value, quotes included (absolute while read, from the object's `{` after); -1 without one. */
+  rvStart: number;
+  rvEnd: number;
 }
 
 /** The top-level keys of the objects read last, by place (memberKey); bounded. */

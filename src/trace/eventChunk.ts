@@ -395,6 +395,12 @@ export class Chunk {
     this.write(f, this.valueOf(kind, v, 0));
   }
 
+  /** A JSON-text field given as its text (what other() keeps of a value whose JSON.stringify is `text`). */
+  json(f: number, text: string): void {
+    if (!this.takes(f, JSON_TEXT)) return;
+    this.write(f, this.keep(text));
+  }
+
   /** Adds the event begun with its time t; false when a field did not fit (nothing added). */
   end(t: number): boolean {
     if (!this.wFits) {

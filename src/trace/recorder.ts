@@ -15,7 +15,8 @@
 import type { EventSink, FieldChange, RecordedEvent, TraceEvent } from '../format/events';
 import type { TraceHeader } from '../format/trace';
 import { notifyLiteral, type TracePacker } from '../engine/sink';
-import { diffNeedsCopy, mayChangeText, redactEvent, type RedactionContext } from './redact';
+import { mayChangeText, redactEvent, type RedactionContext } from './redact';
+import { plainDiffJson } from './diffJson';
 import type { SpillOverview } from '../format/spill';
 import { readSegment, type SegmentFile, type SpillState } from './segments';
 import { SpillOverviewBuilder } from './spillOverview';
@@ -214,7 +215,12 @@ export class TraceRecorder implements EventSink, TracePacker {
     change: string | undefined, diff: FieldChange[] | undefined, oldRv: string | undefined, rv: string,
   ): boolean {
     if (!this.plain(PLAIN_OP, op) || !this.plain(PLAIN_KEY, key) || !this.plain(PLAIN_CHANGE, change) || !this.plain(PLAIN_OLD_RV, oldRv) || !this.plain(PLAIN_RV, rv)) return false;
-    if (diff !== undefined && this.redaction !== undefined && diffNeedsCopy(diff, this.redaction)) return false;
+    // The diff's JSON text, checked for redaction on the way (null: the chunk stringifies it).
+    let diffText: string | null | undefined = null;
+    if (diff !== undefined && this.redaction !== undefined) {
+      diffText = plainDiffJson(diff, this.redaction);
+      if (diffText === undefined) return false;
+    }
     const c = this.begin(DISTRIBUTE, t);
     const at = DISTRIBUTE.at;
     c.str(at.op, op);
@@ -223,7 +229,8 @@ export class TraceRecorder implements EventSink, TracePacker {
     c.num(at.delivered, delivered);
     c.num(at.skipped, skipped);
     c.str(at.change, change);
-    c.other(at.diff, diff);
+    if (diffText !== null) c.json(at.diff, diffText);
+    else c.other(at.diff, diff);
     c.str(at.oldRv, oldRv);
     c.str(at.rv, rv);
     if (!this.commit(c, t)) return false;

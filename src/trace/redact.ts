@@ -80,6 +80,17 @@ export function mayChangeText(s: string): boolean {
   return false;
 }
 
+/**
+ * Whether plainText passes s (then redactText leaves it as it is, and it has no character JSON
+ * escapes: no quote, backslash, control character or surrogate, so its JSON text is s in quotes).
+ */
+export function plainString(s: string): boolean {
+  if (s === lastPlain) return true;
+  if (!plainText(s)) return false;
+  if (s.length >= 16) lastPlain = s;
+  return true;
+}
+
 export function redactText(s: string): string {
   return mayChangeText(s) ? applyTextRules(s) : s;
 }

@@ -99,7 +99,18 @@ function expectedFields(o: Record<string, unknown>): ScannedFields | undefined {
 }
 
 function norm(f: ScannedFields | undefined): unknown {
-  return f && JSON.parse(JSON.stringify({ ...f, members: undefined }));
+  return f && JSON.parse(JSON.stringify({ ...f, members: undefined, rvStart: undefined, rvEnd: undefined }));
+}
+
+/** The span of metadata's resourceVersion value (rvStart/rvEnd) holds the text of the value JSON.parse keeps; -1 without one. */
+function checkRvSpan(text: string, f: ScannedFields): void {
+  if (f.resourceVersion === undefined) {
+    assert.deepEqual([f.rvStart, f.rvEnd], [-1, -1], text);
+    return;
+  }
+  const [start, end] = [f.rvStart as number, f.rvEnd as number];
+  assert.ok(start > 0 && end > start && end <= text.length, text);
+  assert.equal(JSON.parse(text.slice(start, end)), f.resourceVersion, text);
 }
 
 /** A change to a valid text: insert, delete or replace one character (usually makes it invalid). */
@@ -132,6 +143,7 @@ describe('kube: the JSON scanner of lazy objects', () => {
         if (got) {
           read++;
           assert.equal(got.end, text.length, text);
+          checkRvSpan(text, got.fields);
         }
       }),
       { numRuns: 3000, timeMs: 6000 },
