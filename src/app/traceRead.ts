@@ -91,8 +91,9 @@ const oneLine = (e: unknown) => String(e instanceof Error ? e.message : e).split
 
 /**
  * What the worker does (run here by tests): reads the file line by line into columns
- * (src/app/traceRows.ts) and sends what a companion holds (`opened`: columns, summary,
- * findings, line offsets; the sections are copies, free to transfer); then checks whether the
+ * (src/app/traceRows.ts) and sends what a companion holds (`opened`: columns, summary, line
+ * offsets; the sections are copies, free to transfer), then the findings (`findings`: what the
+ * first frame does not need comes after it); then checks whether the
  * file is the canonical text an export writes and, when it is and the trace has at least
  * `companionMinEvents` events, writes the companion beside it (`checked`) — once `checkNow`
  * resolves or `checkAfterMs` has passed. A file in another layout or with any problem is
