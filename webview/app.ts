@@ -33,7 +33,7 @@ import {
 } from '../src/protocol/timeline';
 import type { IpcMessage } from '../src/protocol/ipc';
 import type { CompareViewState } from '../src/protocol/compare';
-import type { Finding, TraceSummary } from '../src/format/trace';
+import type { Finding, FindingsState, TraceSummary } from '../src/format/trace';
 import type { FieldChange } from '../src/format/events';
 import { diffPending, eventDetails } from './model/details';
 import { TimelineData } from './model/timelineData';
@@ -68,6 +68,8 @@ export class TimelineApp {
   readonly data = new TimelineData();
   private readonly ui: TimelineUiState;
   private findings: Finding[] = [];
+  /** Present while the session's findings are not known (a trace opened from its JSON shows its timeline first). */
+  private findingsState: FindingsState | undefined;
   /** The host's counts of the whole trace (undefined until a snapshot brought them). */
   private summary: TraceSummary | undefined;
   private session: SessionInfo | undefined;
@@ -250,6 +252,7 @@ export class TimelineApp {
     this.data.setLive(p.session.live);
     if (p.nowT !== undefined) this.data.advanceNow(p.nowT);
     this.findings = p.findings;
+    this.findingsState = p.findingsState?.state === 'ready' ? undefined : p.findingsState;
     if (!readable) this.data.reset();
     this.setEmpty(!readable ? 'This view could not read the events the extension sent (malformed columns).' : this.data.eventCount === 0 ? 'Waiting for the first events…' : undefined);
     this.toolbar.setSessions(this.sessions, p.session.id);
@@ -289,6 +292,7 @@ export class TimelineApp {
     if (p.storage) this.storage = p.storage;
     if (p.findings) {
       this.findings = p.findings;
+      this.findingsState = p.findingsState?.state === 'ready' ? undefined : p.findingsState;
       this.showFindings();
     }
     if (session.live !== p.live) {
@@ -405,7 +409,7 @@ export class TimelineApp {
     // Without a session the chips would show zeros and "idle (ended)" for nothing: hide them.
     this.headerEl.style.display = this.toolbarEl.style.display = this.session ? '' : 'none';
     this.filterBar.setHandlers(this.data.handlerNames);
-    if (this.session && this.summary) renderSummary(this.headerEl, this.summary, this.findings.length, this.session);
+    if (this.session && this.summary) renderSummary(this.headerEl, this.summary, this.findingsCount(), this.session);
     else this.headerEl.replaceChildren();
     if (this.session && this.storage) this.headerEl.append(this.storageChip(this.storage));
     // What this view holds, for the end-to-end checks that compare it with the host's trace.
@@ -436,8 +440,21 @@ export class TimelineApp {
     this.chartEl.hidden = this.lower.hidden = message !== undefined;
   }
 
+  /** The findings' number, or while they are not known what stands in for it. */
+  private findingsCount(): number | string {
+    const st = this.findingsState;
+    return st === undefined || st.state === 'ready' ? this.findings.length : st.state === 'computing' ? 'computing…' : 'failed';
+  }
+
+  /** The line the findings panel shows instead of the findings while they are not known. */
+  private findingsNote(): string | undefined {
+    const st = this.findingsState;
+    if (st === undefined || st.state === 'ready') return undefined;
+    return st.state === 'computing' ? 'Findings: computing…' : `The findings could not be computed: ${st.reason}`;
+  }
+
   private showFindings(): void {
-    this.tabs.setFindingsCount(this.findings.length);
+    this.tabs.setFindingsCount(this.findingsCount());
     renderFindings(
       this.findingsEl,
       this.findings,
@@ -448,6 +465,7 @@ export class TimelineApp {
         this.tabs.show('details');
       },
       (url) => this.vscode.postMessage(OpenLinkCommand.create({ url })),
+      this.findingsNote(),
     );
   }
 }

@@ -14,7 +14,7 @@ import type { SpillState } from '../trace/segments';
 import type { SpillOverview } from '../format/spill';
 import { diffForSeq, encodeBatch, type ColumnBatch } from '../protocol/eventColumns';
 import { answerSpillCall, asColumns, type SpillAnswer, type SpillCall, type SpilledColumns } from './spillRead';
-import { writeTraceWithCompanion, type ColumnarTrace } from './traceColumns';
+import { writeTraceWithCompanion, type ColumnarTrace, type FindingsState } from './traceColumns';
 import type { TraceHeader } from '../format/trace';
 import type { SessionInfo } from '../protocol/timeline';
 import { SummaryModel, type TraceSummary } from '../trace/summary';
@@ -250,6 +250,8 @@ export class InformerSession {
   /** Events with seq > the given one. */
   since(seq: number): RecordedEvent[] {
     if (this.recorder) return this.recorder.since(seq);
+    // A trace opened as columns does not grow: after its last event there is none (and its JSON is not parsed to say so).
+    if (this.columnar && seq >= this.columnar.lastSeq) return [];
     return this.events().filter((e) => e.seq > seq);
   }
 
@@ -311,8 +313,20 @@ export class InformerSession {
     return findings;
   }
 
-  /** Called with every new batch of events (synchronously, per emit). */
+  /**
+   * Where the findings are (findings() holds none until they are `ready`): a trace opened from
+   * its JSON gets them after its columns.
+   */
+  findingsState(): FindingsState {
+    return this.columnar ? this.columnar.findingsState : { state: 'ready' };
+  }
+
+  /**
+   * Called with every new batch of events (synchronously, per emit); for a trace opened from its
+   * JSON, once with no events when its findings arrive (or cannot be computed).
+   */
   subscribe(fn: (batch: RecordedEvent[]) => void): () => void {
+    if (this.columnar) return this.columnar.onFindings(() => fn([]));
     return this.recorder ? this.recorder.subscribe(fn) : () => undefined;
   }
 

@@ -12,8 +12,8 @@ import { copyFile, open } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FieldChange, RecordedEvent } from '../format/events';
-import type { Finding, TraceHeader } from '../format/trace';
-import { COLUMN_NAMES, EXTRA, HAS_DIFF, ROW_TYPES, batchArrays, decodeBatch, diffSourceIndex, encodeBatch, type ColumnBatch, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
+import type { Finding, FindingsState, TraceHeader } from '../format/trace';
+import { COLUMN_NAMES, EXTRA, HAS_DIFF, ROW_TYPES, StringTable, batchArrays, decodeBatch, decodeRow, diffSourceIndex, encodeBatch, type ColumnBatch, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
 import { computeFindings } from '../trace/findings';
 import { SummaryModel, type TraceSummary } from '../trace/summary';
 import { cachedCompanionPath, copyCompanion, fingerprintOf, readCompanion, removeCompanion, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
@@ -85,19 +85,34 @@ export function companionContent(header: TraceHeader, events: readonly RecordedE
  * and findings from the rows decoded again (they read no diff, which the rows leave out).
  */
 export function companionContentOfBatch(header: TraceHeader, batch: ColumnBatch, offsets: Float64Array): CompanionContent {
-  const events = decodeBatch(batch) ?? [];
-  const summary = new SummaryModel();
-  for (const e of events) summary.add(e);
-  let found: Finding[];
-  try {
-    found = computeFindings(header, events);
-  } catch {
-    found = [];
-  }
-  return contentOf(header, batch, summary.snapshot(), found, offsets);
+  return contentOf(header, batch, summaryOfBatch(batch), findingsOfBatch(header, batch), offsets);
 }
 
-function contentOf(header: TraceHeader, batch: ColumnBatch, summary: TraceSummary, findings: Finding[], offsets: Float64Array): CompanionContent {
+/**
+ * The summary of a trace's events as columns, each row made an event only while it is counted
+ * (none is kept: no array of a million objects for the collector to trace); the same summary
+ * SummaryModel makes of the events.
+ */
+export function summaryOfBatch(batch: ColumnBatch): TraceSummary {
+  const summary = new SummaryModel();
+  const cols = batchArrays(batch);
+  if (!cols) return summary.snapshot();
+  const strings = new StringTable(batch.strings);
+  for (let i = 0, next = 0; i < batch.count; i++) summary.add(cols.type[i] === EXTRA ? batch.extras[next++] : decodeRow(cols, i, strings));
+  return summary.snapshot();
+}
+
+/** The findings of a trace's events as columns (the rows decoded again); none when a rule trips over the trace. */
+export function findingsOfBatch(header: TraceHeader, batch: ColumnBatch): Finding[] {
+  try {
+    return computeFindings(header, decodeBatch(batch) ?? []);
+  } catch {
+    return [];
+  }
+}
+
+/** What the companion of a trace holds, from its parts. */
+export function contentOf(header: TraceHeader, batch: ColumnBatch, summary: TraceSummary, findings: Finding[], offsets: Float64Array): CompanionContent {
   const meta: Meta = { count: batch.count, header, summary, findings, strings: batch.strings, extras: batch.extras };
   return {
     meta,
@@ -159,10 +174,19 @@ export type ExportElsewhere = (
   opened: { fingerprint: Fingerprint; count: number; lastSeq: number; findings: Finding[] },
 ) => Promise<{ events: number } | { message: string }>;
 
+export type { FindingsState } from '../format/trace';
+
+const NO_FINDINGS: Finding[] = [];
+
 export class ColumnarTrace {
   private loaded: { header: TraceHeader; events: RecordedEvent[] } | undefined;
   /** The events kept whole, by row. */
   private readonly extraAt = new Map<number, RecordedEvent>();
+  private found: Finding[] | undefined;
+  private findingsFailure: string | undefined;
+  private readonly findingsListeners = new Set<() => void>();
+  /** Resolves with the findings once they are known; rejects (one line) when they cannot be computed. */
+  readonly findingsReady: Promise<Finding[]>;
 
   private constructor(
     readonly jsonPath: string,
@@ -178,9 +202,58 @@ export class ColumnarTrace {
     private readonly cols: EventColumnArrays,
     private readonly offsets: Float64Array,
     readonly summary: TraceSummary,
-    readonly findings: Finding[],
+    findings: Finding[] | Promise<Finding[]>,
   ) {
     for (let i = 0, next = 0; i < batch.count; i++) if (cols.type[i] === EXTRA) this.extraAt.set(i, batch.extras[next++]);
+    if (Array.isArray(findings)) {
+      this.found = findings;
+      this.findingsReady = Promise.resolve(findings);
+    } else {
+      this.findingsReady = findings;
+      findings.then(
+        (f) => this.settleFindings(f, undefined),
+        (e: unknown) => this.settleFindings(undefined, String(e instanceof Error ? e.message : e).split('\n')[0]),
+      );
+    }
+  }
+
+  private settleFindings(found: Finding[] | undefined, failure: string | undefined): void {
+    this.found = found;
+    this.findingsFailure = failure;
+    for (const fn of this.findingsListeners) {
+      try {
+        fn();
+      } catch {
+        // One listener's failure must not keep the others from hearing of the findings.
+      }
+    }
+    this.findingsListeners.clear();
+  }
+
+  /** The findings as far as they are known: none while they are being computed or when that failed (findingsState says which). */
+  get findings(): Finding[] {
+    return this.found ?? NO_FINDINGS;
+  }
+
+  get findingsState(): FindingsState {
+    if (this.found) return { state: 'ready' };
+    return this.findingsFailure === undefined ? { state: 'computing' } : { state: 'failed', reason: this.findingsFailure };
+  }
+
+  /** Calls fn once when the findings are known or failed (not at all when they already are). */
+  onFindings(fn: () => void): () => void {
+    if (this.findingsState.state !== 'computing') return () => undefined;
+    this.findingsListeners.add(fn);
+    return () => this.findingsListeners.delete(fn);
+  }
+
+  /** The findings, once known (an export waits for them); a failure to compute them as a one-line BadInputError. */
+  private async knownFindings(): Promise<Finding[]> {
+    try {
+      return await this.findingsReady;
+    } catch (e) {
+      throw new BadInputError(`the trace's findings could not be computed (${String(e instanceof Error ? e.message : e).split('\n')[0]}); reopen it`);
+    }
   }
 
   /**
@@ -202,10 +275,20 @@ export class ColumnarTrace {
    * The trace at `jsonPath` from a companion's content that was not read from a file (the trace
    * reader built it from the JSON as it was at `fingerprint`), or why that content is unusable.
    */
-  static fromContent(jsonPath: string, fingerprint: Fingerprint, meta: unknown, sections: Map<string, ArrayBuffer>, checked: Promise<ReadCheck>, hurry: () => void, exportElsewhere?: ExportElsewhere): ColumnarTrace | string {
+  static fromContent(
+    jsonPath: string,
+    fingerprint: Fingerprint,
+    meta: unknown,
+    sections: Map<string, ArrayBuffer>,
+    checked: Promise<ReadCheck>,
+    hurry: () => void,
+    exportElsewhere?: ExportElsewhere,
+    /** The findings when they come after the content (its own `findings` are then not read). */
+    lateFindings?: Promise<Finding[]>,
+  ): ColumnarTrace | string {
     const b = batchOf(meta, sections);
     if (typeof b === 'string') return b;
-    return new ColumnarTrace(jsonPath, checked, hurry, exportElsewhere, fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, b.meta.findings);
+    return new ColumnarTrace(jsonPath, checked, hurry, exportElsewhere, fingerprint, b.meta.header, b.batch, b.cols, b.offsets, b.meta.summary, lateFindings ?? b.meta.findings);
   }
 
   get count(): number {
@@ -299,22 +382,24 @@ export class ColumnarTrace {
   async exportTo(path: string): Promise<number> {
     await this.checkUnchanged();
     this.hurry();
+    // The companion holds the findings: an export asked for while they are computed waits for them.
+    const findings = await this.knownFindings();
     const check = await this.checked;
     const same = resolve(path) === resolve(this.jsonPath);
     if (check.canonical && same) return this.count;
     if (!check.canonical && this.exportElsewhere) {
-      const written = await this.exportElsewhere(path, { fingerprint: this.fingerprint, count: this.count, lastSeq: this.lastSeq, findings: this.findings });
+      const written = await this.exportElsewhere(path, { fingerprint: this.fingerprint, count: this.count, lastSeq: this.lastSeq, findings });
       if ('message' in written) throw new BadInputError(written.message);
       return written.events;
     }
     if (!check.canonical) {
       const { header, events } = this.load();
-      return writeTraceWithCompanion(path, header, events.slice(), this.findings, { events, batch: this.batch, summary: this.summary, findings: this.findings });
+      return writeTraceWithCompanion(path, header, events.slice(), findings, { events, batch: this.batch, summary: this.summary, findings });
     }
     await removeCompanion(path);
     await copyFile(this.jsonPath, path);
     if (check.companion) await copyCompanion(check.companion, path);
-    else await writeCompanion(path, contentOf(this.header, this.batch, this.summary, this.findings, this.offsets));
+    else await writeCompanion(path, contentOf(this.header, this.batch, this.summary, findings, this.offsets));
     return this.count;
   }
 }

@@ -13,7 +13,8 @@ import { Worker } from 'node:worker_threads';
 import { cachedCompanionPath, fingerprintOf, prepareCompanionCache, pruneCompanionCache, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
 import { prepareChecks } from '../trace/traceFile';
 import { isCanonicalText } from '../trace/traceLines';
-import { ColumnarTrace, companionContentOfBatch, type ExportElsewhere, type ReadCheck } from './traceColumns';
+import type { Finding } from '../format/trace';
+import { ColumnarTrace, contentOf, findingsOfBatch, summaryOfBatch, type ExportElsewhere, type ReadCheck } from './traceColumns';
 import { readWorkerScript, runJob, runJobInWorker, type JobReply, type JobRequest } from './traceJobs';
 import { decodeRowsJob, readTraceColumnsInParts, type RowsHelper } from './traceRowParts';
 
@@ -78,7 +79,10 @@ export interface CheckNow {
 }
 
 export type ReadReply =
-  | { kind: 'opened'; fingerprint: { size: number; mtimeMs: number; head: Uint8Array; tail: Uint8Array }; meta: CompanionContent['meta']; sections: { name: string; data: ArrayBuffer }[] }
+  /** The columns, summary and line offsets; `findingsLater`: the meta's findings are empty, `findings` follows. */
+  | { kind: 'opened'; fingerprint: { size: number; mtimeMs: number; head: Uint8Array; tail: Uint8Array }; meta: CompanionContent['meta']; sections: { name: string; data: ArrayBuffer }[]; findingsLater?: true }
+  /** The findings of the trace `opened` sent (computed after it, off the path to the first frame). */
+  | { kind: 'findings'; findings: Finding[] }
   /** Not read here: another layout, a problem the importer names, or a failure (`reason`, one line). */
   | { kind: 'other'; reason?: string }
   | ({ kind: 'checked' } & ReadCheck);
@@ -87,8 +91,9 @@ const oneLine = (e: unknown) => String(e instanceof Error ? e.message : e).split
 
 /**
  * What the worker does (run here by tests): reads the file line by line into columns
- * (src/app/traceRows.ts) and sends what a companion holds (`opened`: columns, summary,
- * findings, line offsets; the sections are copies, free to transfer); then checks whether the
+ * (src/app/traceRows.ts) and sends what a companion holds (`opened`: columns, summary, line
+ * offsets; the sections are copies, free to transfer), then the findings (`findings`: what the
+ * first frame does not need comes after it); then checks whether the
  * file is the canonical text an export writes and, when it is and the trace has at least
  * `companionMinEvents` events, writes the companion beside it (`checked`) — once `checkNow`
  * resolves or `checkAfterMs` has passed. A file in another layout or with any problem is
@@ -113,12 +118,18 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
     started?.cancel();
   }
   if (!lines) return send({ kind: 'other' });
-  const content = companionContentOfBatch(lines.header, lines.batch, lines.offsets);
-  const sections = content.sections.map((s) => ({ name: s.name, data: new Uint8Array(s.data.buffer, s.data.byteOffset, s.data.byteLength).slice().buffer }));
+  // The first frame needs the columns and the summary; the findings follow (`findings`).
+  const summary = summaryOfBatch(lines.batch);
+  const first = contentOf(lines.header, lines.batch, summary, [], lines.offsets);
+  const sections = first.sections.map((s) => ({ name: s.name, data: new Uint8Array(s.data.buffer, s.data.byteOffset, s.data.byteLength).slice().buffer }));
   const fp = { size: fingerprint.size, mtimeMs: fingerprint.mtimeMs, head: new Uint8Array(fingerprint.head), tail: new Uint8Array(fingerprint.tail) };
-  send({ kind: 'opened', fingerprint: fp, meta: content.meta, sections });
+  send({ kind: 'opened', fingerprint: fp, meta: first.meta, sections, findingsLater: true });
+  const sentAt = Date.now();
+  const findings = findingsOfBatch(lines.header, lines.batch);
+  send({ kind: 'findings', findings });
+  const content = contentOf(lines.header, lines.batch, summary, findings, lines.offsets);
   let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([checkNow, new Promise<void>((resolve) => (timer = setTimeout(resolve, req.checkAfterMs)))]);
+  await Promise.race([checkNow, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, req.checkAfterMs - (Date.now() - sentAt)))))]);
   clearTimeout(timer);
   const canonical = isCanonicalText(lines);
   if (!canonical || lines.batch.count < req.companionMinEvents) return send({ kind: 'checked', canonical });
@@ -157,26 +168,35 @@ function receiver(path: string, hurry: () => void, jobs: (req: JobRequest) => Pr
     if (!opened) answer(a);
     opened = true;
   };
+  // The findings that follow `opened`: a worker that ends or fails before sending them fails them (one line).
+  let settleFindings: (f: Finding[] | { reason: string }) => void = () => undefined;
+  const lateFindings = new Promise<Finding[]>((resolve, reject) => (settleFindings = (f) => (Array.isArray(f) ? resolve(f) : reject(new Error(f.reason)))));
+  // Nobody may ask for them (the open failed): their failure is not an unhandled rejection.
+  lateFindings.catch(() => undefined);
   const receive = (msg: ReadReply) => {
-    if (msg.kind === 'opened' && !opened) {
+    if (msg.kind === 'findings') {
+      settleFindings(msg.findings);
+    } else if (msg.kind === 'opened' && !opened) {
       const fp: Fingerprint = { size: msg.fingerprint.size, mtimeMs: msg.fingerprint.mtimeMs, head: Buffer.from(msg.fingerprint.head), tail: Buffer.from(msg.fingerprint.tail) };
       const exportElsewhere: ExportElsewhere = async (dest, opened) => {
         const { fingerprint: f, count, lastSeq, findings } = opened;
         const r = await jobs({ kind: 'export', path, fingerprint: { size: f.size, mtimeMs: f.mtimeMs, head: new Uint8Array(f.head), tail: new Uint8Array(f.tail) }, count, lastSeq, dest, findings });
         return r.kind === 'exported' ? { events: r.events } : { message: r.kind === 'failed' || r.kind === 'notATrace' ? r.message : `the trace reader answered ${r.kind}` };
       };
-      const trace = ColumnarTrace.fromContent(path, fp, msg.meta, new Map(msg.sections.map((s) => [s.name, s.data])), checked, hurry, exportElsewhere);
+      const trace = ColumnarTrace.fromContent(path, fp, msg.meta, new Map(msg.sections.map((s) => [s.name, s.data])), checked, hurry, exportElsewhere, msg.findingsLater ? lateFindings : undefined);
       done(typeof trace === 'string' ? { reason: `what the trace reader sent cannot be used (${trace})` } : trace);
     } else if (msg.kind === 'checked') {
       settleCheck({ canonical: msg.canonical, ...(msg.companion ? { companion: msg.companion } : {}), ...(msg.companionReason ? { companionReason: msg.companionReason } : {}) });
     } else if (msg.kind === 'other') {
       done(msg.reason !== undefined ? { reason: msg.reason } : {});
       settleCheck({ canonical: false });
+      settleFindings({ reason: msg.reason ?? 'the trace reader stopped' });
     }
   };
   const ended = (reason: string) => {
     done({ reason });
     settleCheck({ canonical: false });
+    settleFindings({ reason });
   };
   return { receive, ended, answer: answered };
 }

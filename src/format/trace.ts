@@ -39,6 +39,12 @@ export interface Finding {
 }
 
 /**
+ * Whether a session's findings are known: a trace opened from its JSON shows its timeline before
+ * they are computed (`computing`), and gets them, or why they could not be computed (one line), after.
+ */
+export type FindingsState = { state: 'ready' } | { state: 'computing' } | { state: 'failed'; reason: string };
+
+/**
  * The trace's counts, computed once (src/trace/summary.ts) and read by every header chip, the
  * status bar, the findings and the CLI `summarize`, so they cannot disagree.
  */

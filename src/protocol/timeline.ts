@@ -23,7 +23,7 @@ import {
   isRecord,
   isString,
 } from './ipc';
-import type { Finding, StaleWindow, TraceHeader, TraceSummary } from '../format/trace';
+import type { Finding, FindingsState, StaleWindow, TraceHeader, TraceSummary } from '../format/trace';
 import type { FieldChange, RecordedEvent } from '../format/events';
 import type { ColumnBatch } from './eventColumns';
 import type { PackedColumns } from './columnPack';
@@ -54,6 +54,8 @@ export interface SnapshotParams {
    */
   columns?: ColumnBatch | PackedColumns;
   findings: Finding[];
+  /** Present while the findings are not known (`findings` is then empty): being computed, or why they could not be. */
+  findingsState?: FindingsState;
   /** Every session, so a view can offer to switch. */
   sessions: SessionInfo[];
   /** The counts of the whole trace (src/trace/summary.ts): what the header chips show. */
@@ -99,6 +101,8 @@ export interface DeltaParams {
   events: RecordedEvent[];
   /** Present when the findings changed since the last message. */
   findings?: Finding[];
+  /** With `findings`: present while they are not known (see SnapshotParams.findingsState). */
+  findingsState?: FindingsState;
   live: boolean;
   /** The counts of the whole trace after this batch. */
   summary?: TraceSummary;
@@ -188,6 +192,10 @@ function isPackedColumns(v: unknown): v is PackedColumns {
   return isRecord(v) && isFiniteNumber(v.count) && isFiniteNumber(v.packing) && v.packed instanceof ArrayBuffer && Array.isArray(v.strings) && Array.isArray(v.extras);
 }
 
+function isOptionalFindingsState(v: unknown): v is FindingsState | undefined {
+  return v === undefined || (isRecord(v) && (v.state === 'ready' || v.state === 'computing' || (v.state === 'failed' && isString(v.reason))));
+}
+
 function isSnapshot(v: unknown): v is SnapshotParams {
   return (
     isRecord(v) &&
@@ -197,6 +205,7 @@ function isSnapshot(v: unknown): v is SnapshotParams {
     isTraceHeader(v.header) &&
     isArrayOf(v.events, isRecordedEvent) &&
     isArrayOf(v.findings, isFinding) &&
+    isOptionalFindingsState(v.findingsState) &&
     isArrayOf(v.sessions, isSessionInfo) &&
     isOptionalSummary(v.summary) &&
     isOptionalTime(v.nowT) &&
@@ -249,6 +258,7 @@ function isDelta(v: unknown): v is DeltaParams {
     isFiniteNumber(v.afterSeq) &&
     isArrayOf(v.events, isRecordedEvent) &&
     (v.findings === undefined || isArrayOf(v.findings, isFinding)) &&
+    isOptionalFindingsState(v.findingsState) &&
     isBoolean(v.live) &&
     isOptionalSummary(v.summary) &&
     isOptionalTime(v.nowT) &&

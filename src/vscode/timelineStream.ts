@@ -11,7 +11,7 @@
  */
 import type { IpcMessage } from '../protocol/ipc';
 import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, SnapshotSentNotification, type SessionInfo, type StorageInfo } from '../protocol/timeline';
-import type { Finding } from '../format/trace';
+import type { Finding, FindingsState } from '../format/trace';
 import { encodeBatch } from '../protocol/eventColumns';
 import { packColumns } from '../protocol/columnPack';
 import type { InformerSession } from '../app/session';
@@ -57,6 +57,7 @@ export class TimelineStream {
   private visible = true;
   private lastSentSeq = -1;
   private lastFindings: Finding[] | undefined;
+  private lastFindingsState: FindingsState['state'] | undefined;
   private lastLive = false;
   private cancelFlush: (() => void) | undefined;
   private lastFlushAt = Number.NEGATIVE_INFINITY;
@@ -195,9 +196,11 @@ export class TimelineStream {
       return;
     }
     const findings = s.findings(true);
+    const findingsState = s.findingsState();
     const columns = packColumns(s.columns() ?? encodeBatch(s.events()));
     this.lastSentSeq = s.lastSeq();
     this.lastFindings = findings;
+    this.lastFindingsState = findingsState.state;
     this.lastLive = s.live;
     this.lastFlushAt = this.timers.now();
     const nowT = s.engineNow();
@@ -211,6 +214,7 @@ export class TimelineStream {
         events: [],
         columns,
         findings,
+        ...(findingsState.state !== 'ready' ? { findingsState } : {}),
         sessions: this.allSessions(),
         summary: s.summary(),
         ...(nowT !== undefined ? { nowT } : {}),
@@ -234,11 +238,14 @@ export class TimelineStream {
     if (!s || !this.ready || !this.visible) return;
     const events = s.since(this.lastSentSeq);
     const findings = s.findings(!s.live);
-    const findingsChanged = findings !== this.lastFindings;
+    const findingsState = s.findingsState();
+    // Findings that arrived late (or failed) change the state even when the list stays empty.
+    const findingsChanged = findings !== this.lastFindings || findingsState.state !== this.lastFindingsState;
     if (events.length === 0 && !findingsChanged && s.live === this.lastLive) return;
     const afterSeq = this.lastSentSeq;
     if (events.length > 0) this.lastSentSeq = events[events.length - 1].seq;
     this.lastFindings = findings;
+    this.lastFindingsState = findingsState.state;
     this.lastLive = s.live;
     this.lastFlushAt = this.timers.now();
     const nowT = s.engineNow();
@@ -250,7 +257,7 @@ export class TimelineStream {
         events,
         live: s.live,
         summary: s.summary(),
-        ...(findingsChanged ? { findings } : {}),
+        ...(findingsChanged ? { findings, ...(findingsState.state !== 'ready' ? { findingsState } : {}) } : {}),
         ...(nowT !== undefined ? { nowT } : {}),
         ...(storage ? { storage } : {}),
       }),

@@ -242,6 +242,7 @@ const sessionInfo = fc.record({ id: awkwardString, title: awkwardString, live: f
 const wireEvent = fc.nat(SAMPLES.length - 1).chain((i) => fc.record({ t: fc.double({ noNaN: true, noDefaultInfinity: true }), seq: fc.nat() }).map((x) => ({ ...structuredClone(SAMPLES[i]), ...x })));
 const wireFinding = fc.record({ id: awkwardString, severity: fc.constantFrom('info', 'warning', 'error'), title: awkwardString, detail: awkwardString, advice: awkwardString, evidence: fc.array(fc.nat(), { maxLength: 4 }) });
 const wireHeader = fc.constant(header() as unknown);
+const wireFindingsState = fc.oneof(fc.constant({ state: 'ready' }), fc.constant({ state: 'computing' }), fc.record({ state: fc.constant('failed'), reason: awkwardString }));
 
 /** A valid params value for each message type. */
 const VALID_PARAMS: Record<string, fc.Arbitrary<unknown>> = {
@@ -253,8 +254,8 @@ const VALID_PARAMS: Record<string, fc.Arbitrary<unknown>> = {
   'timeline/exportTrace/completion': fc.record({ ok: fc.boolean(), message: awkwardString }),
   'timeline/eventDiff': fc.record({ sessionId: awkwardString, seq: fc.nat() }),
   'timeline/eventDiff/completion': fc.record({ diff: fc.option(fc.array(fc.record({ path: awkwardString, old: jsonValue, new: jsonValue }, { requiredKeys: ['path'] }), { maxLength: 3 }), { nil: undefined }) }, { requiredKeys: [] }),
-  'timeline/snapshot': fc.record({ session: sessionInfo, header: wireHeader, events: fc.array(wireEvent, { maxLength: 5 }), columns: fc.option(fc.array(wireEvent, { maxLength: 5 }).map((evs) => encodeBatch(evs as never)), { nil: undefined }), findings: fc.array(wireFinding, { maxLength: 2 }), sessions: fc.array(sessionInfo, { maxLength: 2 }), nowT: fc.option(fc.nat(), { nil: undefined }), snapshotId: fc.option(fc.nat(), { nil: undefined }) }, { requiredKeys: ['session', 'header', 'events', 'findings', 'sessions'] }),
-  'timeline/delta': fc.record({ sessionId: awkwardString, afterSeq: fc.nat(), events: fc.array(wireEvent, { maxLength: 5 }), findings: fc.option(fc.array(wireFinding, { maxLength: 2 }), { nil: undefined }), live: fc.boolean(), nowT: fc.option(fc.nat(), { nil: undefined }) }, { requiredKeys: ['sessionId', 'afterSeq', 'events', 'live'] }),
+  'timeline/snapshot': fc.record({ session: sessionInfo, header: wireHeader, events: fc.array(wireEvent, { maxLength: 5 }), columns: fc.option(fc.array(wireEvent, { maxLength: 5 }).map((evs) => encodeBatch(evs as never)), { nil: undefined }), findings: fc.array(wireFinding, { maxLength: 2 }), findingsState: fc.option(wireFindingsState, { nil: undefined }), sessions: fc.array(sessionInfo, { maxLength: 2 }), nowT: fc.option(fc.nat(), { nil: undefined }), snapshotId: fc.option(fc.nat(), { nil: undefined }) }, { requiredKeys: ['session', 'header', 'events', 'findings', 'sessions'] }),
+  'timeline/delta': fc.record({ sessionId: awkwardString, afterSeq: fc.nat(), events: fc.array(wireEvent, { maxLength: 5 }), findings: fc.option(fc.array(wireFinding, { maxLength: 2 }), { nil: undefined }), findingsState: fc.option(wireFindingsState, { nil: undefined }), live: fc.boolean(), nowT: fc.option(fc.nat(), { nil: undefined }) }, { requiredKeys: ['sessionId', 'afterSeq', 'events', 'live'] }),
   'timeline/sessions': fc.record({ sessions: fc.array(sessionInfo, { maxLength: 3 }), activeId: fc.option(awkwardString, { nil: undefined }) }, { requiredKeys: ['sessions'] }),
   'timeline/clock': fc.record({ sessionId: awkwardString, nowT: fc.double({ noNaN: true, noDefaultInfinity: true }) }),
   'timeline/empty': fc.record({ message: awkwardString }),

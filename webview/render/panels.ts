@@ -31,7 +31,8 @@ function chip(key: SummaryChipKey | 'simulated', label: string, value: string, l
   return c;
 }
 
-export function renderSummary(host: HTMLElement, s: SummarySnapshot, findings: number, session: SessionInfo | undefined): void {
+/** `findings`: their number, or what stands in for it while they are not known ("computing…"). */
+export function renderSummary(host: HTMLElement, s: SummarySnapshot, findings: number | string, session: SessionInfo | undefined): void {
   const share = s.updates === 0 ? '' : ` (${Math.round(s.identicalShare * 100)}% of updates)`;
   const chips: HTMLElement[] = [];
   if (session?.simulated) chips.push(chip('simulated', '', 'SIMULATED cluster', true, 'Data comes from the built-in simulated API server'));
@@ -46,7 +47,7 @@ export function renderSummary(host: HTMLElement, s: SummarySnapshot, findings: n
     chip('synced', 'Synced', s.synced ? 'yes' : 'no', !s.synced && s.lists > 0),
     chip('lists', 'Lists', String(s.lists)),
     chip('watches', 'Watches', String(s.watches)),
-    chip('findings', 'Findings', String(findings), findings > 0),
+    chip('findings', 'Findings', String(findings), typeof findings === 'number' && findings > 0),
   );
   if (s.dropped > 0) chips.push(chip('dropped', 'Dropped (cap)', String(s.dropped), true));
   host.replaceChildren(...chips);
@@ -181,7 +182,12 @@ function show(v: unknown): string {
  * The findings as one-line headlines (severity and title); the detail, the advice and the
  * buttons open under a headline on demand (a native <details>, keyboard-operable).
  */
-export function renderFindings(host: HTMLElement, findings: readonly Finding[], onSelect: (seq: number) => void, onLink: (url: string) => void): void {
+export function renderFindings(host: HTMLElement, findings: readonly Finding[], onSelect: (seq: number) => void, onLink: (url: string) => void, note?: string): void {
+  // The findings are not known yet (or could not be computed): the line that says so.
+  if (note !== undefined) {
+    host.replaceChildren(el('p', 'muted findings-note', note));
+    return;
+  }
   if (findings.length === 0) {
     host.replaceChildren(el('p', 'muted', 'No findings.'));
     return;
@@ -263,7 +269,7 @@ export class LowerTabs {
     }
   }
 
-  setFindingsCount(n: number): void {
+  setFindingsCount(n: number | string): void {
     this.buttons.findings.textContent = `Findings (${n})`;
   }
 }

@@ -54,6 +54,8 @@ describe('app: a trace without a companion read in a worker (traceRead)', () => 
       assert.deepEqual(Buffer.from(c.batch.columns.type), Buffer.from(encodeBatch(events).columns.type));
       assert.deepEqual(decodeBatch(c.batch), decodeBatch(encodeBatch(events)));
       assert.deepEqual(c.summary, summaryOf(events));
+      // The findings follow the columns (the reader sends them after): the same once they are known.
+      assert.deepEqual(await c.findingsReady, computeFindings(h, events));
       assert.deepEqual(c.findings, computeFindings(h, events));
       // Every event with a diff, and the other events of the first 50 (each read opens the file).
       for (const [i, e] of events.entries()) {
