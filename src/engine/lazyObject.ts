@@ -12,6 +12,9 @@
 /** A parsed JSON object (objects.ts's KubeObject is one; not imported, to keep objects.ts → here one-way). */
 type KubeObject = Record<string, unknown>;
 
+/** V8 copies a slice shorter than this; a longer one refers to the string it was sliced from. */
+const SLICED_MIN_LENGTH = 13;
+
 /** The key under which a lazy object's proxy hands out its state (only the engine's accessors ask). */
 export const LAZY_STATE = Symbol('lazyState');
 
@@ -35,23 +38,146 @@ export interface LazyFields {
   key?: string;
 }
 
-export class LazyState {
+/**
+ * The top-level keys of the objects read, one frozen tuple per sequence of keys (the objects of a
+ * resource have the same members in the same order): a cached object refers to its tuple instead
+ * of holding an array of its own. Bounded: past MAX_KEY_TUPLES sequences, new ones are not shared.
+ */
+const KEY_TUPLES = new Map<string, readonly string[]>();
+const MAX_KEY_TUPLES = 256;
+/** The tuple handed out last (the next object most likely has the same keys). */
+let lastTuple: readonly string[] = [];
+
+function keyTuple(members: readonly (string | number)[]): readonly string[] {
+  const n = members.length / 3;
+  const t = lastTuple;
+  if (t.length === n) {
+    let i = 0;
+    while (i < n && t[i] === members[3 * i]) i++;
+    if (i === n) return t;
+  }
+  const keys: string[] = [];
+  for (let i = 0; i < members.length; i += 3) keys.push(members[i] as string);
+  const id = JSON.stringify(keys);
+  let shared = KEY_TUPLES.get(id);
+  if (shared === undefined) {
+    shared = Object.freeze(keys);
+    if (KEY_TUPLES.size < MAX_KEY_TUPLES) KEY_TUPLES.set(id, shared);
+  }
+  return (lastTuple = shared);
+}
+
+/** The value spans of a members record, reused while packing (packSpans). */
+const SPANS: number[] = [];
+/** Spans are packed one per UTF-16 code unit: up to this offset. */
+const MAX_PACKED_OFFSET = 0xffff;
+
+/** The value spans (start, end, …) of a members record as one string of code units; undefined if one does not fit. */
+function packSpans(members: readonly (string | number)[]): string | undefined {
+  SPANS.length = 0;
+  for (let i = 0; i < members.length; i += 3) {
+    const end = members[i + 2] as number;
+    if (end > MAX_PACKED_OFFSET) return undefined;
+    SPANS.push(members[i + 1] as number, end);
+  }
+  return String.fromCharCode.apply(null, SPANS);
+}
+
+/**
+ * A lazy object's state: the object's text (a span of a string that may hold more, such as the
+ * watch line it came in), the fields the engine reads, and the parsed object once something asked
+ * for it. It is also the object's LazyFields (`fields` is the state itself) and keeps its top-level
+ * members compactly (a shared key tuple and the spans packed in a string): a cached object is the
+ * proxy, this state, its text and a few short strings, so that fewer objects survive each scavenge
+ * (docs/BENCHMARKS.md, "What the engine worker's scavenges cost").
+ */
+export class LazyState implements LazyFields {
   /** The parsed object, once something asked for it. */
   parsed: KubeObject | undefined = undefined;
+  /** The string that holds the object's text at [from, to), until the object is parsed. */
+  private holder: string | undefined;
+  private readonly from: number;
+  private readonly to: number;
+  kind: string | undefined;
+  apiVersion: string | undefined;
+  hasMetadata: boolean;
+  name: string | undefined;
+  namespace: string | undefined;
+  resourceVersion: string | undefined;
+  /** The object's store key, once something asked for it (storeKey). */
+  key: string | undefined;
+  /** The top-level keys in text order (a shared tuple), when the spans are packed. */
+  private readonly memberKeys: readonly string[] | undefined;
+  /** The members' value spans packed (packSpans), or the scanner's record itself when they do not fit. */
+  private readonly memberSpans: string | (string | number)[] | undefined;
 
   constructor(
-    /** The object's JSON text, until it is parsed. */
-    public raw: string | undefined,
-    readonly fields: LazyFields,
+    holder: string,
+    from: number,
+    to: number,
+    fields: LazyFields,
     /** Set when the object came from a LIST that filled in its apiVersion and kind. */
     readonly defaults: ListDefaults | undefined,
-  ) {}
+  ) {
+    this.holder = holder;
+    this.from = from;
+    this.to = to;
+    this.kind = fields.kind;
+    this.apiVersion = fields.apiVersion;
+    this.hasMetadata = fields.hasMetadata;
+    this.name = fields.name;
+    this.namespace = fields.namespace;
+    this.resourceVersion = fields.resourceVersion;
+    this.key = fields.key;
+    const m = fields.members;
+    const packed = m === undefined ? undefined : packSpans(m);
+    this.memberKeys = packed === undefined || m === undefined ? undefined : keyTuple(m);
+    this.memberSpans = packed ?? m;
+  }
+
+  /** The object's JSON text, until it is parsed. */
+  get raw(): string | undefined {
+    const h = this.holder;
+    if (h === undefined) return undefined;
+    return this.from === 0 && this.to === h.length ? h : h.slice(this.from, this.to);
+  }
+
+  /** The fields the engine reads: the state itself. */
+  get fields(): LazyFields {
+    return this;
+  }
+
+  /** Every top-level member in text order, as key, value start, value end (a new array each time). */
+  get members(): (string | number)[] | undefined {
+    const spans = this.memberSpans;
+    const keys = this.memberKeys;
+    if (typeof spans !== 'string') return spans;
+    if (keys === undefined) return undefined;
+    const out: (string | number)[] = [];
+    for (let i = 0; i < keys.length; i++) out.push(keys[i], spans.charCodeAt(2 * i), spans.charCodeAt(2 * i + 1));
+    return out;
+  }
+
+  /**
+   * The store key of the object while it is text (store.ts metaNamespaceKeyFunc: `namespace/name`,
+   * or the name), made once. A name long enough to be kept as a slice then becomes a slice of the
+   * key: one string for both (making the slice also flattens the key).
+   */
+  storeKey(): string {
+    if (this.key !== undefined) return this.key;
+    const name = this.name ?? '';
+    const ns = this.namespace;
+    if (!ns) return (this.key = name);
+    const key = `${ns}/${name}`;
+    if (name.length >= SLICED_MIN_LENGTH) this.name = key.slice(ns.length + 1);
+    return (this.key = key);
+  }
 
   /** The object, parsed on first use. */
   object(): KubeObject {
     if (this.parsed === undefined) {
       this.parsed = this.parse();
-      this.raw = undefined;
+      this.holder = undefined;
     }
     return this.parsed;
   }
@@ -64,7 +190,7 @@ export class LazyState {
     return this.defaults ? { apiVersion: this.defaults.apiVersion as string, kind: this.defaults.kind, ...o } : o;
   }
 
-  /** util.inspect shows the parsed object (it finds this on a proxy's target and calls it on the proxy). */
+/** util.inspect shows the parsed object (it finds this on a proxy's target and calls it on the proxy). */
   [Symbol.for('nodejs.util.inspect.custom')](): KubeObject {
     const state = (this as { [LAZY_STATE]?: LazyState })[LAZY_STATE] ?? this;
     return state.object();
@@ -102,7 +228,15 @@ const handler: ProxyHandler<LazyState> = {
 
 /** A lazy object for the JSON text `raw` of an object whose fields were read by a scanner. */
 export function lazyObject<T extends object = KubeObject>(raw: string, fields: LazyFields, defaults?: ListDefaults): T {
-  return new Proxy(new LazyState(raw, fields, defaults), handler) as unknown as T;
+  return new Proxy(new LazyState(raw, 0, raw.length, fields, defaults), handler) as unknown as T;
+}
+
+/**
+ * A lazy object whose JSON text is holder[from, to) (a watch line and the object's span in it):
+ * the holder is kept instead of a slice of it.
+ */
+export function lazyObjectIn<T extends object = KubeObject>(holder: string, from: number, to: number, fields: LazyFields): T {
+  return new Proxy(new LazyState(holder, from, to, fields, undefined), handler) as unknown as T;
 }
 
 /**
