@@ -5,20 +5,21 @@
  */
 import type { FieldChange, UpdateChange } from '../format/events';
 import { PathNode, ROOT_PATH } from './diffPaths';
-import { lazyStateOf, type LazyState } from './lazyObject';
+import { lazyStateOf, membersOf, parseState, rawOf, type LazyState } from './lazyObject';
 import type { KubeObject } from './objects';
 import { diffWindow } from './textDiff';
 
 /** Two lazy objects (their states), neither parsed yet, of the same JSON text (and LIST defaults): they parse to deep-equal objects. */
 function sameText(x: LazyState | undefined, y: LazyState | undefined): boolean {
-  if (x === undefined || y === undefined || x.raw === undefined || x.raw !== y.raw) return false;
+  if (x === undefined || y === undefined || x.holder === undefined || y.holder === undefined) return false;
+  if (x.to - x.from !== y.to - y.from || rawOf(x) !== rawOf(y)) return false;
   const dx = x.defaults;
   const dy = y.defaults;
   return dx === dy || (dx !== undefined && dy !== undefined && dx.kind === dy.kind && dx.apiVersion === dy.apiVersion);
 }
 
 function parsedForCompare(o: KubeObject, s: LazyState | undefined): unknown {
-  return s ? s.parse() : o;
+  return s ? parseState(s) : o;
 }
 
 /** Stands, on both sides, for a top-level member whose text is the same in both objects (the walk skips a === b). */
@@ -32,9 +33,11 @@ const SAME_TEXT = Object.freeze({});
  * on the parsed objects. Undefined when either is not an unparsed lazy object with its members.
  */
 function partialPair(a: LazyState | undefined, b: LazyState | undefined): [unknown, unknown] | undefined {
-  if (a?.raw === undefined || b?.raw === undefined) return undefined;
-  const ma = lastValues(a.raw, a.fields.members);
-  const mb = lastValues(b.raw, b.fields.members);
+  const ra = a === undefined ? undefined : rawOf(a);
+  const rb = b === undefined ? undefined : rawOf(b);
+  if (a === undefined || b === undefined || ra === undefined || rb === undefined) return undefined;
+  const ma = lastValues(ra, membersOf(a));
+  const mb = lastValues(rb, membersOf(b));
   if (ma === undefined || mb === undefined) return undefined;
   return [partialObject(a, ma, mb), partialObject(b, mb, ma)];
 }
@@ -71,8 +74,8 @@ interface TopMembers {
  * which JSON.parse puts first) or a key is repeated (JSON.parse keeps its first place and last value).
  */
 function topMembers(s: LazyState): TopMembers | undefined {
-  const m = s.fields.members;
-  const raw = s.raw;
+  const m = membersOf(s);
+  const raw = rawOf(s);
   if (m === undefined || raw === undefined) return undefined;
   const out: TopMembers = { keys: [], texts: [], starts: [], ends: [] };
   const add = (key: string, text: string, start: number, end: number): boolean => {
@@ -101,7 +104,7 @@ function topMembers(s: LazyState): TopMembers | undefined {
  * is then empty) and the caller compares parsed values.
  */
 function textChanges(a: LazyState | undefined, b: LazyState | undefined, out: Change[]): boolean {
-  if (a?.raw === undefined || b?.raw === undefined) return false;
+  if (a?.holder === undefined || b?.holder === undefined) return false;
   const done = a.defaults === undefined && b.defaults === undefined ? ownMemberChanges(a, b, out) : listedMemberChanges(a, b, out);
   if (!done) out.length = 0;
   return done;
@@ -109,11 +112,11 @@ function textChanges(a: LazyState | undefined, b: LazyState | undefined, out: Ch
 
 /** textChanges of two objects without LIST defaults: their members straight from the scanner's record. */
 function ownMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean {
-  const ma = a.fields.members;
-  const mb = b.fields.members;
+  const ma = membersOf(a);
+  const mb = membersOf(b);
   if (ma === undefined || mb === undefined || ma.length !== mb.length || !plainKeys(ma)) return false;
-  const ra = a.raw as string;
-  const rb = b.raw as string;
+  const ra = rawOf(a) as string;
+  const rb = rawOf(b) as string;
   for (let i = 0; i < ma.length; i += 3) {
     const key = ma[i] as string;
     let j = i;
@@ -393,7 +396,7 @@ function fieldChange(path: string, old: unknown, now: unknown): FieldChange {
 
 /** objects.ts's typeField(o, 'kind'), with the lazy state already at hand (the comparison parses neither object into it). */
 function kindOf(o: KubeObject, s: LazyState | undefined): string | undefined {
-  return s !== undefined && s.parsed === undefined ? s.fields.kind : o.kind;
+  return s !== undefined && s.parsed === undefined ? s.kind : o.kind;
 }
 
 function classify(changes: readonly Change[]): UpdateChange {

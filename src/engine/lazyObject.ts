@@ -24,7 +24,11 @@ export interface ListDefaults {
   kind: string;
 }
 
-/** The fields the engine reads, as the object has them (strings or absent). */
+/**
+ * The fields the engine reads, as the object has them (strings or absent). A scanner's result is
+ * a LazyState (newLazyState) whose object is not made yet; `members` is the scanner's record of
+ * the top-level members (membersOf reads them back from a state).
+ */
 export interface LazyFields {
   kind?: string;
   apiVersion?: string;
@@ -34,8 +38,75 @@ export interface LazyFields {
   resourceVersion?: string;
   /** Every top-level member in text order, as key, value start, value end (in the text). */
   members?: (string | number)[];
-  /** The object's store key, once something asked for it (store.ts keyOfFields). */
+  /** The object's store key, once something asked for it (storeKey). */
   key?: string;
+}
+
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+/**
+ * A lazy object's state: the object's text (holder[from, to): a watch line and the object's span
+ * in it, or the text alone), the fields the engine reads, its top-level members kept compactly (a
+ * shared tuple of keys and the value spans packed in a string), and the parsed object once
+ * something asked for it.
+ *
+ * It is an object literal made in one place (newLazyState), not a class instance: V8 pretenures the
+ * objects of an allocation site whose objects survive (allocation-site pretenuring applies to
+ * literals, never to `new`), and a cached object's state lives until the object's next update, so
+ * it is allocated in the old generation at once and never copied by a scavenge. The scanner makes
+ * it (jsonScan.ts) and the lazy object adopts it (docs/BENCHMARKS.md, "What the engine worker's
+ * scavenges cost").
+ */
+export interface LazyState {
+  /** The parsed object, once something asked for it. */
+  parsed: KubeObject | undefined;
+  /** The string holding the object's text at [from, to), until the object is parsed. */
+  holder: string | undefined;
+  /** -1 until a lazy object adopted the state. */
+  from: number;
+  to: number;
+  /** Set when the object came from a LIST that filled in its apiVersion and kind. */
+  defaults: ListDefaults | undefined;
+  kind: string | undefined;
+  apiVersion: string | undefined;
+  hasMetadata: boolean;
+  name: string | undefined;
+  namespace: string | undefined;
+  resourceVersion: string | undefined;
+  /** The object's store key, once something asked for it (storeKey). */
+  key: string | undefined;
+  /** The top-level keys in text order (a shared tuple) when the spans are packed; undefined otherwise. */
+  memberKeys: readonly string[] | undefined;
+  /** The members' value spans packed (packSpans), or the whole record when they do not fit; undefined: no record. */
+  memberSpans: string | (string | number)[] | undefined;
+  /** util.inspect shows the parsed object (it finds this on a proxy's target and calls it on the proxy). */
+  [INSPECT]: (this: unknown) => KubeObject;
+}
+
+function inspectLazy(this: unknown): KubeObject {
+  const self = this as { [LAZY_STATE]?: LazyState } & LazyState;
+  return stateObject(self[LAZY_STATE] ?? self);
+}
+
+/** A new state with no text yet: every lazy object's state is made here (one allocation site; see LazyState). */
+export function newLazyState(): LazyState {
+  return {
+    parsed: undefined,
+    holder: undefined,
+    from: -1,
+    to: -1,
+    defaults: undefined,
+    kind: undefined,
+    apiVersion: undefined,
+    hasMetadata: false,
+    name: undefined,
+    namespace: undefined,
+    resourceVersion: undefined,
+    key: undefined,
+    memberKeys: undefined,
+    memberSpans: undefined,
+    [INSPECT]: inspectLazy,
+  };
 }
 
 /**
@@ -83,160 +154,129 @@ function packSpans(members: readonly (string | number)[]): string | undefined {
   return String.fromCharCode.apply(null, SPANS);
 }
 
+/** Keeps a scanner's members record (key, value start, value end, …) in the state, compactly. */
+export function setMembers(s: LazyState, members: (string | number)[] | undefined): void {
+  const packed = members === undefined ? undefined : packSpans(members);
+  s.memberKeys = packed === undefined || members === undefined ? undefined : keyTuple(members);
+  s.memberSpans = packed ?? members;
+}
+
+/** The state's members record: key, value start, value end, … in text order (a new array each time). */
+export function membersOf(s: LazyState): (string | number)[] | undefined {
+  const spans = s.memberSpans;
+  if (typeof spans !== 'string') return spans;
+  const keys = s.memberKeys as readonly string[];
+  const out: (string | number)[] = [];
+  for (let i = 0; i < keys.length; i++) out.push(keys[i], spans.charCodeAt(2 * i), spans.charCodeAt(2 * i + 1));
+  return out;
+}
+
+/** The object's JSON text, until it is parsed. */
+export function rawOf(s: LazyState): string | undefined {
+  const h = s.holder;
+  if (h === undefined) return undefined;
+  return s.from === 0 && s.to === h.length ? h : h.slice(s.from, s.to);
+}
+
 /**
- * A lazy object's state: the object's text (a span of a string that may hold more, such as the
- * watch line it came in), the fields the engine reads, and the parsed object once something asked
- * for it. It is also the object's LazyFields (`fields` is the state itself) and keeps its top-level
- * members compactly (a shared key tuple and the spans packed in a string): a cached object is the
- * proxy, this state, its text and a few short strings, so that fewer objects survive each scavenge
- * (docs/BENCHMARKS.md, "What the engine worker's scavenges cost").
+ * The store key of an unparsed object (store.ts metaNamespaceKeyFunc: `namespace/name`, or the
+ * name), made once. A name long enough to be kept as a slice then becomes a slice of the key: one
+ * string for both (making the slice also flattens the key).
  */
-export class LazyState implements LazyFields {
-  /** The parsed object, once something asked for it. */
-  parsed: KubeObject | undefined = undefined;
-  /** The string that holds the object's text at [from, to), until the object is parsed. */
-  private holder: string | undefined;
-  private readonly from: number;
-  private readonly to: number;
-  kind: string | undefined;
-  apiVersion: string | undefined;
-  hasMetadata: boolean;
-  name: string | undefined;
-  namespace: string | undefined;
-  resourceVersion: string | undefined;
-  /** The object's store key, once something asked for it (storeKey). */
-  key: string | undefined;
-  /** The top-level keys in text order (a shared tuple), when the spans are packed. */
-  private readonly memberKeys: readonly string[] | undefined;
-  /** The members' value spans packed (packSpans), or the scanner's record itself when they do not fit. */
-  private readonly memberSpans: string | (string | number)[] | undefined;
+export function storeKey(s: LazyState): string {
+  if (s.key !== undefined) return s.key;
+  const name = s.name ?? '';
+  const ns = s.namespace;
+  if (!ns) return (s.key = name);
+  const key = `${ns}/${name}`;
+  if (name.length >= SLICED_MIN_LENGTH) s.name = key.slice(ns.length + 1);
+  return (s.key = key);
+}
 
-  constructor(
-    holder: string,
-    from: number,
-    to: number,
-    fields: LazyFields,
-    /** Set when the object came from a LIST that filled in its apiVersion and kind. */
-    readonly defaults: ListDefaults | undefined,
-  ) {
-    this.holder = holder;
-    this.from = from;
-    this.to = to;
-    this.kind = fields.kind;
-    this.apiVersion = fields.apiVersion;
-    this.hasMetadata = fields.hasMetadata;
-    this.name = fields.name;
-    this.namespace = fields.namespace;
-    this.resourceVersion = fields.resourceVersion;
-    this.key = fields.key;
-    const m = fields.members;
-    const packed = m === undefined ? undefined : packSpans(m);
-    this.memberKeys = packed === undefined || m === undefined ? undefined : keyTuple(m);
-    this.memberSpans = packed ?? m;
+/** The object, parsed on first use (and kept; the text is dropped). */
+export function stateObject(s: LazyState): KubeObject {
+  if (s.parsed === undefined) {
+    s.parsed = parseState(s);
+    s.holder = undefined;
   }
+  return s.parsed;
+}
 
-  /** The object's JSON text, until it is parsed. */
-  get raw(): string | undefined {
-    const h = this.holder;
-    if (h === undefined) return undefined;
-    return this.from === 0 && this.to === h.length ? h : h.slice(this.from, this.to);
-  }
-
-  /** The fields the engine reads: the state itself. */
-  get fields(): LazyFields {
-    return this;
-  }
-
-  /** Every top-level member in text order, as key, value start, value end (a new array each time). */
-  get members(): (string | number)[] | undefined {
-    const spans = this.memberSpans;
-    const keys = this.memberKeys;
-    if (typeof spans !== 'string') return spans;
-    if (keys === undefined) return undefined;
-    const out: (string | number)[] = [];
-    for (let i = 0; i < keys.length; i++) out.push(keys[i], spans.charCodeAt(2 * i), spans.charCodeAt(2 * i + 1));
-    return out;
-  }
-
-  /**
-   * The store key of the object while it is text (store.ts metaNamespaceKeyFunc: `namespace/name`,
-   * or the name), made once. A name long enough to be kept as a slice then becomes a slice of the
-   * key: one string for both (making the slice also flattens the key).
-   */
-  storeKey(): string {
-    if (this.key !== undefined) return this.key;
-    const name = this.name ?? '';
-    const ns = this.namespace;
-    if (!ns) return (this.key = name);
-    const key = `${ns}/${name}`;
-    if (name.length >= SLICED_MIN_LENGTH) this.name = key.slice(ns.length + 1);
-    return (this.key = key);
-  }
-
-  /** The object, parsed on first use. */
-  object(): KubeObject {
-    if (this.parsed === undefined) {
-      this.parsed = this.parse();
-      this.holder = undefined;
-    }
-    return this.parsed;
-  }
-
-  /** The object as JSON.parse gives it (with the LIST's defaults), without keeping it. */
-  parse(): KubeObject {
-    if (this.parsed !== undefined) return this.parsed;
-    const o = JSON.parse(this.raw as string) as KubeObject;
-    // A spread, as decodeList writes it: own properties only, `__proto__` stays a plain key.
-    return this.defaults ? { apiVersion: this.defaults.apiVersion as string, kind: this.defaults.kind, ...o } : o;
-  }
-
-/** util.inspect shows the parsed object (it finds this on a proxy's target and calls it on the proxy). */
-  [Symbol.for('nodejs.util.inspect.custom')](): KubeObject {
-    const state = (this as { [LAZY_STATE]?: LazyState })[LAZY_STATE] ?? this;
-    return state.object();
-  }
+/** The object as JSON.parse gives it (with the LIST's defaults), without keeping it. */
+export function parseState(s: LazyState): KubeObject {
+  if (s.parsed !== undefined) return s.parsed;
+  const o = JSON.parse(rawOf(s) as string) as KubeObject;
+  // A spread, as decodeList writes it: own properties only, `__proto__` stays a plain key.
+  return s.defaults ? { apiVersion: s.defaults.apiVersion as string, kind: s.defaults.kind, ...o } : o;
 }
 
 const handler: ProxyHandler<LazyState> = {
   get(state, key) {
     if (key === LAZY_STATE) return state;
-    return (state.object() as Record<PropertyKey, unknown>)[key];
+    return (stateObject(state) as Record<PropertyKey, unknown>)[key];
   },
   set(state, key, value) {
-    (state.object() as Record<PropertyKey, unknown>)[key] = value;
+    (stateObject(state) as Record<PropertyKey, unknown>)[key] = value;
     return true;
   },
   has(state, key) {
-    return key in state.object();
+    return key in stateObject(state);
   },
   deleteProperty(state, key) {
-    return delete (state.object() as Record<PropertyKey, unknown>)[key];
+    return delete (stateObject(state) as Record<PropertyKey, unknown>)[key];
   },
   ownKeys(state) {
-    return Reflect.ownKeys(state.object());
+    return Reflect.ownKeys(stateObject(state));
   },
   getOwnPropertyDescriptor(state, key) {
-    return Reflect.getOwnPropertyDescriptor(state.object(), key);
+    return Reflect.getOwnPropertyDescriptor(stateObject(state), key);
   },
   defineProperty(state, key, descriptor) {
-    return Reflect.defineProperty(state.object(), key, descriptor);
+    return Reflect.defineProperty(stateObject(state), key, descriptor);
   },
   getPrototypeOf() {
     return Object.prototype;
   },
 };
 
-/** A lazy object for the JSON text `raw` of an object whose fields were read by a scanner. */
-export function lazyObject<T extends object = KubeObject>(raw: string, fields: LazyFields, defaults?: ListDefaults): T {
-  return new Proxy(new LazyState(raw, 0, raw.length, fields, defaults), handler) as unknown as T;
+/** The state a lazy object keeps: the scanner's state itself when no lazy object has it yet, else a copy. */
+function adopt(fields: LazyFields | LazyState, holder: string, from: number, to: number, defaults: ListDefaults | undefined): LazyState {
+  let s = fields as LazyState;
+  const given = fields as LazyFields;
+  if (s.from !== -1 || (s.memberSpans === undefined && given.members !== undefined)) {
+    // Not a fresh scanner state (a copy of one, or fields written by hand): a state of its own.
+    s = newLazyState();
+    s.kind = fields.kind;
+    s.apiVersion = fields.apiVersion;
+    s.hasMetadata = fields.hasMetadata;
+    s.name = fields.name;
+    s.namespace = fields.namespace;
+    s.resourceVersion = fields.resourceVersion;
+    s.key = fields.key;
+    const own = fields as Partial<LazyState>;
+    if (own.memberSpans !== undefined) {
+      s.memberKeys = own.memberKeys;
+      s.memberSpans = own.memberSpans;
+    } else setMembers(s, given.members);
+  }
+  s.holder = holder;
+  s.from = from;
+  s.to = to;
+  s.defaults = defaults;
+  return s;
+}
+
+/** A lazy object for the JSON text `raw` of an object whose fields were read by a scanner (its LazyState, adopted). */
+export function lazyObject<T extends object = KubeObject>(raw: string, fields: LazyFields | LazyState, defaults?: ListDefaults): T {
+  return new Proxy(adopt(fields, raw, 0, raw.length, defaults), handler) as unknown as T;
 }
 
 /**
  * A lazy object whose JSON text is holder[from, to) (a watch line and the object's span in it):
  * the holder is kept instead of a slice of it.
  */
-export function lazyObjectIn<T extends object = KubeObject>(holder: string, from: number, to: number, fields: LazyFields): T {
-  return new Proxy(new LazyState(holder, from, to, fields, undefined), handler) as unknown as T;
+export function lazyObjectIn<T extends object = KubeObject>(holder: string, from: number, to: number, fields: LazyFields | LazyState): T {
+  return new Proxy(adopt(fields, holder, from, to, undefined), handler) as unknown as T;
 }
 
 /**
@@ -260,7 +300,7 @@ export function lazyStateOf(o: unknown): LazyState | undefined {
 /** The object itself for a plain object; for a lazy one, its parsed object (parsed now if need be). */
 export function plainObject<T extends object>(o: T): T {
   const s = lazyStateOf(o);
-  return s ? (s.object() as T) : o;
+  return s ? (stateObject(s) as T) : o;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { GoMap } from './goMap';
 import { isTombstone, metaField, type KubeObject, type StoreObject } from './objects';
-import { lazyStateOf, type LazyState } from './lazyObject';
+import { lazyStateOf, storeKey, type LazyState } from './lazyObject';
 
 /** Computes an object's key; throws (client-go returns an error) when it cannot. */
 export type KeyFunc = (obj: StoreObject | ExplicitKey) => string;
@@ -64,7 +64,7 @@ function unparsedFields(obj: unknown): LazyState | undefined {
  * change while it is text): every later lookup with it finds its characters joined and hashed.
  */
 function keyOfFields(f: LazyState): string {
-  return f.storeKey();
+  return storeKey(f);
 }
 
 /** `<namespace>/<name>`, or `<name>` for cluster-scoped objects. An ExplicitKey is returned as is. */
