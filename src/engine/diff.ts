@@ -115,8 +115,11 @@ function ownMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean {
   const ma = membersOf(a);
   const mb = membersOf(b);
   if (ma === undefined || mb === undefined || ma.length !== mb.length || !plainKeys(ma)) return false;
-  const ra = rawOf(a) as string;
-  const rb = rawOf(b) as string;
+  // The strings holding the texts (a watch line), and where each text starts in it: no slice made.
+  const ra = a.holder as string;
+  const rb = b.holder as string;
+  const fa = a.from;
+  const fb = b.from;
   for (let i = 0; i < ma.length; i += 3) {
     const key = ma[i] as string;
     let j = i;
@@ -124,7 +127,7 @@ function ownMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean {
       j = mb.indexOf(key);
       if (j < 0 || j % 3 !== 0) return false;
     }
-    if (!memberChanges(key, ra, ma[i + 1] as number, ma[i + 2] as number, rb, mb[j + 1] as number, mb[j + 2] as number, out)) return false;
+    if (!memberChanges(key, ra, fa + (ma[i + 1] as number), fa + (ma[i + 2] as number), rb, fb + (mb[j + 1] as number), fb + (mb[j + 2] as number), out)) return false;
   }
   return true;
 }

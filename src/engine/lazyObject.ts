@@ -161,13 +161,33 @@ export function setMembers(s: LazyState, members: (string | number)[] | undefine
   s.memberSpans = packed ?? members;
 }
 
-/** The state's members record: key, value start, value end, … in text order (a new array each time). */
+/**
+ * The records membersOf made last, of the two states it was asked about last: the update
+ * comparison asks about the same old and new object several times in a row. A state's members
+ * never change once the scanner kept them.
+ */
+let membersA: LazyState | undefined;
+let recordA: (string | number)[] | undefined;
+let membersB: LazyState | undefined;
+let recordB: (string | number)[] | undefined;
+
+/** The state's members record: key, value start, value end, … in text order (not to be changed by the caller). */
 export function membersOf(s: LazyState): (string | number)[] | undefined {
   const spans = s.memberSpans;
   if (typeof spans !== 'string') return spans;
+  if (s === membersA) return recordA;
+  if (s === membersB) return recordB;
   const keys = s.memberKeys as readonly string[];
-  const out: (string | number)[] = [];
-  for (let i = 0; i < keys.length; i++) out.push(keys[i], spans.charCodeAt(2 * i), spans.charCodeAt(2 * i + 1));
+  const out: (string | number)[] = new Array<string | number>(3 * keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    out[3 * i] = keys[i];
+    out[3 * i + 1] = spans.charCodeAt(2 * i);
+    out[3 * i + 2] = spans.charCodeAt(2 * i + 1);
+  }
+  membersB = membersA;
+  recordB = recordA;
+  membersA = s;
+  recordA = out;
   return out;
 }
 

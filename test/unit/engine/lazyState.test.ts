@@ -5,12 +5,13 @@
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
+import { compareUpdate } from '../../../src/engine/diff';
 import { lazyObject, lazyObjectIn, lazyStateOf, membersOf, newLazyState, rawOf, setMembers, storeKey } from '../../../src/engine/lazyObject';
 import { metaField, resourceVersionOf } from '../../../src/engine/objects';
 import { metaNamespaceKeyFunc } from '../../../src/engine/store';
 import { scanObject } from '../../../src/kube/jsonScan';
 import { lazyWatchLine } from '../../../src/kube/watchStream';
-import { check } from '../robustness/support';
+import { check, jsonValue } from '../robustness/support';
 
 /** A members record as the scanner writes it: key, value start, value end, … */
 const record = fc.array(fc.tuple(fc.constantFrom('kind', 'apiVersion', 'metadata', 'spec', 'status', '__proto__', '0', 'a"b'), fc.nat({ max: 70_000 }), fc.nat({ max: 70_000 })), { maxLength: 8 }).map((ms) => ms.flatMap(([k, a, b]) => [k, Math.min(a, b), Math.max(a, b)]));
@@ -91,5 +92,21 @@ describe('engine: the lazy object state', () => {
     const cs = lazyStateOf(c) ?? assert.fail('lazy');
     assert.notEqual(cs as unknown, hand);
     assert.deepEqual(membersOf(cs), ['kind', 1, 6]);
+  });
+  it('the update comparison of objects read from watch lines (texts at other places in their lines) equals the parsed objects\' one', async () => {
+    const pod = (rv: string, labels: unknown, spec: unknown, status: unknown) => ({ kind: 'Pod', apiVersion: 'v1', metadata: { name: 'web-0-7d9f8c6b5-00000', namespace: 'default', resourceVersion: rv, labels }, spec, status });
+    const type = fc.constantFrom('ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK');
+    const part = fc.oneof(jsonValue, fc.constant({ containers: [{ name: 'c', image: 'x:1' }] }));
+    await check(
+      fc.property(type, type, fc.tuple(part, part, part), fc.tuple(part, part, part), (ta, tb, [la, sa, xa], [lb, sb, xb]) => {
+        const a = pod('1', la, sa, xa);
+        const b = pod('2', lb, sb, xb);
+        const ea = lazyWatchLine(JSON.stringify({ type: ta, object: a }));
+        const eb = lazyWatchLine(JSON.stringify({ type: tb, object: b }));
+        assert.ok(ea && eb);
+        assert.deepEqual(compareUpdate(ea.object, eb.object), compareUpdate(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b))));
+      }),
+      { numRuns: 400 },
+    );
   });
 });
