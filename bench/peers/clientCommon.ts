@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import { performance } from 'node:perf_hooks';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { MemSampler } from './memSampler';
 
 export type Mode = 'engine-null' | 'engine-recorder' | 'client-node' | 'floor';
@@ -62,6 +62,7 @@ export class Counter {
 /** The timed part every mode shares once its cache is synced. */
 export async function watchPhase(url: string, counter: Counter, objects: () => number, syncMs: number): Promise<Result> {
   sampler.mark('synced');
+  const gc = process.env.PEERS_GC_MARKS ? gcWatch() : undefined;
   const cpu0 = cpuS();
   const w0 = performance.now();
   (await get(`${url}/bench/go`)).resume();
@@ -74,7 +75,35 @@ export async function watchPhase(url: string, counter: Counter, objects: () => n
   ]);
   clearTimeout(timer);
   sampler.mark('handled');
-  return { syncMs, watchCpuS: cpuS() - cpu0, watchWallS: (performance.now() - w0) / 1000, peakRssKiB: peakRssKiB(), objects: objects() };
+  const r = { syncMs, watchCpuS: cpuS() - cpu0, watchWallS: (performance.now() - w0) / 1000, peakRssKiB: peakRssKiB(), objects: objects() };
+  if (gc) await gc();
+  return r;
+}
+
+/**
+ * Diagnostics only (PEERS_GC_MARKS set, never for a measured run): marks the watch phase's start
+ * and end among V8's own GC trace lines (PEERS_NODE_ARGS=--trace-gc-nvp; both write to fd 1 of
+ * this thread, in order), and prints the GCs of this thread's isolate during the phase as a
+ * PerformanceObserver saw them. The returned function ends the phase.
+ */
+function gcWatch(): () => Promise<void> {
+  const pauses = new Map<number, number[]>([[1, []], [4, []], [8, []]]);
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) pauses.get((e as unknown as { detail: { kind: number } }).detail.kind)?.push(e.duration);
+  });
+  obs.observe({ entryTypes: ['gc'] });
+  fs.writeSync(1, 'PEERS_GC_MARK watch-start\n');
+  return async () => {
+    fs.writeSync(1, 'PEERS_GC_MARK watch-end\n');
+    await new Promise((r) => setTimeout(r, 50));
+    obs.disconnect();
+    const line = (kind: number) => {
+      const a = pauses.get(kind) ?? [];
+      return `${a.length} ${a.reduce((x, y) => x + y, 0).toFixed(1)} ms`;
+    };
+    // perf_hooks kinds: 1 minor (scavenge), 4 major (mark-compact), 8 incremental marking.
+    fs.writeSync(1, `PEERS_GC watch minor ${line(1)}, major ${line(4)}, incremental ${line(8)}\n`);
+  };
 }
 
 /**

@@ -8,6 +8,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
+import * as path from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { benchKubeconfig } from '../benchKubeconfig';
 import { RealClock } from '../../src/engine/clock';
 import { findProfile, withGates } from '../../src/engine/profiles';
@@ -54,6 +56,8 @@ async function engine(url: string, events: number, recorder: boolean): Promise<R
   while (!informer.hasSynced()) await new Promise((r) => setTimeout(r, 1));
   const syncMs = performance.now() - t0;
   const r = await watchPhase(url, counter, () => informer.getIndexer().listKeys().length, syncMs);
+  // Diagnostics only (never set for a measured run): the worker's heap once the watch is handled.
+  if (process.env.PEERS_HEAPSNAP) writeHeapSnapshot(path.join(process.env.PEERS_HEAPSNAP, `${recorder ? 'recorder' : 'null'}-${process.pid}.heapsnapshot`));
   abort.abort();
   await running.catch(() => undefined);
   return r;

@@ -176,7 +176,8 @@ function runOne(variant: Variant, url: string, events: number, nodeClients: { ow
     const timer = setTimeout(() => child.kill('SIGKILL'), RUN_LIMIT_MS);
     child.on('close', (code) => {
       clearTimeout(timer);
-      const last = out.trim().split('\n').pop() ?? '';
+      // The last JSON line: with PEERS_NODE_ARGS=--trace-gc…, V8's lines of a later GC may follow it.
+      const last = out.trim().split('\n').filter((l) => l.startsWith('{')).pop() ?? '';
       if (code !== 0 || !last.startsWith('{')) return reject(new Error(`${variant} exited ${code}: ${err.trim().split('\n').slice(-5).join(' / ')}`));
       resolve(JSON.parse(last) as Result);
     });

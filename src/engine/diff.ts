@@ -5,20 +5,21 @@
  */
 import type { FieldChange, UpdateChange } from '../format/events';
 import { PathNode, ROOT_PATH } from './diffPaths';
-import { lazyStateOf, type LazyState } from './lazyObject';
+import { lazyStateOf, membersOf, parseState, rawOf, type LazyState } from './lazyObject';
 import type { KubeObject } from './objects';
 import { diffWindow } from './textDiff';
 
 /** Two lazy objects (their states), neither parsed yet, of the same JSON text (and LIST defaults): they parse to deep-equal objects. */
 function sameText(x: LazyState | undefined, y: LazyState | undefined): boolean {
-  if (x === undefined || y === undefined || x.raw === undefined || x.raw !== y.raw) return false;
+  if (x === undefined || y === undefined || x.holder === undefined || y.holder === undefined) return false;
+  if (x.to - x.from !== y.to - y.from || rawOf(x) !== rawOf(y)) return false;
   const dx = x.defaults;
   const dy = y.defaults;
   return dx === dy || (dx !== undefined && dy !== undefined && dx.kind === dy.kind && dx.apiVersion === dy.apiVersion);
 }
 
 function parsedForCompare(o: KubeObject, s: LazyState | undefined): unknown {
-  return s ? s.parse() : o;
+  return s ? parseState(s) : o;
 }
 
 /** Stands, on both sides, for a top-level member whose text is the same in both objects (the walk skips a === b). */
@@ -32,9 +33,11 @@ const SAME_TEXT = Object.freeze({});
  * on the parsed objects. Undefined when either is not an unparsed lazy object with its members.
  */
 function partialPair(a: LazyState | undefined, b: LazyState | undefined): [unknown, unknown] | undefined {
-  if (a?.raw === undefined || b?.raw === undefined) return undefined;
-  const ma = lastValues(a.raw, a.fields.members);
-  const mb = lastValues(b.raw, b.fields.members);
+  const ra = a === undefined ? undefined : rawOf(a);
+  const rb = b === undefined ? undefined : rawOf(b);
+  if (a === undefined || b === undefined || ra === undefined || rb === undefined) return undefined;
+  const ma = lastValues(ra, membersOf(a));
+  const mb = lastValues(rb, membersOf(b));
   if (ma === undefined || mb === undefined) return undefined;
   return [partialObject(a, ma, mb), partialObject(b, mb, ma)];
 }
@@ -71,8 +74,8 @@ interface TopMembers {
  * which JSON.parse puts first) or a key is repeated (JSON.parse keeps its first place and last value).
  */
 function topMembers(s: LazyState): TopMembers | undefined {
-  const m = s.fields.members;
-  const raw = s.raw;
+  const m = membersOf(s);
+  const raw = rawOf(s);
   if (m === undefined || raw === undefined) return undefined;
   const out: TopMembers = { keys: [], texts: [], starts: [], ends: [] };
   const add = (key: string, text: string, start: number, end: number): boolean => {
@@ -101,7 +104,7 @@ function topMembers(s: LazyState): TopMembers | undefined {
  * is then empty) and the caller compares parsed values.
  */
 function textChanges(a: LazyState | undefined, b: LazyState | undefined, out: Change[]): boolean {
-  if (a?.raw === undefined || b?.raw === undefined) return false;
+  if (a?.holder === undefined || b?.holder === undefined) return false;
   const done = a.defaults === undefined && b.defaults === undefined ? ownMemberChanges(a, b, out) : listedMemberChanges(a, b, out);
   if (!done) out.length = 0;
   return done;
@@ -109,11 +112,14 @@ function textChanges(a: LazyState | undefined, b: LazyState | undefined, out: Ch
 
 /** textChanges of two objects without LIST defaults: their members straight from the scanner's record. */
 function ownMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean {
-  const ma = a.fields.members;
-  const mb = b.fields.members;
+  const ma = membersOf(a);
+  const mb = membersOf(b);
   if (ma === undefined || mb === undefined || ma.length !== mb.length || !plainKeys(ma)) return false;
-  const ra = a.raw as string;
-  const rb = b.raw as string;
+  // The strings holding the texts (a watch line), and where each text starts in it: no slice made.
+  const ra = a.holder as string;
+  const rb = b.holder as string;
+  const fa = a.from;
+  const fb = b.from;
   for (let i = 0; i < ma.length; i += 3) {
     const key = ma[i] as string;
     let j = i;
@@ -121,11 +127,11 @@ function ownMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean {
       j = mb.indexOf(key);
       if (j < 0 || j % 3 !== 0) return false;
     }
-    const as = ma[i + 1] as number;
-    const ae = ma[i + 2] as number;
-    const bs = mb[j + 1] as number;
-    const be = mb[j + 2] as number;
-    if (key === 'metadata' && resourceVersionOnly(a, b, as, ae, bs, be, out)) continue;
+    const as = fa + (ma[i + 1] as number);
+    const ae = fa + (ma[i + 2] as number);
+    const bs = fb + (mb[j + 1] as number);
+    const be = fb + (mb[j + 2] as number);
+    if (key === 'metadata' && resourceVersionOnly(a, ra, fa, as, ae, b, rb, fb, bs, be, out)) continue;
     if (!memberChanges(key, ra, as, ae, rb, bs, be, out)) return false;
   }
   return true;
@@ -135,28 +141,26 @@ function ownMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean {
 const RV_PATH = ROOT_PATH.child('metadata').child('resourceVersion');
 
 /**
- * The changes of the metadata members a[as, ae) and b[bs, be), settled from the scanner's record
- * of where each one's resourceVersion value is (LazyFields.rvStart/rvEnd): when the texts are the
- * same outside those two values, JSON.parse reads both alike but for that member, and the value
- * it keeps is the one the span holds (the last resourceVersion of the metadata, a string the
- * scanner decoded into fields.resourceVersion). So the one change, if any, is that of the two
- * strings, which is what the walk of the parsed members finds. False when a span is unknown or
- * the texts differ elsewhere (the caller then compares the members' texts).
+ * The changes of the metadata members ta[as, ae) and tb[bs, be), settled from the scanner's record
+ * of where each one's resourceVersion value is (LazyState.rvStart/rvEnd, from the object's start,
+ * which is at oa in ta and ob in tb): when the texts are the same outside those two values,
+ * JSON.parse reads both alike but for that member, and the value it keeps is the one the span
+ * holds (the last resourceVersion of the metadata, a string the scanner decoded into
+ * resourceVersion). So the one change, if any, is that of the two strings, which is what the walk
+ * of the parsed members finds. False when a span is unknown or the texts differ elsewhere (the
+ * caller then compares the members' texts).
  */
-function resourceVersionOnly(a: LazyState, b: LazyState, as: number, ae: number, bs: number, be: number, out: Change[]): boolean {
-  const fa = a.fields;
-  const fb = b.fields;
-  const sa = fa.rvStart;
-  const sb = fb.rvStart;
-  const ea = fa.rvEnd;
-  const eb = fb.rvEnd;
-  if (sa === undefined || sb === undefined || ea === undefined || eb === undefined || sa < as || sb < bs || ea > ae || eb > be) return false;
+function resourceVersionOnly(a: LazyState, ta: string, oa: number, as: number, ae: number, b: LazyState, tb: string, ob: number, bs: number, be: number, out: Change[]): boolean {
+  if (a.rvStart < 0 || b.rvStart < 0) return false;
+  const sa = oa + a.rvStart;
+  const sb = ob + b.rvStart;
+  const ea = oa + a.rvEnd;
+  const eb = ob + b.rvEnd;
+  if (sa < as || sb < bs || ea > ae || eb > be) return false;
   if (sa - as !== sb - bs || ae - ea !== be - eb) return false;
-  const ra = a.raw as string;
-  const rb = b.raw as string;
-  if (ra.slice(as, sa) !== rb.slice(bs, sb) || ra.slice(ea, ae) !== rb.slice(eb, be)) return false;
-  const old = fa.resourceVersion;
-  const now = fb.resourceVersion;
+  if (ta.slice(as, sa) !== tb.slice(bs, sb) || ta.slice(ea, ae) !== tb.slice(eb, be)) return false;
+  const old = a.resourceVersion;
+  const now = b.resourceVersion;
   if (old === undefined || now === undefined) return false;
   if (old !== now) out.push({ at: RV_PATH, old, new: now });
   return true;
@@ -183,7 +187,7 @@ function listedMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean
     const m = mb.keys[k] === key ? k : mb.keys.indexOf(key);
     if (m < 0) return false;
     // metadata is never a LIST default: its text is the object's.
-    if (key === 'metadata' && resourceVersionOnly(a, b, ma.starts[k], ma.ends[k], mb.starts[m], mb.ends[m], out)) continue;
+    if (key === 'metadata' && resourceVersionOnly(a, ma.texts[k], 0, ma.starts[k], ma.ends[k], b, mb.texts[m], 0, mb.starts[m], mb.ends[m], out)) continue;
     if (!memberChanges(key, ma.texts[k], ma.starts[k], ma.ends[k], mb.texts[m], mb.starts[m], mb.ends[m], out)) return false;
   }
   return true;
@@ -432,7 +436,7 @@ function fieldChange(path: string, old: unknown, now: unknown): FieldChange {
 
 /** objects.ts's typeField(o, 'kind'), with the lazy state already at hand (the comparison parses neither object into it). */
 function kindOf(o: KubeObject, s: LazyState | undefined): string | undefined {
-  return s !== undefined && s.parsed === undefined ? s.fields.kind : o.kind;
+  return s !== undefined && s.parsed === undefined ? s.kind : o.kind;
 }
 
 function classify(changes: readonly Change[]): UpdateChange {

@@ -61,7 +61,7 @@ export function resourceVersionOf(o: StoreObject | undefined): string {
  * without asking the proxy for its state again. Without a state it is resourceVersionOf(o).
  */
 export function resourceVersionOfLazy(o: StoreObject, s: LazyState | undefined): string {
-  if (s !== undefined && s.parsed === undefined) return s.fields.resourceVersion ?? '';
+  if (s !== undefined && s.parsed === undefined) return s.resourceVersion ?? '';
   return resourceVersionOf(o);
 }
 
@@ -71,20 +71,20 @@ export function resourceVersionOfLazy(o: StoreObject, s: LazyState | undefined):
  */
 export function metaField(o: KubeObject, field: 'name' | 'namespace' | 'resourceVersion'): string | undefined {
   const s = lazyStateOf(o);
-  if (s !== undefined && s.parsed === undefined) return s.fields[field];
+  if (s !== undefined && s.parsed === undefined) return s[field];
   return o.metadata?.[field];
 }
 
 /** `o.kind` and `o.apiVersion`, read without parsing a lazy object. */
 export function typeField(o: KubeObject, field: 'kind' | 'apiVersion'): string | undefined {
   const s = lazyStateOf(o);
-  if (s !== undefined && s.parsed === undefined) return s.fields[field];
+  if (s !== undefined && s.parsed === undefined) return s[field];
   return o[field];
 }
 
 /** Whether the object has a metadata member (a lazy object's is always an object). */
 export function hasMetadata(o: KubeObject): boolean {
   const s = lazyStateOf(o);
-  if (s !== undefined && s.parsed === undefined) return s.fields.hasMetadata;
+  if (s !== undefined && s.parsed === undefined) return s.hasMetadata;
   return !!o.metadata;
 }

@@ -5,7 +5,7 @@
  */
 import { GoMap } from './goMap';
 import { isTombstone, metaField, type KubeObject, type StoreObject } from './objects';
-import { lazyStateOf, type LazyFields } from './lazyObject';
+import { lazyStateOf, storeKey, type LazyState } from './lazyObject';
 
 /** Computes an object's key; throws (client-go returns an error) when it cannot. */
 export type KeyFunc = (obj: StoreObject | ExplicitKey) => string;
@@ -50,23 +50,21 @@ function metaOf(obj: StoreObject | ExplicitKey): KubeObject {
 }
 
 /**
- * The fields of an object still held as text (lazyObject.ts), else undefined. One read of the
- * proxy's state instead of the prototype checks (ExplicitKey, tombstone) each of which is a call
- * of the proxy's trap: an unparsed lazy object is an ordinary object with metadata fields.
+ * The state (its fields) of an object still held as text (lazyObject.ts), else undefined. One read
+ * of the proxy's state instead of the prototype checks (ExplicitKey, tombstone) each of which is a
+ * call of the proxy's trap: an unparsed lazy object is an ordinary object with metadata fields.
  */
-function unparsedFields(obj: unknown): LazyFields | undefined {
+function unparsedFields(obj: unknown): LazyState | undefined {
   const s = lazyStateOf(obj);
-  return s !== undefined && s.parsed === undefined ? s.fields : undefined;
+  return s !== undefined && s.parsed === undefined ? s : undefined;
 }
 
 /**
- * The key of an unparsed object, made once and kept in its fields (name and namespace do not
+ * The key of an unparsed object, made once and kept in its state (name and namespace do not
  * change while it is text): every later lookup with it finds its characters joined and hashed.
  */
-function keyOfFields(f: LazyFields): string {
-  if (f.key !== undefined) return f.key;
-  const name = f.name ?? '';
-  return (f.key = f.namespace ? `${f.namespace}/${name}` : name);
+function keyOfFields(f: LazyState): string {
+  return storeKey(f);
 }
 
 /** `<namespace>/<name>`, or `<name>` for cluster-scoped objects. An ExplicitKey is returned as is. */

@@ -10,7 +10,7 @@ import { handOver, isRecorded, packerOf } from './sink';
 import type { ReflectorStore } from './fifo';
 import type { StreamEnd, WatchEvent, Watcher } from './listWatch';
 import { GoMap } from './goMap';
-import { lazyStateOf, plainObject } from './lazyObject';
+import { lazyStateOf, plainObject, storeKey } from './lazyObject';
 import { hasMetadata, metaField, typeField, type KubeObject } from './objects';
 import type { Profile } from './profiles';
 import { goDuration, type ReflectorLog } from './reflectorLogs';
@@ -338,9 +338,9 @@ function emitWatchEvent(sink: EventSink, t: number, event: WatchEvent, accepted:
   const obj = event.object;
   // An unparsed lazy object's fields read from its state, asked of it once (objectKey and metaField would ask three times).
   const f = obj ? lazyStateOf(obj) : undefined;
-  const fields = f !== undefined && f.parsed === undefined ? f.fields : undefined;
-  // The key the store's key function caches on the fields (the same text): one string for this event's trace events.
-  const key = fields ? (fields.hasMetadata ? (fields.key ??= keyOfNames(fields.namespace, fields.name)) : '') : objectKey(obj);
+  const fields = f !== undefined && f.parsed === undefined ? f : undefined;
+  // The key the store's key function makes once on the state (the same text): one string for this event's trace events.
+  const key = fields ? (fields.hasMetadata ? storeKey(fields) : '') : objectKey(obj);
   const rv = fields ? (fields.resourceVersion ?? '') : obj ? (metaField(obj, 'resourceVersion') ?? '') : '';
   if (skipped === undefined && !initialEventsEnd && packerOf(sink)?.packWatchEvent(t, event.type, key || undefined, rv, accepted)) return;
   const e: TraceEvent & { type: 'watch.event' } = { t, type: 'watch.event', eventType: event.type, key: key || undefined, rv, accepted };

@@ -14,7 +14,7 @@
  * MAX_SCAN_DEPTH, and on a field of another type than string (or a metadata that is not an
  * object). The caller then takes the JSON.parse path, which gives the exact value or error.
  */
-import { detached, type LazyFields } from '../engine/lazyObject';
+import { detached, newLazyState, setMembers, type LazyState } from '../engine/lazyObject';
 
 /** Nesting the scanner follows (recursively); deeper values are left to JSON.parse. */
 export const MAX_SCAN_DEPTH = 256;
@@ -35,10 +35,10 @@ const STRING_BODY = /(?:[^\\"\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"/y;
 const NO_CONTROL = /[^\x00-\x1f]*/y;
 
 /**
- * The fields of a Kubernetes object the engine reads (all strings, or absent); `members` offsets
- * count from the object's `{`.
+ * The fields of a Kubernetes object the engine reads (all strings, or absent), in the state its
+ * lazy object adopts (lazyObject.ts); the members' offsets count from the object's `{`.
  */
-export type ScannedFields = LazyFields;
+export type ScannedFields = LazyState;
 
 /**
  * One shared copy of each string that recurs across objects (top-level keys, kind, apiVersion,
@@ -231,8 +231,9 @@ class Scan {
    * duplicate replaces it.
    */
   kubeObject(i: number, depth: number): { end: number; fields: ScannedFields } {
-    // Every field present from the start: one object shape for every scanned object.
-    const f: Reading = { hasMetadata: false, kind: undefined, apiVersion: undefined, name: undefined, namespace: undefined, resourceVersion: undefined, members: undefined, key: undefined, rvStart: -1, rvEnd: -1 };
+    // The lazy object's state, read into: every field present from the start (one shape), made at
+    // its one allocation site (newLazyState), so that V8 pretenures it; nothing else read here outlives the scan.
+    const f = newLazyState() as unknown as Reading;
     // Every member, in text order: key, then where its value starts and ends (from i).
     const members: (string | number)[] = [];
     const end = this.object(i, depth + 1, (keyAt, keyEnd, at) => {
@@ -242,12 +243,13 @@ class Scan {
       return e;
     });
     if (f.hasMetadata === NOT_STRING || f.kind === NOT_STRING || f.apiVersion === NOT_STRING || f.name === NOT_STRING || f.namespace === NOT_STRING || f.resourceVersion === NOT_STRING) throw DECLINE;
-    f.members = members;
     if (f.rvStart >= 0) {
       f.rvStart -= i;
       f.rvEnd -= i;
     }
-    return { end, fields: f as ScannedFields };
+    const state = f as unknown as LazyState;
+    setMembers(state, members);
+    return { end, fields: state };
   }
 
   /** One member of a Kubernetes object: reads it into `f` when the engine needs it; returns where it ends. */
@@ -290,8 +292,6 @@ interface Reading {
   name: string | undefined | typeof NOT_STRING;
   namespace: string | undefined | typeof NOT_STRING;
   resourceVersion: string | undefined | typeof NOT_STRING;
-  members: (string | number)[] | undefined;
-  key: undefined;
   /** The span of metadata's (last) resourceVersion value, quotes included (absolute while read, from the object's `{` after); -1 without one. */
   rvStart: number;
   rvEnd: number;

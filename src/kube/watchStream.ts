@@ -13,7 +13,7 @@ import { watchDecodeErrorStatus } from '../engine/statusErrors';
 import type { GetResponse } from './http';
 import { statusFromWire } from './http';
 import { scanWatchEvent } from './jsonScan';
-import { detached, lazyObject } from '../engine/lazyObject';
+import { detached, lazyObjectIn } from '../engine/lazyObject';
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 /** Events decoded ahead of the consumer before the socket is paused (Go's channel is unbuffered; a little slack is harmless). */
@@ -222,15 +222,15 @@ export function lazyWatchEvent(text: string, from: number, nl: number): WatchEve
 }
 
 /**
- * lazyWatchEvent of a whole line (no line end), a string of its own: the lazy object's text is a
- * slice of it.
+ * lazyWatchEvent of a whole line (no line end), a string of its own: the lazy object keeps the
+ * line and its object's span in it (no slice of it to keep alive beside the line).
  */
 export function lazyWatchLine(line: string): WatchEvent | undefined {
   if (line.length > MAX_FRAME_LENGTH) return undefined;
   const e = scanWatchEvent(line, 0, line.length);
   if (e === undefined || e.type === undefined || e.type === 'ERROR' || !EVENT_TYPES.has(e.type)) return undefined;
   if (e.fields.kind === undefined || e.fields.kind === '') return undefined;
-  return { type: e.type as WatchEvent['type'], object: lazyObject(line.slice(e.objectStart, e.objectEnd), e.fields) };
+  return { type: e.type as WatchEvent['type'], object: lazyObjectIn(line, e.objectStart, e.objectEnd, e.fields) };
 }
 
 /** Decodes one frame the way client-go's watch Decoder does (into metav1.WatchEvent, then the object as unstructured). */

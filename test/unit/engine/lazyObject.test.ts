@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { inspect } from 'node:util';
 import { compareUpdate } from '../../../src/engine/diff';
-import { lazyObject, lazyStateOf, plainObject } from '../../../src/engine/lazyObject';
+import { lazyObject, lazyStateOf, plainObject, rawOf } from '../../../src/engine/lazyObject';
 import { DeletedFinalStateUnknown, isTombstone, metaField, resourceVersionOf, typeField, type KubeObject } from '../../../src/engine/objects';
 import { deletionHandlingMetaNamespaceKeyFunc, metaNamespaceIndexFunc, metaNamespaceKeyFunc } from '../../../src/engine/store';
 import { scanObject } from '../../../src/kube/jsonScan';
@@ -38,7 +38,7 @@ describe('engine: lazy objects', () => {
     const asked: unknown[] = [a, a, b, plain, plain, tomb, a, tomb, tomb, b, b, undefined, null, 'x', a, plain];
     for (const o of asked) {
       assert.equal(lazyStateOf(o) !== undefined, o === a || o === b);
-      if (o === a || o === b) assert.equal(lazyStateOf(o)?.fields.name, o === a ? 'a' : 'b');
+      if (o === a || o === b) assert.equal(lazyStateOf(o)?.name, o === a ? 'a' : 'b');
       assert.equal(isTombstone(o), o === tomb);
     }
   });
@@ -52,7 +52,8 @@ describe('engine: lazy objects', () => {
     assert.deepEqual({ ...o }.spec, { n: [1, 2] });
     assert.ok(!Array.isArray(o) && typeof o === 'object' && o instanceof Object);
     assert.match(inspect(o), /labels/);
-    assert.equal(lazyStateOf(o)?.raw, undefined, 'the text is dropped once parsed');
+    const state = lazyStateOf(o);
+    assert.equal(state && rawOf(state), undefined, 'the text is dropped once parsed');
   });
 
   it('after parsing, the accessors read the (possibly changed) parsed object', () => {

@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { compareUpdate } from '../../../src/engine/diff';
-import { lazyObject, lazyStateOf } from '../../../src/engine/lazyObject';
+import { lazyObject, lazyStateOf, membersOf } from '../../../src/engine/lazyObject';
 import { diffWindow } from '../../../src/engine/textDiff';
 import { scanObject } from '../../../src/kube/jsonScan';
 import { check } from '../robustness/support';
@@ -122,7 +122,7 @@ describe('engine: update comparison from the texts', () => {
         assert.deepEqual(compareUpdate(a, b), compareUpdate(JSON.parse(ta), JSON.parse(tb)), `${ta} / ${tb}`);
         compared++;
         // How often a member's window is below it (the members in the same order on both sides here).
-        const [ma, mb] = [sa.fields.members ?? [], sb.fields.members ?? []];
+        const [ma, mb] = [membersOf(sa.fields) ?? [], membersOf(sb.fields) ?? []];
         for (let m = 0; m + 2 < ma.length && m + 2 < mb.length; m += 3) {
           const [as, ae, bs, be] = [ma[m + 1], ma[m + 2], mb[m + 1], mb[m + 2]] as number[];
           if (ta.slice(as, ae) !== tb.slice(bs, be) && (diffWindow(ta, as, ae, tb, bs, be)?.[0].keys.length ?? 0) > 0) {

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { scanList, scanObject, scanWatchEvent, type ScannedFields } from '../../../src/kube/jsonScan';
 import { decodeList } from '../../../src/kube/listerWatcher';
 import { decodeParsedFrame, lazyWatchEvent } from '../../../src/kube/watchStream';
-import { lazyStateOf } from '../../../src/engine/lazyObject';
+import { lazyStateOf, membersOf, type LazyFields } from '../../../src/engine/lazyObject';
 import { check, jsonLeaf } from '../robustness/support';
 
 /** A JSON text's syntax tree: objects are member lists, so keys can repeat. */
@@ -85,10 +85,10 @@ function write(n: Node, s: Style): string {
 }
 
 /** What the scanner must read from a parsed object, or undefined when it must decline (a field of another type). */
-function expectedFields(o: Record<string, unknown>): ScannedFields | undefined {
+function expectedFields(o: Record<string, unknown>): LazyFields | undefined {
   const str = (v: unknown) => v === undefined || typeof v === 'string';
   if (!str(o.kind) || !str(o.apiVersion)) return undefined;
-  const f: ScannedFields = { hasMetadata: o.metadata !== undefined, kind: o.kind as string | undefined, apiVersion: o.apiVersion as string | undefined };
+  const f: LazyFields = { hasMetadata: o.metadata !== undefined, kind: o.kind as string | undefined, apiVersion: o.apiVersion as string | undefined };
   if (o.metadata !== undefined) {
     const m = o.metadata as Record<string, unknown>;
     if (m === null || typeof m !== 'object' || Array.isArray(m)) return undefined;
@@ -98,8 +98,9 @@ function expectedFields(o: Record<string, unknown>): ScannedFields | undefined {
   return f;
 }
 
-function norm(f: ScannedFields | undefined): unknown {
-  return f && JSON.parse(JSON.stringify({ ...f, members: undefined, rvStart: undefined, rvEnd: undefined }));
+/** The fields the engine reads (not the state's other members). */
+function norm(f: LazyFields | undefined): unknown {
+  return f && JSON.parse(JSON.stringify({ hasMetadata: f.hasMetadata, kind: f.kind, apiVersion: f.apiVersion, name: f.name, namespace: f.namespace, resourceVersion: f.resourceVersion }));
 }
 
 /** The span of metadata's resourceVersion value (rvStart/rvEnd) holds the text of the value JSON.parse keeps; -1 without one. */
@@ -253,7 +254,7 @@ describe('kube: the JSON scanner of lazy objects', () => {
         const f = scanObject(text, 0)?.fields;
         const o = JSON.parse(text) as { kind?: string; apiVersion?: string; metadata?: { name?: string; namespace?: string; resourceVersion?: string } };
         assert.deepEqual(norm(f), norm({ hasMetadata: true, kind: o.kind, apiVersion: o.apiVersion, name: o.metadata?.name, namespace: o.metadata?.namespace, resourceVersion: o.metadata?.resourceVersion }), text);
-        assert.deepEqual(f?.members?.filter((m) => typeof m === 'string'), keys[t], text);
+        assert.deepEqual((f && membersOf(f))?.filter((m) => typeof m === 'string'), keys[t], text);
       }
     }
   });
@@ -265,7 +266,7 @@ describe('kube: the JSON scanner of lazy objects', () => {
       assert.equal(f?.kind, `Kind${n}-with-a-long-name`);
       assert.equal(f?.apiVersion, `group${n}.example.com/v1`);
       assert.equal(f?.namespace, `ns-${n}-long-enough`);
-      assert.deepEqual(f?.members?.filter((m) => typeof m === 'string'), ['kind', 'apiVersion', `key${n}`, 'metadata']);
+      assert.deepEqual((f && membersOf(f))?.filter((m) => typeof m === 'string'), ['kind', 'apiVersion', `key${n}`, 'metadata']);
     }
     const long = `{"kind":"${'K'.repeat(100)}","metadata":{}}`;
     assert.equal(scanObject(long, 0)?.fields.kind, 'K'.repeat(100));
