@@ -217,6 +217,33 @@ describe('webview app: snapshot / delta / resync protocol (happy-dom)', () => {
     assert.ok(q('.chart .timeline'), 'the chart is still there');
   });
 
+  it('a trace drawn before its findings: tab, chip and panel say "computing…" until a delta brings them, or say why they failed', () => {
+    type El = { textContent: string | null };
+    const f = { id: 'x', severity: 'warning' as const, title: 'Relist after 410 Expired', detail: 'd', advice: 'a', evidence: [3] };
+    for (const outcome of ['ready', 'failed'] as const) {
+      const { app, root } = fresh();
+      const q = (sel: string) => (root as unknown as { querySelector(s: string): El | null }).querySelector(sel);
+      const msg = snapshot({ ...S2, id: 's1' }, events);
+      msg.params.findingsState = { state: 'computing' };
+      app.handle(msg);
+      assert.equal(q('#tab-findings')?.textContent, 'Findings (computing…)');
+      assert.equal(chip(root as never, 'findings'), 'computing…');
+      assert.ok(q('.findings-pane')?.textContent?.includes('Findings: computing…'), `panel: "${q('.findings-pane')?.textContent}"`);
+      const last = events[events.length - 1].seq;
+      if (outcome === 'ready') {
+        app.handle(DeltaNotification.create({ sessionId: 's1', afterSeq: last, events: [], live: false, findings: [f] }));
+        assert.equal(q('#tab-findings')?.textContent, 'Findings (1)');
+        assert.equal(chip(root as never, 'findings'), '1');
+        assert.ok(!q('.findings-pane')?.textContent?.includes('computing'), 'the panel still says computing');
+        assert.ok(q('.findings-pane')?.textContent?.includes('Relist after 410 Expired'));
+      } else {
+        app.handle(DeltaNotification.create({ sessionId: 's1', afterSeq: last, events: [], live: false, findings: [], findingsState: { state: 'failed', reason: 'the trace reader ended' } }));
+        assert.equal(chip(root as never, 'findings'), 'failed');
+        assert.ok(q('.findings-pane')?.textContent?.includes('The findings could not be computed: the trace reader ended'), `panel: "${q('.findings-pane')?.textContent}"`);
+      }
+    }
+  });
+
   it('a finding the user opened stays open when the findings are re-rendered', () => {
     const { app, root } = fresh();
     const f = { id: 'x', severity: 'warning' as const, title: 't', detail: 'd', advice: 'a', evidence: [3] };
