@@ -4,7 +4,7 @@
  * distribute event), in the same walk that decides whether redaction would copy the diff.
  */
 import type { FieldChange } from '../format/events';
-import { isSecretResource, mayChangeText, pathHasCredential, plainString, type RedactionContext } from './redact';
+import { HAS_NEW, HAS_OLD, changeShape, isSecretResource, mayChangeText, pathHasCredential, plainString, type RedactionContext } from './redact';
 
 /** `{"path":<the path's JSON text>` of the paths seen last (an update's paths repeat: src/engine/diffPaths.ts). */
 const pathTexts = new Map<string, string>();
@@ -22,19 +22,31 @@ function pathText(path: string): string {
   return text;
 }
 
-/** The JSON text of a value of a change that is not an object or a string: null, a boolean or a finite number; undefined for any other. */
-function scalarText(v: unknown): string | undefined {
-  if (v === null) return 'null';
-  if (v === true) return 'true';
-  if (v === false) return 'false';
-  return typeof v === 'number' && Number.isFinite(v) ? JSON.stringify(v) : undefined;
+/**
+ * Pushes `label` and the JSON text of a change's value: true when spelled, false for a kind this
+ * does not spell (undefined, NaN, a bigint, a function), undefined when redaction would copy it
+ * (an object, or a string scrubbing could change).
+ */
+function pushValue(pieces: string[], label: string, v: unknown): boolean | undefined {
+  if (typeof v === 'string') {
+    if (plainString(v)) pieces.push(label, '"', v, '"');
+    else if (mayChangeText(v)) return undefined;
+    else pieces.push(label, JSON.stringify(v));
+    return true;
+  }
+  if (v === null) pieces.push(label, 'null');
+  else if (typeof v === 'object') return undefined;
+  else if (typeof v === 'boolean') pieces.push(label, v ? 'true' : 'false');
+  else if (typeof v === 'number' && Number.isFinite(v)) pieces.push(label, JSON.stringify(v));
+  else return false;
+  return true;
 }
 
 /**
  * For a diff redactEvent would keep as it is (diffNeedsCopy(diff, ctx) false): its JSON text,
  * exactly JSON.stringify(diff), or null when a value is of a kind this does not spell (undefined,
  * NaN, a bigint, a function: the caller then stringifies). Undefined exactly when diffNeedsCopy
- * is true (the checks are changeNeedsCopy's, in redact.ts, made on the way). The text's pieces
+ * is true (its checks, redact.ts changeShape and the rest, made on the way). The text's pieces
  * are joined once (one flat string, no concatenations in between).
  */
 export function plainDiffJson(diff: readonly FieldChange[], ctx: RedactionContext): string | null | undefined {
@@ -47,32 +59,17 @@ export function plainDiffJson(diff: readonly FieldChange[], ctx: RedactionContex
     const c = diff[i] as unknown;
     if (c === null || typeof c !== 'object' || Array.isArray(c)) return undefined;
     const change = c as Record<string, unknown>;
-    pieces.push(i === 0 ? '[' : ',', '');
-    const pathAt = pieces.length - 1;
-    let at = 0; // 0: expecting path, 1: after path, 2: after old, 3: after new
-    for (const k in change) {
-      if (k === 'path' && at === 0) at = 1;
-      else if (k === 'old' && at === 1) at = 2;
-      else if (k === 'new' && (at === 1 || at === 2)) at = 3;
-      else return undefined;
-      if (at === 1) continue;
-      const v = change[k];
-      if (v !== null && typeof v === 'object') return undefined;
-      if (typeof v === 'string') {
-        if (plainString(v)) pieces.push(at === 2 ? ',"old":"' : ',"new":"', v, '"');
-        else if (mayChangeText(v)) return undefined;
-        else pieces.push(at === 2 ? ',"old":' : ',"new":', JSON.stringify(v));
-        continue;
-      }
-      const text = scalarText(v);
-      if (text === undefined) spelled = false;
-      else pieces.push(at === 2 ? ',"old":' : ',"new":', text);
-    }
+    const shape = changeShape(change);
     const path = change.path;
-    if (at === 0 || typeof path !== 'string' || pathHasCredential(path)) return undefined;
-    pieces[pathAt] = pathText(path);
+    if (shape < 0 || typeof path !== 'string' || pathHasCredential(path)) return undefined;
+    pieces.push(i === 0 ? '[' : ',', pathText(path));
+    const old = (shape & HAS_OLD) === 0 ? true : pushValue(pieces, ',"old":', change.old);
+    const now = (shape & HAS_NEW) === 0 ? true : pushValue(pieces, ',"new":', change.new);
+    if (old === undefined || now === undefined) return undefined;
+    if (!old || !now) spelled = false;
     pieces.push('}');
   }
   pieces.push(']');
   return spelled ? pieces.join('') : null;
 }
+

@@ -206,27 +206,46 @@ function mayChange(v: unknown): boolean {
   return false;
 }
 
+/** changeShape's bits: the change has `old`, has `new`. */
+export const HAS_OLD = 1;
+export const HAS_NEW = 2;
+
+/**
+ * Whether a change is exactly { path, old?, new? } in that order (redactChange's own shape; the
+ * value of `path` not checked): HAS_OLD | HAS_NEW as it has them, -1 for any other shape.
+ * Allocates nothing.
+ */
+export function changeShape(change: Record<string, unknown>): number {
+  let at = 0; // 0: expecting path, 1: after path, 2: after old, 3: after new
+  let bits = 0;
+  for (const k in change) {
+    if (k === 'path' && at === 0) at = 1;
+    else if (k === 'old' && at === 1) (at = 2), (bits |= HAS_OLD);
+    else if (k === 'new' && (at === 1 || at === 2)) (at = 3), (bits |= HAS_NEW);
+    else return -1;
+  }
+  return at === 0 ? -1 : bits;
+}
+
+/** Whether redaction would copy a change's value: a part of a cluster object, or a string scrubbing could change. */
+function valueNeedsCopy(v: unknown): boolean {
+  return (v !== null && typeof v === 'object') || (typeof v === 'string' && mayChangeText(v));
+}
+
 /**
  * Whether redactChange could give anything but an equal copy of c, or c holds an object (a part
  * of a cluster object, which the copy keeps the trace from aliasing): a Secret's change always;
- * else c must be exactly { path, old?, new? } in that order (redactChange's own shape), its path
- * name no credential and its values primitives that scrubbing leaves alone. Allocates nothing.
+ * else c must have changeShape's shape, its path name no credential and its values primitives
+ * that scrubbing leaves alone. Allocates nothing.
  */
 function changeNeedsCopy(c: unknown, secret: boolean): boolean {
   if (secret || c === null || typeof c !== 'object' || Array.isArray(c)) return true;
   const change = c as Record<string, unknown>;
-  let at = 0; // 0: expecting path, 1: after path, 2: after old, 3: after new
-  for (const k in change) {
-    if (k === 'path' && at === 0) at = 1;
-    else if (k === 'old' && at === 1) at = 2;
-    else if (k === 'new' && (at === 1 || at === 2)) at = 3;
-    else return true;
-    if (at === 1) continue;
-    const v = change[k];
-    if (v !== null && typeof v === 'object') return true;
-    if (typeof v === 'string' && mayChangeText(v)) return true;
-  }
-  return at === 0 || typeof change.path !== 'string' || pathHasCredential(change.path);
+  const shape = changeShape(change);
+  if (shape < 0) return true;
+  if ((shape & HAS_OLD) !== 0 && valueNeedsCopy(change.old)) return true;
+  if ((shape & HAS_NEW) !== 0 && valueNeedsCopy(change.new)) return true;
+  return typeof change.path !== 'string' || pathHasCredential(change.path);
 }
 
 /** Whether redactEvent copies an event for this update diff (see changeNeedsCopy). */
