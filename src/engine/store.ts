@@ -59,18 +59,10 @@ function unparsedFields(obj: unknown): LazyState | undefined {
   return s !== undefined && s.parsed === undefined ? s : undefined;
 }
 
-/**
- * The key of an unparsed object, made once and kept in its state (name and namespace do not
- * change while it is text): every later lookup with it finds its characters joined and hashed.
- */
-function keyOfFields(f: LazyState): string {
-  return storeKey(f);
-}
-
 /** `<namespace>/<name>`, or `<name>` for cluster-scoped objects. An ExplicitKey is returned as is. */
 export const metaNamespaceKeyFunc: KeyFunc = (obj) => {
   const f = unparsedFields(obj);
-  if (f !== undefined) return keyOfFields(f);
+  if (f !== undefined) return storeKey(f);
   if (obj instanceof ExplicitKey) return obj.key;
   const o = metaOf(obj);
   const name = metaField(o, 'name') ?? '';
@@ -81,7 +73,7 @@ export const metaNamespaceKeyFunc: KeyFunc = (obj) => {
 /** Like metaNamespaceKeyFunc, but a DeletedFinalStateUnknown yields the key it carries. */
 export const deletionHandlingMetaNamespaceKeyFunc: KeyFunc = (obj) => {
   const f = unparsedFields(obj);
-  if (f !== undefined) return keyOfFields(f);
+  if (f !== undefined) return storeKey(f);
   return isTombstone(obj) ? obj.key : metaNamespaceKeyFunc(obj);
 };
 
