@@ -7,7 +7,7 @@
  * session's spill segment (spillRead.ts) are answered here too.
  */
 import { parentPort } from 'node:worker_threads';
-import { RunError } from './errors';
+import { RunError, firstLine } from './errors';
 import { FAULTS } from './faults';
 import { openLive, liveTitle, type LiveInformer } from './liveInformer';
 import { connect } from './resources';
@@ -26,10 +26,6 @@ if (!port) throw new Error('engineWorker.ts runs only as a worker thread');
 
 function send(msg: WorkerToHost, transfer: ArrayBuffer[] = []): void {
   port!.postMessage(msg, transfer);
-}
-
-function oneLine(e: unknown): string {
-  return String(e instanceof Error ? e.message : e).split('\n')[0];
 }
 
 let recorder: TraceRecorder | undefined;
@@ -171,7 +167,7 @@ async function call(id: number, c: WorkerCall): Promise<void> {
     }
     send({ type: 'reply', id, ok: true });
   } catch (e) {
-    send({ type: 'reply', id, ok: false, message: oneLine(e) });
+    send({ type: 'reply', id, ok: false, message: firstLine(e) });
   }
 }
 
@@ -186,7 +182,7 @@ async function stop(): Promise<void> {
 }
 
 port.on('message', (m: HostToWorker) => {
-  if (m.op === 'start') start(m).catch((e: unknown) => end({ type: 'failed', message: oneLine(e) }));
+  if (m.op === 'start') start(m).catch((e: unknown) => end({ type: 'failed', message: firstLine(e) }));
   else if (m.op === 'stop') void stop();
   else void call(m.id, m);
 });

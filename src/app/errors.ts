@@ -19,3 +19,8 @@ export class RunError extends Error {
     this.name = 'RunError';
   }
 }
+
+/** The first line of an error's message (or of the value thrown): what a one-line message shows. */
+export function firstLine(e: unknown): string {
+  return String(e instanceof Error ? e.message : e).split('\n')[0];
+}

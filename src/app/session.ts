@@ -8,14 +8,13 @@ import type { SharedIndexInformer } from '../engine/sharedInformer';
 import type { ConsistencyResult } from '../trace/consistency';
 import { computeFindings } from '../trace/findings';
 import type { TypedEvents } from '../trace/findings/types';
-import type { Finding } from '../format/trace';
 import type { FaultName, FieldChange, RecordedEvent } from '../format/events';
 import type { SpillState } from '../trace/segments';
 import type { SpillOverview } from '../format/spill';
 import { diffForSeq, encodeBatch, type ColumnBatch } from '../protocol/eventColumns';
 import { answerSpillCall, asColumns, type SpillAnswer, type SpillCall, type SpilledColumns } from './spillRead';
-import { writeTraceWithCompanion, type ColumnarTrace, type FindingsState } from './traceColumns';
-import type { TraceHeader } from '../format/trace';
+import { writeTraceWithCompanion, type ColumnarTrace } from './traceColumns';
+import type { Finding, FindingsState, TraceHeader } from '../format/trace';
 import type { SessionInfo } from '../protocol/timeline';
 import { SummaryModel, type TraceSummary } from '../trace/summary';
 

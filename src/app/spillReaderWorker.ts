@@ -9,6 +9,7 @@
 import { parentPort } from 'node:worker_threads';
 import { answerSpillCall, spillTransfer } from './spillRead';
 import type { WorkerRead, WorkerToHost } from './workerProtocol';
+import { firstLine } from './errors';
 
 const port = parentPort;
 if (!port) throw new Error('spillReaderWorker.ts runs only as a worker thread');
@@ -16,6 +17,6 @@ if (!port) throw new Error('spillReaderWorker.ts runs only as a worker thread');
 port.on('message', (m: WorkerRead) => {
   void answerSpillCall(m.spill, m.call).then(
     (value) => port.postMessage({ type: 'reply', id: m.id, ok: true, value } satisfies WorkerToHost, spillTransfer(value)),
-    (e: unknown) => port.postMessage({ type: 'reply', id: m.id, ok: false, message: String(e instanceof Error ? e.message : e).split('\n')[0] } satisfies WorkerToHost),
+    (e: unknown) => port.postMessage({ type: 'reply', id: m.id, ok: false, message: firstLine(e) } satisfies WorkerToHost),
   );
 });

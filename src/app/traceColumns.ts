@@ -19,7 +19,7 @@ import { SummaryModel, type TraceSummary } from '../trace/summary';
 import { cachedCompanionPath, copyCompanion, fingerprintOf, readCompanion, removeCompanion, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
 import { writeTrace, writeTraceFile, type EventSource } from '../trace/traceWrite';
 import { readTrace } from './traces';
-import { BadInputError } from './errors';
+import { BadInputError, firstLine } from './errors';
 
 interface Meta {
   count: number;
@@ -174,8 +174,6 @@ export type ExportElsewhere = (
   opened: { fingerprint: Fingerprint; count: number; lastSeq: number; findings: Finding[] },
 ) => Promise<{ events: number } | { message: string }>;
 
-export type { FindingsState } from '../format/trace';
-
 const NO_FINDINGS: Finding[] = [];
 
 export class ColumnarTrace {
@@ -212,7 +210,7 @@ export class ColumnarTrace {
       this.findingsReady = findings;
       findings.then(
         (f) => this.settleFindings(f, undefined),
-        (e: unknown) => this.settleFindings(undefined, String(e instanceof Error ? e.message : e).split('\n')[0]),
+        (e: unknown) => this.settleFindings(undefined, firstLine(e)),
       );
     }
   }
@@ -252,7 +250,7 @@ export class ColumnarTrace {
     try {
       return await this.findingsReady;
     } catch (e) {
-      throw new BadInputError(`the trace's findings could not be computed (${String(e instanceof Error ? e.message : e).split('\n')[0]}); reopen it`);
+      throw new BadInputError(`the trace's findings could not be computed (${firstLine(e)}); reopen it`);
     }
   }
 

@@ -20,6 +20,7 @@ import { readTraceLines } from '../trace/traceLines';
 import { writeTraceWithCompanion } from './traceColumns';
 import type { RowsHelper, RowsJob, RowsResult } from './traceRowParts';
 import { readTraceColumns } from './traceRows';
+import { firstLine } from './errors';
 
 export type JobRequest =
   | { kind: 'count'; path: string }
@@ -44,7 +45,6 @@ export type JobReply =
   /** The job could not be done: one line. */
   | { kind: 'failed'; message: string };
 
-const oneLine = (e: unknown) => String(e instanceof Error ? e.message : e).split('\n')[0];
 
 /** The trace in the file's bytes: by lines (the exporter's layout) or by importTrace, which throws a TraceFileError. */
 function parsed(bytes: Buffer): { header: TraceHeader; events: RecordedEvent[] } {
@@ -56,14 +56,14 @@ async function count(path: string): Promise<JobReply> {
   try {
     bytes = await readFile(path);
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'gone' } : { kind: 'failed', message: oneLine(e) };
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'gone' } : { kind: 'failed', message: firstLine(e) };
   }
   const columns = readTraceColumns(bytes);
   if (columns) return { kind: 'counted', events: columns.batch.count };
   try {
     return { kind: 'counted', events: importTrace(bytes.toString('utf8')).events.length };
   } catch (e) {
-    return e instanceof TraceFileError ? { kind: 'notATrace', message: e.message } : { kind: 'failed', message: oneLine(e) };
+    return e instanceof TraceFileError ? { kind: 'notATrace', message: e.message } : { kind: 'failed', message: firstLine(e) };
   }
 }
 
@@ -87,7 +87,7 @@ export async function runJob(req: JobRequest): Promise<JobReply> {
   try {
     return req.kind === 'count' ? await count(req.path) : await exportFrom(req);
   } catch (e) {
-    return { kind: 'failed', message: oneLine(e) };
+    return { kind: 'failed', message: firstLine(e) };
   }
 }
 
@@ -110,10 +110,10 @@ export function runJobInWorker(req: JobRequest, workerFile?: string): Promise<Jo
     try {
       const worker = new Worker(script.file, { workerData: { job: req }, ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false });
       worker.once('message', (m: JobReply) => answer(m));
-      worker.on('error', (e) => answer({ kind: 'failed', message: `the trace reader failed (${oneLine(e)})` }));
+      worker.on('error', (e) => answer({ kind: 'failed', message: `the trace reader failed (${firstLine(e)})` }));
       worker.on('exit', () => answer({ kind: 'failed', message: 'the trace reader ended without an answer' }));
     } catch (e) {
-      answer({ kind: 'failed', message: `the trace reader did not start (${oneLine(e)})` });
+      answer({ kind: 'failed', message: `the trace reader did not start (${firstLine(e)})` });
     }
   });
 }

@@ -17,6 +17,7 @@ import type { Finding } from '../format/trace';
 import { ColumnarTrace, contentOf, findingsOfBatch, summaryOfBatch, type ExportElsewhere, type ReadCheck } from './traceColumns';
 import { readWorkerScript, runJob, runJobInWorker, type JobReply, type JobRequest } from './traceJobs';
 import { decodeRowsJob, readTraceColumnsInParts, type RowsHelper } from './traceRowParts';
+import { firstLine } from './errors';
 
 /** A trace with at least this many events gets a companion written when it is opened from its JSON. */
 export const COMPANION_MIN_EVENTS = 10_000;
@@ -87,7 +88,6 @@ export type ReadReply =
   | { kind: 'other'; reason?: string }
   | ({ kind: 'checked' } & ReadCheck);
 
-const oneLine = (e: unknown) => String(e instanceof Error ? e.message : e).split('\n')[0];
 
 /**
  * What the worker does (run here by tests): reads the file line by line into columns
@@ -140,7 +140,7 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
     if (req.companionDir !== undefined) await pruneCompanionCache(req.companionDir);
     send({ kind: 'checked', canonical, ...(companion ? { companion } : { companionReason: 'this machine is big-endian' }) });
   } catch (e) {
-    send({ kind: 'checked', canonical, companionReason: oneLine(e) });
+    send({ kind: 'checked', canonical, companionReason: firstLine(e) });
   }
 }
 
@@ -224,13 +224,13 @@ export function readTraceInWorker(path: string, o: ReadOptions = {}): Promise<Co
   try {
     worker = new Worker(script.file, { workerData: request, ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false });
     worker.on('message', r.receive);
-    worker.on('error', (e) => r.ended(`the trace reader failed (${oneLine(e)})`));
+    worker.on('error', (e) => r.ended(`the trace reader failed (${firstLine(e)})`));
     worker.on('exit', () => {
       r.ended('the trace reader ended without an answer');
       o.onEnded?.();
     });
   } catch (e) {
-    r.ended(`the trace reader did not start (${oneLine(e)})`);
+    r.ended(`the trace reader did not start (${firstLine(e)})`);
   }
   return r.answer;
 }
@@ -242,7 +242,7 @@ export function readTraceHere(path: string, companionMinEvents = COMPANION_MIN_E
   const here: StartHelper = () => ({ helper: (job) => Promise.resolve(decodeRowsJob(job)), cancel: () => undefined });
   readForOpen({ path, companionMinEvents, checkAfterMs: 0, ...(splitMinBytes !== undefined ? { splitMinBytes } : {}) }, r.receive, Promise.resolve(), here).then(
     () => r.ended('the trace reader ended without an answer'),
-    (e: unknown) => r.ended(oneLine(e)),
+    (e: unknown) => r.ended(firstLine(e)),
   );
   return r.answer;
 }

@@ -25,6 +25,7 @@ import { readForOpen, type CheckNow, type ReadReply, type ReadRequest } from './
 import { runJob, rowsHelperInWorker, type JobRequest } from './traceJobs';
 import { decodeRowsJob, type RowsJob } from './traceRowParts';
 import { COLUMN_NAMES } from '../protocol/eventColumns';
+import { firstLine } from './errors';
 
 const port = parentPort;
 if (!port) throw new Error('traceReadWorker.ts runs only as a worker thread');
@@ -81,7 +82,7 @@ if ((workerData as { rows?: boolean }).rows) {
     .finally(() => port.unref());
 } else {
   readForOpen(workerData as ReadRequest, send, checkNow, () => rowsHelperInWorker(__filename))
-    .catch((e: unknown) => send({ kind: 'other', reason: String(e instanceof Error ? e.message : e).split('\n')[0] }))
+    .catch((e: unknown) => send({ kind: 'other', reason: firstLine(e) }))
     // Done: listening for the host no longer keeps the worker alive, so it ends.
     .finally(() => port.unref());
 }
