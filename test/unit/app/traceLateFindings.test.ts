@@ -19,28 +19,10 @@ import { readTraceColumns } from '../../../src/app/traceRows';
 import { computeFindings } from '../../../src/trace/findings';
 import { fingerprintOf } from '../../../src/trace/traceCompanion';
 import { exportTrace, importTrace } from '../../../src/trace/traceFile';
-import { TimelineStream, type StreamTimers } from '../../../src/vscode/timelineStream';
+import { TimelineStream } from '../../../src/vscode/timelineStream';
+import { ManualTimers } from '../protocol/manualTimers';
 import { scenarioTraces } from '../trace/scenarioTraces';
 
-/** Timers driven by hand: advance(ms) runs what is due. */
-class ManualTimers implements StreamTimers {
-  t = 0;
-  private queue: { at: number; fn: () => void; live: boolean }[] = [];
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): () => void {
-    const entry = { at: this.t + ms, fn, live: true };
-    this.queue.push(entry);
-    return () => (entry.live = false);
-  }
-  advance(ms: number): void {
-    this.t += ms;
-    const due = this.queue.filter((q) => q.live && q.at <= this.t);
-    this.queue = this.queue.filter((q) => !due.includes(q));
-    for (const q of due) q.fn();
-  }
-}
 
 const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
 

@@ -3,7 +3,8 @@ import type { IpcMessage } from '../../../src/protocol/ipc';
 import { ClockNotification, DeltaNotification, EmptyNotification, SnapshotNotification, SnapshotSentNotification } from '../../../src/protocol/timeline';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import { InformerSession } from '../../../src/app/session';
-import { TimelineStream, type StreamTimers } from '../../../src/vscode/timelineStream';
+import { TimelineStream } from '../../../src/vscode/timelineStream';
+import { ManualTimers } from './manualTimers';
 import { decodeBatch } from '../../../src/protocol/eventColumns';
 import { isPacked, unpackColumns } from '../../../src/protocol/columnPack';
 import type { SnapshotParams } from '../../../src/protocol/timeline';
@@ -18,29 +19,6 @@ function snapshotEvents(p: SnapshotParams) {
   return [...(p.columns ? decodeBatch(unpackColumns(p.columns)!)! : []), ...p.events];
 }
 
-/** Timers driven by hand: advance(ms) runs what is due. */
-class ManualTimers implements StreamTimers {
-  t = 0;
-  private queue: { at: number; fn: () => void; live: boolean }[] = [];
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): () => void {
-    const entry = { at: this.t + ms, fn, live: true };
-    this.queue.push(entry);
-    return () => (entry.live = false);
-  }
-  advance(ms: number): void {
-    this.t += ms;
-    const due = this.queue.filter((q) => q.live && q.at <= this.t);
-    this.queue = this.queue.filter((q) => !due.includes(q));
-    for (const q of due) q.fn();
-  }
-  /** Timers still pending (not fired, not cancelled). */
-  pending(): number {
-    return this.queue.filter((q) => q.live).length;
-  }
-}
 
 function recorder(): TraceRecorder {
   return new TraceRecorder({
