@@ -203,8 +203,7 @@ export class ListStream {
         return 'items';
       }
       const end = ended(() => scan.value(at, 1));
-      // A number (or a word) that reaches the end of the text so far may go on in the next piece.
-      if (end < 0 || (end >= s.length && !final)) return 'more';
+      if (end < 0 || (!final && numberGoesOn(s, at, end))) return 'more';
       this.members.delete(key);
       this.members.set(key, { tail, start: at, end });
       this.pos = end;
@@ -277,6 +276,20 @@ export class ListStream {
     this.phase = Phase.Rebuild;
     return false;
   }
+}
+
+/**
+ * Whether the value s[at, end) is a number that the next piece may go on with: only characters
+ * of a number follow it up to the end of the text so far (`-12.5` of `-12.5e` then `+3`).
+ */
+function numberGoesOn(s: string, at: number, end: number): boolean {
+  const c = s.charCodeAt(at);
+  if (c !== 0x2d && (c < 0x30 || c > 0x39)) return false;
+  for (let i = end; i < s.length; i++) {
+    const d = s.charCodeAt(i);
+    if (!((d >= 0x30 && d <= 0x39) || d === 0x2b || d === 0x2d || d === 0x2e || d === 0x45 || d === 0x65)) return false;
+  }
+  return true;
 }
 
 /** A scanner step's end, or -1 where it declines (or the text ends too soon). */
