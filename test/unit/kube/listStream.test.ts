@@ -1,5 +1,4 @@
 import { strict as assert } from 'node:assert';
-import { StringDecoder } from 'node:string_decoder';
 import type * as http from 'node:http';
 import { lazyStateOf } from '../../../src/engine/lazyObject';
 import { TransportError } from '../../../src/engine/listWatch';
