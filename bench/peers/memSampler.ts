@@ -2,11 +2,12 @@
  * Where a peers client's memory goes: with PEERS_MEM=DIR in its environment, a Node client samples
  * process.memoryUsage() and v8.getHeapSpaceStatistics() every 20 ms (and at each phase mark:
  * start, synced, go, done) and writes them, with the sample at the RSS peak, to
- * DIR/<mode>-<pid>.json. Without PEERS_MEM it does nothing (the measured runs).
+ * DIR/<mode>-<pid>[-t<thread>].json. Without PEERS_MEM it does nothing (the measured runs).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
+import { threadId } from 'node:worker_threads';
 
 interface Sample {
   t: number;
@@ -65,7 +66,8 @@ export class MemSampler {
     const marks = this.samples.filter((s) => s.mark).map((s) => `${s.mark}@${s.t}ms rss ${f(s.rss)} heap ${f(s.heapTotal)}/${f(s.heapUsed)}${s.probed === undefined ? '' : ` probe ${s.probed}`}`);
     const lines = [`mem ${this.mode}: peak rss ${f(peak.rss)} MiB at ${peak.t} ms: heap ${f(peak.heapTotal)} total / ${f(peak.heapUsed)} used, external ${f(peak.external)}, arrayBuffers ${f(peak.arrayBuffers)}${peak.probed === undefined ? '' : `, probe ${peak.probed}`}; spaces size/used: ${spaces}`, `mem ${this.mode}: ${marks.join('; ')}`];
     fs.mkdirSync(this.dir, { recursive: true });
-    fs.writeFileSync(path.join(this.dir, `${this.mode}-${process.pid}.json`), JSON.stringify({ peak, samples: this.samples }));
+    // The engine's worker and its process's main thread share the pid: the worker's file is named by its thread too.
+    fs.writeFileSync(path.join(this.dir, `${this.mode}-${process.pid}${threadId ? `-t${threadId}` : ''}.json`), JSON.stringify({ peak, samples: this.samples }));
     return lines;
   }
 }
