@@ -2,6 +2,7 @@
  * A LIST body's decode on its own, this tree's two ways side by side: the whole text then
  * decodeList (utf8Collector's pieces joined), against listStream.ts taking items as the chunks come.
  *   npx tsx bench/listDecode.ts [--file list.json] [--chunk 65536] [--rounds 7]
+ * With the engine worker's heap limits (young generation 6 MiB ≈ semi-spaces of 2): node --expose-gc --max-semi-space-size=2 --max-old-space-size=1024 --import tsx bench/listDecode.ts
  */
 import * as fs from 'node:fs';
 import { utf8Collector } from '../src/kube/http';
