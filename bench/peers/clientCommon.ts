@@ -27,6 +27,11 @@ export const LIMIT_MS = 300_000;
 export function memSampler(mode: string): MemSampler {
   return (sampler = new MemSampler(process.env.PEERS_MEM || undefined, mode));
 }
+
+/** The sampler memSampler made last (the engine client sets its probe once its recorder exists). */
+export function currentMemSampler(): MemSampler {
+  return sampler;
+}
 let sampler = new MemSampler(undefined, '');
 
 /** CPU time of the whole process (every thread, V8's helpers included), in seconds. */

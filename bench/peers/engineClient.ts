@@ -18,7 +18,7 @@ import { SharedIndexInformer } from '../../src/engine/sharedInformer';
 import { KubeConnection } from '../../src/kube/kubeconfig';
 import { HttpListerWatcher } from '../../src/kube/listerWatcher';
 import { DEFAULT_TRACE_CAP, TraceRecorder } from '../../src/trace/recorder';
-import { Counter, memSampler, watchPhase, type Mode, type Result } from './clientCommon';
+import { Counter, currentMemSampler, memSampler, watchPhase, type Mode, type Result } from './clientCommon';
 
 /** The recorder's window: the product's default, unless a diagnostic run (PEERS_RECORDER_CAP, never set for a measured run) asks for another. */
 function recorderCap(): number {
@@ -47,6 +47,8 @@ async function engine(url: string, events: number, recorder: boolean): Promise<R
         redacted: true,
       }, recorderCap())
     : nullSink;
+  // PEERS_MEM: each memory sample also reads how many events the recorder's window holds.
+  if (sink instanceof TraceRecorder) currentMemSampler().probe = () => sink.held;
   const informer = new SharedIndexInformer({ listerWatcher: lw, profile, clock, sink, name: 'bench' });
   const counter = new Counter(2, events);
   for (let h = 0; h < 2; h++) informer.addEventHandler(`handler-${h}`, { onUpdate: counter.handler(h) });

@@ -308,15 +308,14 @@ export function utf8Collector(): BodyCollector<string> {
  * is marked handled there (the caller awaits it later).
  */
 export function readBody(res: GetResponse, maxBytes = 512 << 20): Promise<Buffer> {
-  return readBodyAs(res, maxBytes, bufferCollector());
+  return readBodyInto(res, maxBytes, bufferCollector());
 }
 
-/** readBody for a body read as UTF-8 text (a LIST). */
-export function readText(res: GetResponse, maxBytes = 512 << 20): Promise<string> {
-  return readBodyAs(res, maxBytes, utf8Collector());
-}
-
-function readBodyAs<T>(res: GetResponse, maxBytes: number, into: BodyCollector<T>): Promise<T> {
+/**
+ * readBody with the chunks handed to `into` as they arrive (listStream.ts reads a LIST's items
+ * so); the same limit, failures and bookkeeping.
+ */
+export function readBodyInto<T>(res: GetResponse, maxBytes: number, into: BodyCollector<T>): Promise<T> {
   bodiesReading++;
   const p = readBodyNow(res, maxBytes, into);
   p.then(

@@ -63,11 +63,14 @@ function shared(s: string): string {
 /** A field read with another type than the engine reads it as. */
 const NOT_STRING = Symbol('notString');
 
-/** Thrown inside the scanner to decline; never escapes it. */
-const DECLINE = new Error('declined');
+/** Thrown inside the scanner to decline; never escapes it (listStream.ts catches it too). */
+export const DECLINE = new Error('declined');
 
-/** One scan over one text: its position of the next control character is kept between strings. */
-class Scan {
+/**
+ * One scan over one text: its position of the next control character is kept between strings.
+ * Its steps throw DECLINE; listStream.ts walks a LIST with them as its body streams in.
+ */
+export class Scan {
   /** Index of the first control character at or after the last looked-up position (Infinity: none). */
   private nextControl = -1;
   /** Index of the first backslash at or after the last looked-up position (Infinity: none). */

@@ -18,13 +18,15 @@ import {
 } from '../engine/listWatch';
 import { watchDecodeErrorStatus } from '../engine/statusErrors';
 import { ARTIFICIAL_RETRY_AFTER_500, type AttemptEnd, type RestLine } from '../engine/restRetries';
-import { GetResponse, httpGet, type HttpTarget, readBody, readText, redactedUrl, retryAfterSeconds, statusErrorFrom } from './http';
+import { GetResponse, httpGet, type HttpTarget, readBody, redactedUrl, retryAfterSeconds, statusErrorFrom } from './http';
 import { RestRetry, type RestRetryInfo } from './restRequest';
 import type { KubeObject } from '../engine/objects';
 import type { ApiResource } from './discovery';
 import { EmptyWatcher, StreamWatcher } from './watchStream';
-import { scanList } from './jsonScan';
-import { detached, lazyObject } from '../engine/lazyObject';
+import { decodeList } from './listDecode';
+import { readList, StreamedList } from './listStream';
+
+export { decodeList };
 
 export interface HttpRequestInfo {
   verb: 'list' | 'watch';
@@ -78,11 +80,11 @@ export class HttpListerWatcher implements ListerWatcher {
     const retry = this.retry('list');
     for (let attempt = 0; ; attempt++) {
       let res: GetResponse;
-      let bodyRead: Promise<Buffer | string> | undefined;
+      let bodyRead: Promise<Buffer | StreamedList> | undefined;
       try {
         // The body is read from the moment the response arrives (see GetOptions.onResponse); a
-        // success's as text, decoded as it comes (readText), an error's as bytes.
-        res = await this.send('list', url, attempt, signal, (r) => (bodyRead = isSuccess(r.status) ? readText(r) : readBody(r)));
+        // success's items decoded as it streams in (listStream.ts), an error's as bytes.
+        res = await this.send('list', url, attempt, signal, (r) => (bodyRead = isSuccess(r.status) ? readList(r) : readBody(r)));
       } catch (e) {
         if (!(e instanceof TransportError)) throw e;
         const end: AttemptEnd = { kind: 'network', network: e.kind };
@@ -95,7 +97,8 @@ export class HttpListerWatcher implements ListerWatcher {
       // transformResponse reads the body): a cut body of a retried answer does not matter.
       if (!isSuccess(res.status) && (await retry.again(statusEnd(res), signal))) continue;
       if (body instanceof Error) throw body;
-      if (!isSuccess(res.status)) throw statusErrorFrom(res.status, res.headers, typeof body === 'string' ? Buffer.from(body) : body, this.res);
+      if (body instanceof StreamedList) return body.decode();
+      if (!isSuccess(res.status)) throw statusErrorFrom(res.status, res.headers, body, this.res);
       return decodeList(body);
     }
   }
@@ -157,7 +160,7 @@ export class HttpListerWatcher implements ListerWatcher {
  * error (fmt.Errorf "%w"), so no identity check (io.EOF, io.ErrUnexpectedEOF) matches it; only
  * its text can (IsProbableEOF's "connection reset by peer").
  */
-async function settledBody<T extends Buffer | string>(read: Promise<T>): Promise<T | Error> {
+async function settledBody<T>(read: Promise<T>): Promise<T | Error> {
   try {
     return await read;
   } catch (e) {
@@ -249,83 +252,4 @@ function encodeQuery(q: Record<string, string>): string {
     .sort()
     .map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(q[k])}`)
     .join('&');
-}
-
-/** A LIST response body as the dynamic client decodes it (items get the list's apiVersion/kind). */
-export function decodeList(body: Buffer | string): ObjectList {
-  const text = typeof body === 'string' ? body : body.toString('utf8');
-  const lazy = lazyList(text);
-  if (lazy !== undefined) return lazy;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (e) {
-    // V8 quotes the text around the error, line breaks included: keep the message on one line.
-    throw new TransportError('other', `couldn't decode the list response: ${oneLine((e as Error).message)}`);
-  }
-  const l = parsed as Partial<ObjectList> | null;
-  if (!l || typeof l !== 'object' || !Array.isArray(l.items)) {
-    if (l && (l as { kind?: string }).kind === 'Status') throw new StatusError(l as never);
-    throw new TransportError('other', 'the list response has no items array');
-  }
-  // Like the unstructured list decoder (decodeToList): the apiserver leaves apiVersion/kind out
-  // of a typed list's items, and the dynamic client fills them in from the list. Without this a
-  // relisted object would differ from the same object received by watch (which carries both).
-  // An item must decode into a map: null becomes an empty one, anything else fails the list.
-  const itemKind = typeof l.kind === 'string' ? l.kind.replace(/List$/, '') : '';
-  const items = l.items.map((o: unknown) => {
-    if (o === null) return { apiVersion: l.apiVersion, kind: itemKind };
-    if (typeof o !== 'object' || Array.isArray(o)) {
-      throw new TransportError('other', `couldn't decode the list response: json: cannot unmarshal ${goJsonKind(o)} into Go value of type map[string]interface {}`);
-    }
-    const item = o as KubeObject;
-    return !item.kind && !item.apiVersion ? { apiVersion: l.apiVersion, kind: itemKind, ...item } : item;
-  });
-  return { apiVersion: l.apiVersion, kind: l.kind, metadata: l.metadata ?? {}, items };
-}
-
-/**
- * decodeList for a body the scanner reads whole (jsonScan.ts scanList) with items that are
- * objects or nulls: the same list, with each object item a lazy object (lazyObject.ts) that
- * carries the apiVersion/kind decodeList fills in. Undefined for anything else (decodeList then
- * parses the body and gives the same list or error).
- */
-function lazyList(text: string): ObjectList | undefined {
-  const scanned = scanList(text);
-  if (scanned === undefined) return undefined;
-  const member = (key: string): unknown => {
-    const span = scanned.members.get(key);
-    return span === undefined ? undefined : JSON.parse(text.slice(span[0], span[1]));
-  };
-  const apiVersion = member('apiVersion') as string | undefined;
-  const kind = member('kind') as string | undefined;
-  const metadata = member('metadata') as ObjectList['metadata'] | undefined;
-  const itemKind = typeof kind === 'string' ? kind.replace(/List$/, '') : '';
-  const defaults = { apiVersion, kind: itemKind };
-  const items = scanned.items.map(({ start, end, fields }): KubeObject => {
-    if (fields === undefined) return { apiVersion, kind: itemKind };
-    // The fields are the item's own, and none of their strings is a slice of the body (jsonScan's
-    // stringValue and shared copy them): only the item's text is copied out of the body.
-    const raw = detached(text.slice(start, end));
-    if (fields.kind || fields.apiVersion) return lazyObject(raw, fields);
-    // The item gets the list's apiVersion and kind unless it has its own (empty) ones.
-    if (fields.apiVersion === undefined && apiVersion !== undefined && typeof apiVersion !== 'string') {
-      return { apiVersion, kind: itemKind, ...(JSON.parse(raw) as KubeObject) };
-    }
-    fields.apiVersion ??= apiVersion;
-    fields.kind ??= itemKind;
-    return lazyObject(raw, fields, defaults);
-  });
-  return { apiVersion, kind, metadata: metadata ?? {}, items };
-}
-
-function oneLine(s: string): string {
-  return s.replace(/[\r\n\u2028\u2029]+/g, ' ');
-}
-
-/** The JSON kind encoding/json names in an UnmarshalTypeError. */
-function goJsonKind(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'boolean') return 'bool';
-  return typeof v === 'number' ? 'number' : 'string';
 }

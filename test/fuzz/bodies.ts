@@ -21,6 +21,8 @@ import type { KubeObject } from '../../src/engine/objects';
 import { PROFILES } from '../../src/engine/profiles';
 import { statusErrorFrom } from '../../src/kube/http';
 import { decodeList } from '../../src/kube/listerWatcher';
+import { listCollector } from '../../src/kube/listStream';
+import { lazyStateOf } from '../../src/engine/lazyObject';
 import { awkwardString, jsonValue } from '../unit/robustness/support';
 import { assertClearError, type FuzzTarget } from './target';
 
@@ -83,6 +85,35 @@ export const listDecoding: FuzzTarget<{ text: string; valid: unknown }> = {
       assert.deepEqual(got.items, want.items);
       assert.deepEqual(got.metadata, want.metadata);
     }
+  },
+};
+
+/** A decode's outcome as text: the list (and which items are lazy) or the error's class and message. */
+function decodeOutcome(decode: () => { items: object[] }): string {
+  try {
+    const l = decode();
+    return JSON.stringify({ l, lazy: l.items.map((o) => lazyStateOf(o) !== undefined) });
+  } catch (e) {
+    return `${(e as Error).constructor.name} ${(e as { kind?: string }).kind ?? ''}: ${(e as Error).message}`;
+  }
+}
+
+export const listStreaming: FuzzTarget<{ text: string; cuts: number[] }> = {
+  name: 'list-stream',
+  about: 'LIST response bodies (as list-body) fed to the streaming decoder (listStream.ts) in pieces cut at random byte offsets (inside characters too): the same list or error as decodeList on the whole bytes',
+  weight: 6,
+  arbitrary: () => fc.record({ text: listBody.map((b) => b.text), cuts: fc.array(fc.nat(), { maxLength: 6 }) }),
+  check({ text, cuts }) {
+    const bytes = Buffer.from(text, 'utf8');
+    const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+    const c = listCollector();
+    let from = 0;
+    for (const to of [...at, bytes.length]) {
+      c.add(bytes.subarray(from, to));
+      from = to;
+    }
+    const r = c.done();
+    assert.equal(decodeOutcome(() => r.decode()), decodeOutcome(() => decodeList(bytes)));
   },
 };
 
@@ -170,4 +201,4 @@ export const watchErrorObjects: FuzzTarget<{ obj: unknown }> = {
   },
 };
 
-export const BODY_TARGETS = [listDecoding, statusBodies, watchErrorObjects];
+export const BODY_TARGETS = [listDecoding, listStreaming, statusBodies, watchErrorObjects];
