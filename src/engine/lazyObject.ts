@@ -92,6 +92,11 @@ export interface LazyState {
    */
   rvStart: number;
   rvEnd: number;
+  /**
+   * Where the last update comparison whose new side this object was found its differences, as
+   * diffGuess.ts records them (offsets from each member's start in this text); undefined: none.
+   */
+  windows: readonly unknown[] | undefined;
   /** util.inspect shows the parsed object (it finds this on a proxy's target and calls it on the proxy). */
   [INSPECT]: (this: unknown) => KubeObject;
 }
@@ -120,6 +125,7 @@ export function newLazyState(): LazyState {
     memberSpans: undefined,
     rvStart: -1,
     rvEnd: -1,
+    windows: undefined,
     [INSPECT]: inspectLazy,
   };
 }
