@@ -29,7 +29,7 @@ const SPACE = '\u0001';
 function lazy(text: string, listed: boolean): KubeObject | undefined {
   const s = scanObject(text, 0);
   if (!s) return undefined;
-  return listed ? lazyObject(text, s.fields, { apiVersion: 'v1', kind: 'Pod' }) : lazyObject(text, s.fields);
+  return listed ? lazyObject<KubeObject>(text, s.fields, { apiVersion: 'v1', kind: 'Pod' }) : lazyObject<KubeObject>(text, s.fields);
 }
 
 /** The template with its holes filled: each leaf hole and space hole by the version's choice. */
