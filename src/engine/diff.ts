@@ -8,7 +8,7 @@ import { PathNode, ROOT_PATH } from './diffPaths';
 import { lazyStateOf, membersOf, parseState, rawOf, type LazyState } from './lazyObject';
 import type { KubeObject } from './objects';
 import { diffWindow } from './textDiff';
-import { entryOf, guessSpans, guessedSpans, recordCopy, recordEnd, recordMember, recordStart, recordWindow, windowCount, windowEnd, windowNode, windowStart } from './diffGuess';
+import { guessSpans, guessed, recordCopy, recordEnd, recordMember, recordMemberEnd, recordStart, recordWindow, shapeFor, windowEnd, windowStart } from './diffGuess';
 
 /** Two lazy objects (their states), neither parsed yet, of the same JSON text (and LIST defaults): they parse to deep-equal objects. */
 function sameText(x: LazyState | undefined, y: LazyState | undefined): boolean {
@@ -109,7 +109,7 @@ function textChanges(a: LazyState | undefined, b: LazyState | undefined, out: Ch
   recordStart();
   const done = a.defaults === undefined && b.defaults === undefined ? ownMemberChanges(a, b, out) : listedMemberChanges(a, b, out);
   // Where the differences were, for b's next comparison as the old side (diffGuess.ts).
-  b.windows = done ? recordEnd() : undefined;
+  recordEnd(b, done);
   if (!done) out.length = 0;
   return done;
 }
@@ -136,7 +136,7 @@ function ownMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean {
     const bs = fb + (mb[j + 1] as number);
     const be = fb + (mb[j + 2] as number);
     if (key === 'metadata' && resourceVersionOnly(a, ra, fa, as, ae, b, rb, fb, bs, be, out)) continue;
-    if (!memberChanges(key, ra, as, ae, rb, bs, be, out, a.windows)) return false;
+    if (!memberChanges(key, ra, as, ae, rb, bs, be, out, a)) return false;
   }
   return true;
 }
@@ -192,33 +192,33 @@ function listedMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean
     if (m < 0) return false;
     // metadata is never a LIST default: its text is the object's.
     if (key === 'metadata' && resourceVersionOnly(a, ma.texts[k], 0, ma.starts[k], ma.ends[k], b, mb.texts[m], 0, mb.starts[m], mb.ends[m], out)) continue;
-    if (!memberChanges(key, ma.texts[k], ma.starts[k], ma.ends[k], mb.texts[m], mb.starts[m], mb.ends[m], out, a.windows)) return false;
+    if (!memberChanges(key, ma.texts[k], ma.starts[k], ma.ends[k], mb.texts[m], mb.starts[m], mb.ends[m], out, a)) return false;
   }
   return true;
 }
 
 /**
  * The changes of one top-level member, a[as, ae) against b[bs, be), into out; false when it
- * declines. guess: the old object's record of where its last comparison found differences
- * (diffGuess.ts), tried before diffWindow; the windows used are recorded for the new object.
+ * declines. sa: the old object's state, whose record of where its last comparison found
+ * differences (diffGuess.ts) is tried before diffWindow; the windows used are recorded for the
+ * new object.
  */
-function memberChanges(key: string, a: string, as: number, ae: number, b: string, bs: number, be: number, out: Change[], guess: readonly unknown[] | undefined): boolean {
-  const at = guess === undefined ? -1 : entryOf(guess, key);
+function memberChanges(key: string, a: string, as: number, ae: number, b: string, bs: number, be: number, out: Change[], sa: LazyState): boolean {
+  const shape = shapeFor(sa, key);
   if (ae - as === be - bs && a.slice(as, ae) === b.slice(bs, be)) {
-    if (at >= 0) recordCopy(guess!, at);
+    if (shape !== undefined) recordCopy(sa, shape);
     return true;
   }
   try {
-    if (at >= 0 && guessSpans(guess!, at, a, as, ae, b, bs, be)) {
-      const n = windowCount(guess!, at);
-      recordMember(key, n);
-      for (let w = 0; w < n; w++) {
-        const node = windowNode(guess!, at, w);
-        const ns = guessedSpans[2 * w];
-        const ne = guessedSpans[2 * w + 1];
-        walkRecursive(windowValue(a, as + windowStart(guess!, at, w), as + windowEnd(guess!, at, w)), windowValue(b, ns, ne), node, [], out);
-        recordWindow(node, ns - bs, ne - bs);
+    if (shape !== undefined && guessSpans(sa, shape, a, as, ae, b, bs, be)) {
+      recordMember(key, shape.second === undefined ? 1 : 2);
+      walkRecursive(windowValue(a, as + windowStart(sa, 0), as + windowEnd(sa, 0)), windowValue(b, guessed.start0, guessed.end0), shape.first, [], out);
+      recordWindow(shape.first, guessed.start0 - bs, guessed.end0 - bs);
+      if (shape.second !== undefined) {
+        walkRecursive(windowValue(a, as + windowStart(sa, 1), as + windowEnd(sa, 1)), windowValue(b, guessed.start1, guessed.end1), shape.second, [], out);
+        recordWindow(shape.second, guessed.start1 - bs, guessed.end1 - bs);
       }
+      recordMemberEnd();
       return true;
     }
     const windows = diffWindow(a, as, ae, b, bs, be);
@@ -230,6 +230,7 @@ function memberChanges(key: string, a: string, as: number, ae: number, b: string
       walkRecursive(windowValue(a, w.oldStart, w.oldEnd), windowValue(b, w.newStart, w.newEnd), node, [], out);
       recordWindow(node, w.newStart - bs, w.newEnd - bs);
     }
+    recordMemberEnd();
   } catch {
     return false; // nested past the recursive walk's limit (TOO_DEEP)
   }

@@ -10,7 +10,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { compareUpdate } from '../../../src/engine/diff';
-import { guessStats } from '../../../src/engine/diffGuess';
+import { guessStats, type WindowShape } from '../../../src/engine/diffGuess';
 import { lazyObject, lazyStateOf } from '../../../src/engine/lazyObject';
 import type { KubeObject } from '../../../src/engine/objects';
 import { scanObject } from '../../../src/kube/jsonScan';
@@ -116,7 +116,8 @@ describe('engine: the update comparison tries the last differences first', () =>
       assert.deepEqual(compareUpdate(objects[v], objects[v + 1]), compareUpdate(JSON.parse(pod(10 + v + 1, v + 1)), JSON.parse(pod(10 + v + 2, v + 2))));
     }
     assert.equal(guessStats.held - before, 2, 'the second and third comparisons from the first one\'s windows');
-    const windows = lazyStateOf(objects[3])!.windows!;
-    assert.deepEqual(windows.slice(0, 2), ['status', 2]);
+    const shape = lazyStateOf(objects[3])!.windows as WindowShape;
+    assert.deepEqual([shape.key, shape.first.path, shape.second?.path], ['status', 'status.conditions[0].lastProbeTime', 'status.conditions[0].lastTransitionTime']);
+    assert.equal(lazyStateOf(objects[2])!.windows, shape, 'one shape shared by the objects whose differences were at the same paths');
   });
 });
