@@ -10,9 +10,15 @@ import type { KubeObject } from './objects';
 import { diffWindow } from './textDiff';
 import { guessSpans, guessed, recordCopy, recordEnd, recordMember, recordMemberEnd, recordStart, recordWindow, shapeFor, windowEnd, windowStart } from './diffGuess';
 
-/** Two lazy objects (their states), neither parsed yet, of the same JSON text (and LIST defaults): they parse to deep-equal objects. */
+/**
+ * Two lazy objects (their states), neither parsed yet, of the same JSON text (and LIST defaults):
+ * they parse to deep-equal objects. False may be a false alarm (the caller then compares the
+ * members and finds no change): two resourceVersions the scanner read differently answer it
+ * without reading the texts (one text read twice gives one resourceVersion).
+ */
 function sameText(x: LazyState | undefined, y: LazyState | undefined): boolean {
   if (x === undefined || y === undefined || x.holder === undefined || y.holder === undefined) return false;
+  if (x.resourceVersion !== y.resourceVersion) return false;
   if (x.to - x.from !== y.to - y.from || rawOf(x) !== rawOf(y)) return false;
   const dx = x.defaults;
   const dy = y.defaults;
