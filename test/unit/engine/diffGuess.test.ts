@@ -109,7 +109,7 @@ describe('engine: the update comparison tries the last differences first', () =>
 
   it('a Pod whose condition timestamps change in every update is compared from the last windows', () => {
     const pod = (rv: number, t: number) =>
-      `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","resourceVersion":"${rv}"},"spec":{"x":1},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True","lastProbeTime":"2026-01-01T00:00:0${t}Z","lastTransitionTime":"2026-01-01T00:00:0${t}Z"},{"type":"PodScheduled","status":"True","lastProbeTime":null}],"podIP":"10.1.0.1"}}`;
+      `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","resourceVersion":"${rv}"},"spec":{"x":1},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True","lastProbeTime":"2026-01-01T00:00:0${t}Z","lastTransitionTime":"2026-01-01T00:00:0${t}Z"},{"type":"PodScheduled","status":"True","lastProbeTime":null}],"qosClass":"Burstable"}}`;
     const objects = [1, 2, 3, 4].map((v) => lazy(pod(10 + v, v), false)!);
     const before = guessStats.held;
     for (let v = 0; v + 1 < objects.length; v++) {
