@@ -8,6 +8,8 @@ import { PathNode, ROOT_PATH } from './diffPaths';
 import { lazyStateOf, membersOf, parseState, rawOf, type LazyState } from './lazyObject';
 import type { KubeObject } from './objects';
 import { diffWindow } from './textDiff';
+import { deepEqual } from './deepEqual';
+export { deepEqual };
 import { guessSpans, guessed, recordCopy, recordEnd, recordMember, recordMemberEnd, recordStart, recordWindow, shapeFor, windowEnd, windowStart } from './diffGuess';
 
 /**
@@ -122,6 +124,10 @@ function textChanges(a: LazyState | undefined, b: LazyState | undefined, out: Ch
 
 /** textChanges of two objects without LIST defaults: their members straight from the scanner's record. */
 function ownMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean {
+  const keys = a.memberKeys;
+  const pa = a.memberSpans;
+  const pb = b.memberSpans;
+  if (keys !== undefined && keys === b.memberKeys && typeof pa === 'string' && typeof pb === 'string') return packedMemberChanges(a, b, keys, pa, pb, out);
   const ma = membersOf(a);
   const mb = membersOf(b);
   if (ma === undefined || mb === undefined || ma.length !== mb.length || !plainKeys(ma)) return false;
@@ -141,6 +147,34 @@ function ownMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean {
     const ae = fa + (ma[i + 2] as number);
     const bs = fb + (mb[j + 1] as number);
     const be = fb + (mb[j + 2] as number);
+    if (key === 'metadata' && resourceVersionOnly(a, ra, fa, as, ae, b, rb, fb, bs, be, out)) continue;
+    if (!memberChanges(key, ra, as, ae, rb, bs, be, out, a)) return false;
+  }
+  return true;
+}
+
+/**
+ * ownMemberChanges of two objects whose members are kept packed with one shared tuple of keys
+ * (lazyObject.ts: the same keys in the same order): the same walk read from the packed spans (each
+ * member's start and end, from the object's start, are the code units 2i and 2i + 1), without
+ * making either members record.
+ */
+function packedMemberChanges(a: LazyState, b: LazyState, keys: readonly string[], pa: string, pb: string, out: Change[]): boolean {
+  for (let i = 0; i < keys.length; i++) {
+    const c = keys[i].charCodeAt(0);
+    if (c >= 0x30 && c <= 0x39) return false;
+    for (let k = 0; k < i; k++) if (keys[k] === keys[i]) return false;
+  }
+  const ra = a.holder as string;
+  const rb = b.holder as string;
+  const fa = a.from;
+  const fb = b.from;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const as = fa + pa.charCodeAt(2 * i);
+    const ae = fa + pa.charCodeAt(2 * i + 1);
+    const bs = fb + pb.charCodeAt(2 * i);
+    const be = fb + pb.charCodeAt(2 * i + 1);
     if (key === 'metadata' && resourceVersionOnly(a, ra, fa, as, ae, b, rb, fb, bs, be, out)) continue;
     if (!memberChanges(key, ra, as, ae, rb, bs, be, out, a)) return false;
   }
@@ -268,35 +302,6 @@ export interface UpdateComparison {
   diff: FieldChange[];
   /** How many changed paths exist in total (diff may be cut short). */
   total: number;
-}
-
-/**
- * Structural equality of JSON values (the DeepEqual of decoded objects). Iterative: objects may be
- * nested as deep as the decoder allows (10,000 levels), far past the call stack.
- */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  const stack: [unknown, unknown][] = [[a, b]];
-  while (stack.length > 0) {
-    const [x, y] = stack.pop()!;
-    if (x === y) continue;
-    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
-    if (Array.isArray(x) !== Array.isArray(y)) return false;
-    if (Array.isArray(x) && Array.isArray(y)) {
-      if (x.length !== y.length) return false;
-      for (let i = 0; i < x.length; i++) stack.push([x[i], y[i]]);
-      continue;
-    }
-    const rx = x as Record<string, unknown>;
-    const ry = y as Record<string, unknown>;
-    const kx = Object.keys(rx).filter((k) => rx[k] !== undefined);
-    const ky = Object.keys(ry).filter((k) => ry[k] !== undefined);
-    if (kx.length !== ky.length) return false;
-    for (const k of kx) {
-      if (!Object.prototype.hasOwnProperty.call(ry, k)) return false;
-      stack.push([rx[k], ry[k]]);
-    }
-  }
-  return true;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -107,6 +107,15 @@ describe('engine: the update comparison tries the last differences first', () =>
     assert.ok(held > compared / 5, `the guess settled ${held} of ${compared} comparisons`);
   });
 
+  it('top-level keys JSON.parse puts first (array indices) or keeps once (repeated) compare as the parsed objects do', () => {
+    const texts = [
+      ['{"kind":"Pod","metadata":{"name":"p"},"b":1,"1":1}', '{"kind":"Pod","metadata":{"name":"p"},"b":2,"1":2}'],
+      ['{"kind":"Pod","metadata":{"name":"p"},"b":1,"b":2}', '{"kind":"Pod","metadata":{"name":"p"},"b":3,"b":2}'],
+      ['{"kind":"Pod","b":1,"metadata":{"name":"p"},"b":2}', '{"kind":"Pod","b":1,"metadata":{"name":"p"},"b":3}'],
+    ];
+    for (const [ta, tb] of texts) assert.deepEqual(compareUpdate(lazy(ta, false)!, lazy(tb, false)!), compareUpdate(JSON.parse(ta), JSON.parse(tb)), `${ta} / ${tb}`);
+  });
+
   it('a Pod whose condition timestamps change in every update is compared from the last windows', () => {
     const pod = (rv: number, t: number) =>
       `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","resourceVersion":"${rv}"},"spec":{"x":1},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True","lastProbeTime":"2026-01-01T00:00:0${t}Z","lastTransitionTime":"2026-01-01T00:00:0${t}Z"},{"type":"PodScheduled","status":"True","lastProbeTime":null}],"qosClass":"Burstable"}}`;
