@@ -8,10 +8,19 @@ import { PathNode, ROOT_PATH } from './diffPaths';
 import { lazyStateOf, membersOf, parseState, rawOf, type LazyState } from './lazyObject';
 import type { KubeObject } from './objects';
 import { diffWindow } from './textDiff';
+import { deepEqual } from './deepEqual';
+export { deepEqual };
+import { guessSpans, guessed, recordCopy, recordEnd, recordMember, recordMemberEnd, recordStart, recordWindow, shapeFor, windowEnd, windowStart } from './diffGuess';
 
-/** Two lazy objects (their states), neither parsed yet, of the same JSON text (and LIST defaults): they parse to deep-equal objects. */
+/**
+ * Two lazy objects (their states), neither parsed yet, of the same JSON text (and LIST defaults):
+ * they parse to deep-equal objects. False may be a false alarm (the caller then compares the
+ * members and finds no change): two resourceVersions the scanner read differently answer it
+ * without reading the texts (one text read twice gives one resourceVersion).
+ */
 function sameText(x: LazyState | undefined, y: LazyState | undefined): boolean {
   if (x === undefined || y === undefined || x.holder === undefined || y.holder === undefined) return false;
+  if (x.resourceVersion !== y.resourceVersion) return false;
   if (x.to - x.from !== y.to - y.from || rawOf(x) !== rawOf(y)) return false;
   const dx = x.defaults;
   const dy = y.defaults;
@@ -105,13 +114,20 @@ function topMembers(s: LazyState): TopMembers | undefined {
  */
 function textChanges(a: LazyState | undefined, b: LazyState | undefined, out: Change[]): boolean {
   if (a?.holder === undefined || b?.holder === undefined) return false;
+  recordStart();
   const done = a.defaults === undefined && b.defaults === undefined ? ownMemberChanges(a, b, out) : listedMemberChanges(a, b, out);
+  // Where the differences were, for b's next comparison as the old side (diffGuess.ts).
+  recordEnd(b, done);
   if (!done) out.length = 0;
   return done;
 }
 
 /** textChanges of two objects without LIST defaults: their members straight from the scanner's record. */
 function ownMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean {
+  const keys = a.memberKeys;
+  const pa = a.memberSpans;
+  const pb = b.memberSpans;
+  if (keys !== undefined && keys === b.memberKeys && typeof pa === 'string' && typeof pb === 'string') return packedMemberChanges(a, b, keys, pa, pb, out);
   const ma = membersOf(a);
   const mb = membersOf(b);
   if (ma === undefined || mb === undefined || ma.length !== mb.length || !plainKeys(ma)) return false;
@@ -132,7 +148,35 @@ function ownMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean {
     const bs = fb + (mb[j + 1] as number);
     const be = fb + (mb[j + 2] as number);
     if (key === 'metadata' && resourceVersionOnly(a, ra, fa, as, ae, b, rb, fb, bs, be, out)) continue;
-    if (!memberChanges(key, ra, as, ae, rb, bs, be, out)) return false;
+    if (!memberChanges(key, ra, as, ae, rb, bs, be, out, a)) return false;
+  }
+  return true;
+}
+
+/**
+ * ownMemberChanges of two objects whose members are kept packed with one shared tuple of keys
+ * (lazyObject.ts: the same keys in the same order): the same walk read from the packed spans (each
+ * member's start and end, from the object's start, are the code units 2i and 2i + 1), without
+ * making either members record.
+ */
+function packedMemberChanges(a: LazyState, b: LazyState, keys: readonly string[], pa: string, pb: string, out: Change[]): boolean {
+  for (let i = 0; i < keys.length; i++) {
+    const c = keys[i].charCodeAt(0);
+    if (c >= 0x30 && c <= 0x39) return false;
+    for (let k = 0; k < i; k++) if (keys[k] === keys[i]) return false;
+  }
+  const ra = a.holder as string;
+  const rb = b.holder as string;
+  const fa = a.from;
+  const fb = b.from;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const as = fa + pa.charCodeAt(2 * i);
+    const ae = fa + pa.charCodeAt(2 * i + 1);
+    const bs = fb + pb.charCodeAt(2 * i);
+    const be = fb + pb.charCodeAt(2 * i + 1);
+    if (key === 'metadata' && resourceVersionOnly(a, ra, fa, as, ae, b, rb, fb, bs, be, out)) continue;
+    if (!memberChanges(key, ra, as, ae, rb, bs, be, out, a)) return false;
   }
   return true;
 }
@@ -188,19 +232,45 @@ function listedMemberChanges(a: LazyState, b: LazyState, out: Change[]): boolean
     if (m < 0) return false;
     // metadata is never a LIST default: its text is the object's.
     if (key === 'metadata' && resourceVersionOnly(a, ma.texts[k], 0, ma.starts[k], ma.ends[k], b, mb.texts[m], 0, mb.starts[m], mb.ends[m], out)) continue;
-    if (!memberChanges(key, ma.texts[k], ma.starts[k], ma.ends[k], mb.texts[m], mb.starts[m], mb.ends[m], out)) return false;
+    if (!memberChanges(key, ma.texts[k], ma.starts[k], ma.ends[k], mb.texts[m], mb.starts[m], mb.ends[m], out, a)) return false;
   }
   return true;
 }
 
-/** The changes of one top-level member, a[as, ae) against b[bs, be), into out; false when it declines. */
-function memberChanges(key: string, a: string, as: number, ae: number, b: string, bs: number, be: number, out: Change[]): boolean {
-  if (ae - as === be - bs && a.slice(as, ae) === b.slice(bs, be)) return true;
-  const windows = diffWindow(a, as, ae, b, bs, be);
-  if (windows === undefined) return false;
+/**
+ * The changes of one top-level member, a[as, ae) against b[bs, be), into out; false when it
+ * declines. sa: the old object's state, whose record of where its last comparison found
+ * differences (diffGuess.ts) is tried before diffWindow; the windows used are recorded for the
+ * new object.
+ */
+function memberChanges(key: string, a: string, as: number, ae: number, b: string, bs: number, be: number, out: Change[], sa: LazyState): boolean {
+  const shape = shapeFor(sa, key);
+  if (ae - as === be - bs && a.slice(as, ae) === b.slice(bs, be)) {
+    if (shape !== undefined) recordCopy(sa, shape);
+    return true;
+  }
   try {
+    if (shape !== undefined && guessSpans(sa, shape, a, as, ae, b, bs, be)) {
+      recordMember(key, shape.second === undefined ? 1 : 2);
+      walkRecursive(windowValue(a, as + windowStart(sa, 0), as + windowEnd(sa, 0)), windowValue(b, guessed.start0, guessed.end0), shape.first, [], out);
+      recordWindow(shape.first, guessed.start0 - bs, guessed.end0 - bs);
+      if (shape.second !== undefined) {
+        walkRecursive(windowValue(a, as + windowStart(sa, 1), as + windowEnd(sa, 1)), windowValue(b, guessed.start1, guessed.end1), shape.second, [], out);
+        recordWindow(shape.second, guessed.start1 - bs, guessed.end1 - bs);
+      }
+      recordMemberEnd();
+      return true;
+    }
+    const windows = diffWindow(a, as, ae, b, bs, be);
+    if (windows === undefined) return false;
     const member = ROOT_PATH.child(key);
-    for (const w of windows) walkRecursive(windowValue(a, w.oldStart, w.oldEnd), windowValue(b, w.newStart, w.newEnd), member.below(w.keys), [], out);
+    recordMember(key, windows.length);
+    for (const w of windows) {
+      const node = member.below(w.keys);
+      walkRecursive(windowValue(a, w.oldStart, w.oldEnd), windowValue(b, w.newStart, w.newEnd), node, [], out);
+      recordWindow(node, w.newStart - bs, w.newEnd - bs);
+    }
+    recordMemberEnd();
   } catch {
     return false; // nested past the recursive walk's limit (TOO_DEEP)
   }
@@ -232,35 +302,6 @@ export interface UpdateComparison {
   diff: FieldChange[];
   /** How many changed paths exist in total (diff may be cut short). */
   total: number;
-}
-
-/**
- * Structural equality of JSON values (the DeepEqual of decoded objects). Iterative: objects may be
- * nested as deep as the decoder allows (10,000 levels), far past the call stack.
- */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  const stack: [unknown, unknown][] = [[a, b]];
-  while (stack.length > 0) {
-    const [x, y] = stack.pop()!;
-    if (x === y) continue;
-    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
-    if (Array.isArray(x) !== Array.isArray(y)) return false;
-    if (Array.isArray(x) && Array.isArray(y)) {
-      if (x.length !== y.length) return false;
-      for (let i = 0; i < x.length; i++) stack.push([x[i], y[i]]);
-      continue;
-    }
-    const rx = x as Record<string, unknown>;
-    const ry = y as Record<string, unknown>;
-    const kx = Object.keys(rx).filter((k) => rx[k] !== undefined);
-    const ky = Object.keys(ry).filter((k) => ry[k] !== undefined);
-    if (kx.length !== ky.length) return false;
-    for (const k of kx) {
-      if (!Object.prototype.hasOwnProperty.call(ry, k)) return false;
-      stack.push([rx[k], ry[k]]);
-    }
-  }
-  return true;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -92,6 +92,14 @@ export interface LazyState {
    */
   rvStart: number;
   rvEnd: number;
+  /**
+   * Where the last update comparison whose new side this object was found its differences, as
+   * diffGuess.ts records them: a shared shape (the member, the windows' paths), undefined when
+   * none; span0/span1, each window's span from the member's start, packed.
+   */
+  windows: object | undefined;
+  span0: number;
+  span1: number;
   /** util.inspect shows the parsed object (it finds this on a proxy's target and calls it on the proxy). */
   [INSPECT]: (this: unknown) => KubeObject;
 }
@@ -120,6 +128,9 @@ export function newLazyState(): LazyState {
     memberSpans: undefined,
     rvStart: -1,
     rvEnd: -1,
+    windows: undefined,
+    span0: 0,
+    span1: 0,
     [INSPECT]: inspectLazy,
   };
 }

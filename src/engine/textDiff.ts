@@ -64,7 +64,7 @@ function scalarEnd(s: string, i: number): number {
 }
 
 /** The index after the value that starts at i. */
-function valueEnd(s: string, i: number): number {
+export function valueEnd(s: string, i: number): number {
   const c = s.charCodeAt(i);
   if (c === QUOTE) return stringEnd(s, i);
   if (c !== LBRACE && c !== LBRACKET) return scalarEnd(s, i);

@@ -66,6 +66,20 @@ describe('plainDiffJson (an update diff spelled from its changes)', () => {
     assert.equal(plainDiffJson([], secrets), '[]');
   });
 
+  it('one diff after another: a long one, a declined one, one left to the caller, a short one (its pieces are reused)', () => {
+    const long: FieldChange[] = Array.from({ length: 20 }, (_, i) => ({ path: `spec.a${i}`, old: `o${i}`, new: `n${i}` }));
+    const sequence: FieldChange[][] = [
+      long,
+      [{ path: 'spec.x', old: 'x', new: 'y' }],
+      [...long.slice(0, 5), { path: 'spec.token', old: 'a', new: 'b' }],
+      [{ path: 'spec.y', old: 1, new: 2 }],
+      [...long.slice(0, 7), { path: 'spec.z', old: 'a', new: undefined } as unknown as FieldChange],
+      [{ path: 'spec.w', new: true }],
+      long.slice(0, 3),
+    ];
+    for (let round = 0; round < 2; round++) for (const diff of sequence) expect(diff, pods);
+  });
+
   it('leaves values it does not spell to the caller', () => {
     for (const v of [undefined, NaN, Infinity, () => 1]) {
       const diff = [{ path: 'spec.a', old: 'x', new: v }] as FieldChange[];
