@@ -3,8 +3,9 @@
  * reader's worker, traceRead.ts): after every `every` rows the worker sends the rows decoded
  * since the block before (copies, free to transfer), the strings its table gained meanwhile and
  * the events kept whole among them; the last block follows once every line is read and checked.
- * The host puts the blocks together into the columns `opened` then names (BlockAssembler) and
- * forwards each one to the webview that will show the trace, so that moving and taking in the
+ * The host puts the blocks together into the columns `opened` then names (BlockAssembler), counts
+ * the summary from them as they come (each row made an event only while it is counted, in order:
+ * the summary summaryOfBatch makes of the whole), and forwards each one to the webview that will show the trace, so that moving and taking in the
  * columns runs beside the decoding instead of after it. A file that fails half way sends blocks
  * and then `other`: the blocks are dropped (nothing shows them as the trace).
  *
@@ -12,7 +13,8 @@
  * reference), so neither side maps them.
  */
 import type { RecordedEvent } from '../format/events';
-import { COLUMN_NAMES, EVENT_COLUMNS, allocateColumns, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
+import { COLUMN_NAMES, EVENT_COLUMNS, EXTRA, StringTable, allocateColumns, decodeRow, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
+import { SummaryModel, type TraceSummary } from '../trace/summary';
 import { scanTraceLines } from '../trace/traceLines';
 import { columnLines, decodeLines, redactionOf, type ColumnLines, type DecodedRows } from './traceRows';
 
@@ -70,6 +72,8 @@ export class BlockAssembler {
   private readonly strings: string[] = [];
   private readonly extras: RecordedEvent[] = [];
   private broken: string | undefined;
+  private readonly table = new StringTable();
+  private readonly summary = new SummaryModel();
 
   /** Takes a block; false (and broken from then on) when it does not follow on from those before. */
   add(b: BlockMessage): boolean {
@@ -90,18 +94,26 @@ export class BlockAssembler {
       }
       (this.cols[c] as Float64Array).set(new Ctor(b.columns[c]) as Float64Array, b.from);
     }
-    for (const s of b.strings) this.strings.push(s);
+    for (const s of b.strings) {
+      this.strings.push(s);
+      this.table.ref(s);
+    }
     for (const e of b.extras) this.extras.push(e);
+    // The summary of the rows so far: the block's own arrays, its references the whole table's.
+    const cols = {} as Record<ColumnName, unknown>;
+    for (const c of COLUMN_NAMES) cols[c] = new EVENT_COLUMNS[c](b.columns[c]);
+    const block = cols as EventColumnArrays;
+    for (let i = 0, next = 0; i < b.count; i++) this.summary.add(block.type[i] === EXTRA ? b.extras[next++] : decodeRow(block, i, this.table));
     this.rows += b.count;
     this.next++;
     return true;
   }
 
   /** Every block came (`blocks` of them, `count` rows): the columns, strings and whole events; else why not (one line). */
-  finish(blocks: number, count: number): { columns: Map<string, ArrayBuffer>; strings: string[]; extras: RecordedEvent[] } | string {
+  finish(blocks: number, count: number): { columns: Map<string, ArrayBuffer>; strings: string[]; extras: RecordedEvent[]; summary: TraceSummary } | string {
     if (this.broken !== undefined) return this.broken;
     if (!this.cols || blocks !== this.next || count !== this.total || this.rows !== this.total) return `it sent ${this.next} of ${blocks} blocks (${this.rows} of ${count} events)`;
     const columns = new Map<string, ArrayBuffer>(COLUMN_NAMES.map((c) => [c, this.cols![c].buffer as ArrayBuffer]));
-    return { columns, strings: this.strings, extras: this.extras };
+    return { columns, strings: this.strings, extras: this.extras, summary: this.summary.snapshot() };
   }
 }

@@ -14,6 +14,7 @@ import { cachedCompanionPath, fingerprintOf, prepareCompanionCache, pruneCompani
 import { prepareChecks } from '../trace/traceFile';
 import { isCanonicalText } from '../trace/traceLines';
 import type { Finding } from '../format/trace';
+import type { TraceSummary } from '../trace/summary';
 import { ColumnarTrace, contentOf, findingsOfBatch, summaryOfBatch, type ExportElsewhere, type ReadCheck } from './traceColumns';
 import { readWorkerScript, runJob, runJobInWorker, type JobReply, type JobRequest } from './traceJobs';
 import { decodeRowsJob, readTraceColumnsInParts, type RowsHelper } from './traceRowParts';
@@ -95,7 +96,8 @@ export type ReadReply =
   | BlockMessage
   /**
    * The columns, summary and line offsets; `findingsLater`: the meta's findings are empty, `findings` follows.
-   * `blocks`: the columns came in that many blocks before it (its sections hold the line offsets only, its meta no strings or whole events).
+   * `blocks`: the columns came in that many blocks before it (its sections hold the line offsets only, its meta no strings,
+   * whole events or summary: the host counts the summary from the blocks as they come).
    */
   | { kind: 'opened'; fingerprint: { size: number; mtimeMs: number; head: Uint8Array; tail: Uint8Array }; meta: CompanionContent['meta']; sections: { name: string; data: ArrayBuffer }[]; findingsLater?: true; blocks?: number }
   /** The findings of the trace `opened` sent (computed after it, off the path to the first frame). */
@@ -141,17 +143,24 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
     started?.cancel();
   }
   if (!lines) return send({ kind: 'other' });
-  // The first frame needs the columns and the summary; the findings follow (`findings`).
-  const summary = summaryOfBatch(lines.batch);
-  const first = contentOf(lines.header, lines.batch, summary, [], lines.offsets);
-  // After blocks, the host has the columns, strings and whole events already.
-  const meta = blocks > 0 ? { ...(first.meta as Record<string, unknown>), strings: [], extras: [] } : first.meta;
-  const sections = first.sections.filter((s) => blocks === 0 || s.name === OFFSETS).map((s) => ({ name: s.name, data: new Uint8Array(s.data.buffer, s.data.byteOffset, s.data.byteLength).slice().buffer }));
   const fp = { size: fingerprint.size, mtimeMs: fingerprint.mtimeMs, head: new Uint8Array(fingerprint.head), tail: new Uint8Array(fingerprint.tail) };
-  send({ kind: 'opened', fingerprint: fp, meta, sections, findingsLater: true, ...(blocks > 0 ? { blocks } : {}) });
+  // The first frame needs the columns and the summary; the findings follow (`findings`).
+  let summary: TraceSummary | undefined;
+  if (blocks > 0) {
+    // The host has the columns, strings and whole events, and counted the summary from them as they came.
+    const meta = { count: lines.batch.count, header: lines.header, findings: [], strings: [], extras: [] };
+    send({ kind: 'opened', fingerprint: fp, meta, sections: [{ name: OFFSETS, data: lines.offsets.slice().buffer }], findingsLater: true, blocks });
+  } else {
+    summary = summaryOfBatch(lines.batch);
+    const first = contentOf(lines.header, lines.batch, summary, [], lines.offsets);
+    const sections = first.sections.map((s) => ({ name: s.name, data: new Uint8Array(s.data.buffer, s.data.byteOffset, s.data.byteLength).slice().buffer }));
+    send({ kind: 'opened', fingerprint: fp, meta: first.meta, sections, findingsLater: true });
+  }
   const sentAt = Date.now();
   const findings = findingsOfBatch(lines.header, lines.batch);
   send({ kind: 'findings', findings });
+  // The companion's summary (after blocks the host counted its own, the same).
+  summary ??= summaryOfBatch(lines.batch);
   const content = contentOf(lines.header, lines.batch, summary, findings, lines.offsets);
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([checkNow, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, req.checkAfterMs - (Date.now() - sentAt)))))]);
@@ -221,7 +230,7 @@ function receiver(path: string, hurry: () => void, jobs: (req: JobRequest) => Pr
         const all = blocks.finish(msg.blocks, (msg.meta as { count?: unknown } | undefined)?.count as number);
         if (typeof all === 'string') return done({ reason: `what the trace reader sent cannot be used (${all})` });
         for (const [name, data] of all.columns) sections.set(name, data);
-        meta = { ...(msg.meta as Record<string, unknown>), strings: all.strings, extras: all.extras };
+        meta = { ...(msg.meta as Record<string, unknown>), strings: all.strings, extras: all.extras, summary: all.summary };
       }
       const trace = ColumnarTrace.fromContent(path, fp, meta, sections, checked, hurry, exportElsewhere, msg.findingsLater ? lateFindings : undefined);
       done(typeof trace === 'string' ? { reason: `what the trace reader sent cannot be used (${trace})` } : trace);
