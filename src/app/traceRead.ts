@@ -159,9 +159,6 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
   const sentAt = Date.now();
   const findings = findingsOfBatch(lines.header, lines.batch);
   send({ kind: 'findings', findings });
-  // The companion's summary (after blocks the host counted its own, the same).
-  summary ??= summaryOfBatch(lines.batch);
-  const content = contentOf(lines.header, lines.batch, summary, findings, lines.offsets);
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([checkNow, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, req.checkAfterMs - (Date.now() - sentAt)))))]);
   clearTimeout(timer);
@@ -170,6 +167,8 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
   try {
     if (!sameFingerprint(fingerprint, await fingerprintOf(req.path))) return send({ kind: 'checked', canonical, companionReason: 'the file changed on disk since it was read' });
     if (req.companionDir !== undefined) await prepareCompanionCache(req.companionDir);
+    // The companion's summary (after blocks the host counted its own, the same), counted only when it is written.
+    const content = contentOf(lines.header, lines.batch, summary ?? summaryOfBatch(lines.batch), findings, lines.offsets);
     const companion = await writeCompanion(req.path, content, req.companionDir !== undefined ? cachedCompanionPath(req.companionDir, req.path) : undefined);
     if (req.companionDir !== undefined) await pruneCompanionCache(req.companionDir);
     send({ kind: 'checked', canonical, ...(companion ? { companion } : { companionReason: 'this machine is big-endian' }) });
