@@ -18,6 +18,7 @@ import {
   SelectSessionCommand,
   SessionsNotification,
   SnapshotNotification,
+  SnapshotPartNotification,
   SnapshotSentNotification,
   SpillRangeRequest,
   isTimelineUiState,
@@ -28,6 +29,7 @@ import {
   type SessionInfo,
   type SessionsParams,
   type SnapshotParams,
+  type SnapshotPartParams,
   type StorageInfo,
   type TimelineUiState,
 } from '../src/protocol/timeline';
@@ -42,6 +44,7 @@ import { el, LowerTabs, renderDetails, renderFindings, renderHistory, renderSumm
 import { keyOf, objectHistory } from './model/history';
 import { storageHelp, storageValue } from './model/storage';
 import { SpillLoader } from './spillLoader';
+import { SnapshotPartsIn } from './snapshotParts';
 import { MarkKind } from './model/codes';
 
 /** How many marks of a kind the lanes hold (the header's data attributes, for end-to-end checks). */
@@ -102,6 +105,8 @@ export class TimelineApp {
   /** Where the session keeps its events (memory, disk, dropped); undefined for an imported trace. */
   private storage: StorageInfo | undefined;
   private readonly spillLoader: SpillLoader;
+  /** The next snapshot's events, sent ahead of it in parts (a trace read from its JSON). */
+  private readonly parts = new SnapshotPartsIn(this.data);
 
   constructor(
     private readonly vscode: VsCodeApi,
@@ -189,6 +194,7 @@ export class TimelineApp {
   /** One message from the host; anything that is not a known, well-formed message is ignored. */
   handle(msg: unknown): void {
     if (SnapshotNotification.is(msg)) this.onSnapshot(msg.params);
+    else if (SnapshotPartNotification.is(msg)) this.onPart(msg.params);
     else if (SnapshotSentNotification.is(msg)) this.onSnapshotSent(msg.params.snapshotId);
     else if (DeltaNotification.is(msg)) this.onDelta(msg.params);
     else if (ClockNotification.is(msg)) this.onClock(msg.params);
@@ -230,23 +236,42 @@ export class TimelineApp {
     if (id !== this.snapshotId) this.vscode.postMessage(ReadyCommand.create({}));
   }
 
+  /** A part of the next snapshot's events (only while no session is shown: a trace editor's first snapshot). */
+  private onPart(p: SnapshotPartParams): void {
+    if (this.session) return;
+    // The trace starts unfiltered (its lanes are built as the parts come).
+    if (p.index === 0) this.filterBar.set({});
+    const share = this.parts.add(p);
+    if (share !== undefined) this.setEmpty(`Loading… ${Math.floor(share * 100)} %`);
+  }
+
   private onSnapshot(p: SnapshotParams): void {
+    // Events sent ahead in parts are this snapshot's only when this page holds every one; else it asks again.
+    const fromParts = p.parts !== undefined && this.parts.holds(p.parts);
+    this.parts.reset();
+    if (p.parts && !fromParts) {
+      this.data.reset();
+      this.vscode.postMessage(ReadyCommand.create({}));
+      return;
+    }
     this.snapshotId = p.snapshotId;
     const sameSession = this.session?.id === p.session.id;
     const loaded = sameSession ? this.data.loadedRange : undefined;
     this.session = p.session;
     this.sessions = p.sessions;
-    this.data.reset();
     this.spillLoader.reset();
-    // The spilled part first (its seqs precede the snapshot's), keeping a range this session had loaded.
-    this.data.setSpill(p.spill, loaded ? { ...loaded } : undefined);
+    if (!fromParts) {
+      this.data.reset();
+      // The spilled part first (its seqs precede the snapshot's), keeping a range this session had loaded.
+      this.data.setSpill(p.spill, loaded ? { ...loaded } : undefined);
+    }
     this.storage = p.storage;
     this.fetchedDiffs.clear();
     this.diffRequests.clear();
-    // Another session starts unfiltered; the same one (a fresh snapshot) keeps its filter.
-    if (!sameSession) this.filterBar.set({});
+    // Another session starts unfiltered (parts were taken in unfiltered); the same one (a fresh snapshot) keeps its filter.
+    if (!sameSession && !fromParts) this.filterBar.set({});
     this.summary = p.summary;
-    const readable = p.columns === undefined || this.data.appendColumns(p.columns);
+    const readable = fromParts || p.columns === undefined || this.data.appendColumns(p.columns);
     this.data.append(p.events);
     this.data.staleWindows = p.summary?.staleWindows ?? [];
     this.data.setLive(p.session.live);
@@ -319,6 +344,7 @@ export class TimelineApp {
   private onEmpty(p: EmptyState): void {
     this.session = undefined;
     this.snapshotId = undefined;
+    this.parts.reset();
     this.data.reset();
     this.spillLoader.reset();
     this.summary = undefined;

@@ -14,9 +14,11 @@ import { cachedCompanionPath, fingerprintOf, prepareCompanionCache, pruneCompani
 import { prepareChecks } from '../trace/traceFile';
 import { isCanonicalText } from '../trace/traceLines';
 import type { Finding } from '../format/trace';
+import type { TraceSummary } from '../trace/summary';
 import { ColumnarTrace, contentOf, findingsOfBatch, summaryOfBatch, type ExportElsewhere, type ReadCheck } from './traceColumns';
 import { readWorkerScript, runJob, runJobInWorker, type JobReply, type JobRequest } from './traceJobs';
 import { decodeRowsJob, readTraceColumnsInParts, type RowsHelper } from './traceRowParts';
+import { BlockAssembler, readTraceColumnsInBlocks, type BlockMessage } from './traceBlocks';
 import { firstLine } from './errors';
 
 /** A trace with at least this many events gets a companion written when it is opened from its JSON. */
@@ -39,6 +41,14 @@ export const SPLIT_MIN_BYTES = 16 * 1024 * 1024;
  * with them (docs/BENCHMARKS.md, "A large trace's lines on two threads").
  */
 export const SPLIT_MIN_CPUS = 3;
+/**
+ * A file read on one thread sends its columns in blocks of this many rows while it is decoded
+ * (traceBlocks.ts), so that the host and the webview take them in beside the decoding; a file of
+ * at most this many events goes in one piece (`opened`).
+ */
+export const BLOCK_LINES = 131_072;
+/** The companion's section of line offsets (traceColumns.ts). */
+const OFFSETS = 'lineOffsets';
 
 export interface ReadRequest {
   path: string;
@@ -48,6 +58,8 @@ export interface ReadRequest {
   checkAfterMs: number;
   /** See SPLIT_MIN_BYTES (default, on a machine of SPLIT_MIN_CPUS cores or more; on fewer, no split unless this is given). */
   splitMinBytes?: number;
+  /** Rows per block sent while decoding on one thread (BLOCK_LINES); absent: none, the columns go whole in `opened`. */
+  blockLines?: number;
 }
 
 /** The size from which a file's lines are decoded on two threads (SPLIT_MIN_BYTES and SPLIT_MIN_CPUS), unless the request names one. */
@@ -80,8 +92,14 @@ export interface CheckNow {
 }
 
 export type ReadReply =
-  /** The columns, summary and line offsets; `findingsLater`: the meta's findings are empty, `findings` follows. */
-  | { kind: 'opened'; fingerprint: { size: number; mtimeMs: number; head: Uint8Array; tail: Uint8Array }; meta: CompanionContent['meta']; sections: { name: string; data: ArrayBuffer }[]; findingsLater?: true }
+  /** A block of the columns while the lines are decoded (traceBlocks.ts); `opened` follows, or `other` when the file fails after all. */
+  | BlockMessage
+  /**
+   * The columns, summary and line offsets; `findingsLater`: the meta's findings are empty, `findings` follows.
+   * `blocks`: the columns came in that many blocks before it (its sections hold the line offsets only, its meta no strings,
+   * whole events or summary: the host counts the summary from the blocks as they come).
+   */
+  | { kind: 'opened'; fingerprint: { size: number; mtimeMs: number; head: Uint8Array; tail: Uint8Array }; meta: CompanionContent['meta']; sections: { name: string; data: ArrayBuffer }[]; findingsLater?: true; blocks?: number }
   /** The findings of the trace `opened` sent (computed after it, off the path to the first frame). */
   | { kind: 'findings'; findings: Finding[] }
   /** Not read here: another layout, a problem the importer names, or a failure (`reason`, one line). */
@@ -106,6 +124,7 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
   const started = startHelper && before.size >= splitFrom(req) ? startHelper() : undefined;
   let lines: Awaited<ReturnType<typeof readTraceColumnsInParts>>;
   let fingerprint: Fingerprint;
+  let blocks = 0;
   try {
     const reading = readShared(req.path);
     // The schema's checks compile on this thread while the file is read on the I/O pool.
@@ -113,21 +132,33 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
     const bytes = await reading;
     fingerprint = await fingerprintOf(req.path);
     if (!sameFingerprint(before, fingerprint)) return send({ kind: 'other', reason: 'the file changed while it was read' });
-    lines = await readTraceColumnsInParts(bytes, started?.helper, 0);
+    if (!started && req.blockLines !== undefined) {
+      const inBlocks = readTraceColumnsInBlocks(bytes, req.blockLines, send);
+      lines = inBlocks?.lines;
+      blocks = inBlocks?.blocks ?? 0;
+    } else {
+      lines = await readTraceColumnsInParts(bytes, started?.helper, 0);
+    }
   } finally {
     started?.cancel();
   }
   if (!lines) return send({ kind: 'other' });
-  // The first frame needs the columns and the summary; the findings follow (`findings`).
-  const summary = summaryOfBatch(lines.batch);
-  const first = contentOf(lines.header, lines.batch, summary, [], lines.offsets);
-  const sections = first.sections.map((s) => ({ name: s.name, data: new Uint8Array(s.data.buffer, s.data.byteOffset, s.data.byteLength).slice().buffer }));
   const fp = { size: fingerprint.size, mtimeMs: fingerprint.mtimeMs, head: new Uint8Array(fingerprint.head), tail: new Uint8Array(fingerprint.tail) };
-  send({ kind: 'opened', fingerprint: fp, meta: first.meta, sections, findingsLater: true });
+  // The first frame needs the columns and the summary; the findings follow (`findings`).
+  let summary: TraceSummary | undefined;
+  if (blocks > 0) {
+    // The host has the columns, strings and whole events, and counted the summary from them as they came.
+    const meta = { count: lines.batch.count, header: lines.header, findings: [], strings: [], extras: [] };
+    send({ kind: 'opened', fingerprint: fp, meta, sections: [{ name: OFFSETS, data: lines.offsets.slice().buffer }], findingsLater: true, blocks });
+  } else {
+    summary = summaryOfBatch(lines.batch);
+    const first = contentOf(lines.header, lines.batch, summary, [], lines.offsets);
+    const sections = first.sections.map((s) => ({ name: s.name, data: new Uint8Array(s.data.buffer, s.data.byteOffset, s.data.byteLength).slice().buffer }));
+    send({ kind: 'opened', fingerprint: fp, meta: first.meta, sections, findingsLater: true });
+  }
   const sentAt = Date.now();
   const findings = findingsOfBatch(lines.header, lines.batch);
   send({ kind: 'findings', findings });
-  const content = contentOf(lines.header, lines.batch, summary, findings, lines.offsets);
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([checkNow, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, req.checkAfterMs - (Date.now() - sentAt)))))]);
   clearTimeout(timer);
@@ -136,6 +167,8 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
   try {
     if (!sameFingerprint(fingerprint, await fingerprintOf(req.path))) return send({ kind: 'checked', canonical, companionReason: 'the file changed on disk since it was read' });
     if (req.companionDir !== undefined) await prepareCompanionCache(req.companionDir);
+    // The companion's summary (after blocks the host counted its own, the same), counted only when it is written.
+    const content = contentOf(lines.header, lines.batch, summary ?? summaryOfBatch(lines.batch), findings, lines.offsets);
     const companion = await writeCompanion(req.path, content, req.companionDir !== undefined ? cachedCompanionPath(req.companionDir, req.path) : undefined);
     if (req.companionDir !== undefined) await pruneCompanionCache(req.companionDir);
     send({ kind: 'checked', canonical, ...(companion ? { companion } : { companionReason: 'this machine is big-endian' }) });
@@ -155,10 +188,14 @@ export interface ReadOptions {
   splitMinBytes?: number;
   /** Called when the worker has ended. */
   onEnded?: () => void;
+  /** See ReadRequest.blockLines (default BLOCK_LINES; 0: no blocks). */
+  blockLines?: number;
+  /** Each block of the columns as it comes (in order, each one taken: see BlockAssembler); the trace is its blocks only once the answer is a ColumnarTrace. */
+  onBlock?: (b: BlockMessage) => void;
 }
 
 /** The host's side of the exchange: turns the replies into the opened trace (or why not) and its check. */
-function receiver(path: string, hurry: () => void, jobs: (req: JobRequest) => Promise<JobReply>): { receive: (msg: ReadReply) => void; ended: (reason: string) => void; answer: Promise<ColumnarTrace | { reason?: string }> } {
+function receiver(path: string, hurry: () => void, jobs: (req: JobRequest) => Promise<JobReply>, onBlock?: (b: BlockMessage) => void): { receive: (msg: ReadReply) => void; ended: (reason: string) => void; answer: Promise<ColumnarTrace | { reason?: string }> } {
   let settleCheck: (c: ReadCheck) => void = () => undefined;
   const checked = new Promise<ReadCheck>((resolve) => (settleCheck = resolve));
   let answer: (a: ColumnarTrace | { reason?: string }) => void = () => undefined;
@@ -173,8 +210,11 @@ function receiver(path: string, hurry: () => void, jobs: (req: JobRequest) => Pr
   const lateFindings = new Promise<Finding[]>((resolve, reject) => (settleFindings = (f) => (Array.isArray(f) ? resolve(f) : reject(new Error(f.reason)))));
   // Nobody may ask for them (the open failed): their failure is not an unhandled rejection.
   lateFindings.catch(() => undefined);
+  const blocks = new BlockAssembler();
   const receive = (msg: ReadReply) => {
-    if (msg.kind === 'findings') {
+    if (msg.kind === 'block') {
+      if (!opened && blocks.add(msg)) onBlock?.(msg);
+    } else if (msg.kind === 'findings') {
       settleFindings(msg.findings);
     } else if (msg.kind === 'opened' && !opened) {
       const fp: Fingerprint = { size: msg.fingerprint.size, mtimeMs: msg.fingerprint.mtimeMs, head: Buffer.from(msg.fingerprint.head), tail: Buffer.from(msg.fingerprint.tail) };
@@ -183,7 +223,15 @@ function receiver(path: string, hurry: () => void, jobs: (req: JobRequest) => Pr
         const r = await jobs({ kind: 'export', path, fingerprint: { size: f.size, mtimeMs: f.mtimeMs, head: new Uint8Array(f.head), tail: new Uint8Array(f.tail) }, count, lastSeq, dest, findings });
         return r.kind === 'exported' ? { events: r.events } : { message: r.kind === 'failed' || r.kind === 'notATrace' ? r.message : `the trace reader answered ${r.kind}` };
       };
-      const trace = ColumnarTrace.fromContent(path, fp, msg.meta, new Map(msg.sections.map((s) => [s.name, s.data])), checked, hurry, exportElsewhere, msg.findingsLater ? lateFindings : undefined);
+      const sections = new Map(msg.sections.map((s) => [s.name, s.data]));
+      let meta = msg.meta;
+      if (msg.blocks !== undefined) {
+        const all = blocks.finish(msg.blocks, (msg.meta as { count?: unknown } | undefined)?.count as number);
+        if (typeof all === 'string') return done({ reason: `what the trace reader sent cannot be used (${all})` });
+        for (const [name, data] of all.columns) sections.set(name, data);
+        meta = { ...(msg.meta as Record<string, unknown>), strings: all.strings, extras: all.extras, summary: all.summary };
+      }
+      const trace = ColumnarTrace.fromContent(path, fp, meta, sections, checked, hurry, exportElsewhere, msg.findingsLater ? lateFindings : undefined);
       done(typeof trace === 'string' ? { reason: `what the trace reader sent cannot be used (${trace})` } : trace);
     } else if (msg.kind === 'checked') {
       settleCheck({ canonical: msg.canonical, ...(msg.companion ? { companion: msg.companion } : {}), ...(msg.companionReason ? { companionReason: msg.companionReason } : {}) });
@@ -208,7 +256,8 @@ function receiver(path: string, hurry: () => void, jobs: (req: JobRequest) => Pr
  */
 export function readTraceInWorker(path: string, o: ReadOptions = {}): Promise<ColumnarTrace | { reason?: string }> {
   const script = readWorkerScript(o.workerFile);
-  const request: ReadRequest = { path, companionMinEvents: o.companionMinEvents ?? COMPANION_MIN_EVENTS, checkAfterMs: o.checkAfterMs ?? CHECK_AFTER_MS, ...(o.companionDir !== undefined ? { companionDir: o.companionDir } : {}), ...(o.splitMinBytes !== undefined ? { splitMinBytes: o.splitMinBytes } : {}) };
+  const blockLines = o.blockLines ?? BLOCK_LINES;
+  const request: ReadRequest = { path, companionMinEvents: o.companionMinEvents ?? COMPANION_MIN_EVENTS, checkAfterMs: o.checkAfterMs ?? CHECK_AFTER_MS, ...(o.companionDir !== undefined ? { companionDir: o.companionDir } : {}), ...(o.splitMinBytes !== undefined ? { splitMinBytes: o.splitMinBytes } : {}), ...(blockLines > 0 ? { blockLines } : {}) };
   let worker: Worker | undefined;
   const r = receiver(
     path,
@@ -220,6 +269,7 @@ export function readTraceInWorker(path: string, o: ReadOptions = {}): Promise<Co
       }
     },
     (req) => runJobInWorker(req, o.workerFile),
+    o.onBlock,
   );
   try {
     worker = new Worker(script.file, { workerData: request, ...(script.execArgv ? { execArgv: script.execArgv } : {}), stdout: false, stderr: false });
@@ -236,11 +286,11 @@ export function readTraceInWorker(path: string, o: ReadOptions = {}): Promise<Co
 }
 
 /** readTraceInWorker's answer, read on this thread (tests; the same steps and replies). */
-export function readTraceHere(path: string, companionMinEvents = COMPANION_MIN_EVENTS, splitMinBytes?: number): Promise<ColumnarTrace | { reason?: string }> {
-  const r = receiver(path, () => undefined, runJob);
+export function readTraceHere(path: string, companionMinEvents = COMPANION_MIN_EVENTS, splitMinBytes?: number, blocks?: { lines: number; onBlock?: (b: BlockMessage) => void }): Promise<ColumnarTrace | { reason?: string }> {
+  const r = receiver(path, () => undefined, runJob, blocks?.onBlock);
   // The helper's part on this thread too: the same steps, joined as after two threads.
   const here: StartHelper = () => ({ helper: (job) => Promise.resolve(decodeRowsJob(job)), cancel: () => undefined });
-  readForOpen({ path, companionMinEvents, checkAfterMs: 0, ...(splitMinBytes !== undefined ? { splitMinBytes } : {}) }, r.receive, Promise.resolve(), here).then(
+  readForOpen({ path, companionMinEvents, checkAfterMs: 0, ...(splitMinBytes !== undefined ? { splitMinBytes } : {}), ...(blocks ? { blockLines: blocks.lines } : {}) }, r.receive, Promise.resolve(), here).then(
     () => r.ended('the trace reader ended without an answer'),
     (e: unknown) => r.ended(firstLine(e)),
   );

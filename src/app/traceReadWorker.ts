@@ -58,7 +58,7 @@ function priority(lowest: boolean): void {
 }
 
 const send = (msg: ReadReply) => {
-  port!.postMessage(msg, msg.kind === 'opened' ? msg.sections.map((s) => s.data) : []);
+  port!.postMessage(msg, msg.kind === 'opened' ? msg.sections.map((s) => s.data) : msg.kind === 'block' ? Object.values(msg.columns) : []);
   if (msg.kind === 'opened') priority(true);
 };
 const checkNow = new Promise<void>((resolve) =>

@@ -344,6 +344,12 @@ export interface DecodedRows {
   asWritten: Uint8Array;
 }
 
+/** decodeLines's calls while it decodes: `decoded` after every `every` rows (not after the last), with the rows so far. */
+export interface BlockCalls {
+  every: number;
+  decoded: (rows: Pick<DecodedRows, 'cols' | 'strings' | 'extras'>, to: number) => void;
+}
+
 /**
  * Every line of `lines` decoded into rows 0 … n - 1 of `into` (fresh columns of n rows when not
  * given; `into` may be longer): a line of the numerous types in the exporter's form straight
@@ -351,7 +357,7 @@ export interface DecodedRows {
  * order encodeBatch adds them. Undefined when a line is not an event importTrace accepts or the
  * seqs do not increase.
  */
-export function decodeLines(lines: LineSpans, redaction: Redaction, into?: { cols: EventColumnArrays; asWritten: Uint8Array }): DecodedRows | undefined {
+export function decodeLines(lines: LineSpans, redaction: Redaction, into?: { cols: EventColumnArrays; asWritten: Uint8Array }, blocks?: BlockCalls): DecodedRows | undefined {
   const { offsets, ends } = lines;
   const n = offsets.length;
   const cols = into?.cols ?? allocateColumns(n);
@@ -379,6 +385,8 @@ export function decodeLines(lines: LineSpans, redaction: Redaction, into?: { col
       // Seqs are integers ≥ 0 (the schema): each above the last.
       if (i > 0 && !(cols.seq[i] > last)) return undefined;
       last = cols.seq[i];
+      // A whole block decoded (not the last rows: the caller sends those once every line is read).
+      if (blocks && (i + 1) % blocks.every === 0 && i + 1 < n) blocks.decoded({ cols, strings, extras }, i + 1);
     }
   } finally {
     endFile();

@@ -66,6 +66,33 @@ export interface SnapshotParams {
   spill?: SpillOverview;
   /** Where the session keeps its events: memory, disk (against its bound), dropped. */
   storage?: StorageInfo;
+  /**
+   * The events came before this snapshot as `snapshotPart`s (a trace opened from its JSON sends its
+   * columns block by block while it is decoded) and `columns` is absent: a page that holds every
+   * part `id` (`blocks` of them, `count` events) shows them; any other asks again (`ready`).
+   */
+  parts?: SnapshotParts;
+}
+
+/** Which parts a snapshot's events came in (SnapshotParams.parts). */
+export interface SnapshotParts {
+  id: number;
+  blocks: number;
+  count: number;
+}
+
+/**
+ * One block of a snapshot's events sent ahead of it, in order (`index` from 0): rows `from` …
+ * `from + columns.count - 1` of `total`. Its string references are the whole table's: the
+ * strings new with this block follow the `stringsFrom` strings the blocks before it brought.
+ */
+export interface SnapshotPartParams {
+  partsId: number;
+  index: number;
+  from: number;
+  total: number;
+  stringsFrom: number;
+  columns: PackedColumns;
 }
 
 /** How many events a session holds where (the header shows it). */
@@ -210,8 +237,13 @@ function isSnapshot(v: unknown): v is SnapshotParams {
     isOptionalSummary(v.summary) &&
     isOptionalTime(v.nowT) &&
     (v.spill === undefined || isSpillOverview(v.spill)) &&
-    (v.storage === undefined || isStorageInfo(v.storage))
+    (v.storage === undefined || isStorageInfo(v.storage)) &&
+    (v.parts === undefined || (isRecord(v.parts) && isFiniteNumber(v.parts.id) && isFiniteNumber(v.parts.blocks) && isFiniteNumber(v.parts.count)))
   );
+}
+
+function isSnapshotPart(v: unknown): v is SnapshotPartParams {
+  return isRecord(v) && ['partsId', 'index', 'from', 'total', 'stringsFrom'].every((k) => isFiniteNumber(v[k])) && isPackedColumns(v.columns);
 }
 
 function isChunk(v: unknown): v is SegmentChunk {
@@ -349,6 +381,8 @@ export const SpillRangeRequest = new IpcRequestType('timeline/spillRange', isSpi
 // ---- host → webview
 
 export const SnapshotNotification = new IpcMessageType('notification', 'timeline/snapshot', isSnapshot);
+/** A block of the next snapshot's events, sent while the rest is still being read (SnapshotPartParams). */
+export const SnapshotPartNotification = new IpcMessageType('notification', 'timeline/snapshotPart', isSnapshotPart);
 export const DeltaNotification = new IpcMessageType('notification', 'timeline/delta', isDelta);
 /** A `ready` is answered by a snapshot already sent: a page that does not hold it sends `ready` again. */
 export const SnapshotSentNotification = new IpcMessageType('notification', 'timeline/snapshotSent', (v: unknown): v is SnapshotSentParams => isRecord(v) && isFiniteNumber(v.snapshotId));

@@ -10,7 +10,7 @@
  * ends, the view is hidden or the stream is disposed).
  */
 import type { IpcMessage } from '../protocol/ipc';
-import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, SnapshotSentNotification, type SessionInfo, type StorageInfo } from '../protocol/timeline';
+import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, SnapshotSentNotification, type SessionInfo, type SnapshotParts, type StorageInfo } from '../protocol/timeline';
 import type { Finding, FindingsState } from '../format/trace';
 import { encodeBatch } from '../protocol/eventColumns';
 import { packColumns } from '../protocol/columnPack';
@@ -99,12 +99,13 @@ export class TimelineStream {
    * for a page until it has loaded, and the page's script listens before its load ends). The
    * first `ready` after this is answered with `snapshotSent`, naming that snapshot: the page that
    * got it keeps it; a page that did not (the webview was rebuilt meanwhile) asks again and gets
-   * a snapshot as always.
+   * a snapshot as always. `parts`: the page was sent the session's events already, as these parts
+   * (traceParts.ts): this snapshot names them instead of carrying the columns.
    */
-  prime(): void {
+  prime(parts?: SnapshotParts): void {
     if (!this.visible || this.disposed) return;
     this.ready = true;
-    this.sendSnapshot();
+    this.sendSnapshot(parts);
     this.primedId = this.session ? this.snapshots : undefined;
     this.syncHeartbeat();
   }
@@ -186,7 +187,7 @@ export class TimelineStream {
     this.armHeartbeat();
   }
 
-  private sendSnapshot(): void {
+  private sendSnapshot(parts?: SnapshotParts): void {
     if (!this.ready || !this.visible) return;
     this.cancelPending();
     const s = this.session;
@@ -197,7 +198,7 @@ export class TimelineStream {
     }
     const findings = s.findings(true);
     const findingsState = s.findingsState();
-    const columns = packColumns(s.columns() ?? encodeBatch(s.events()));
+    const columns = parts && parts.count === s.eventCount() ? undefined : packColumns(s.columns() ?? encodeBatch(s.events()));
     this.lastSentSeq = s.lastSeq();
     this.lastFindings = findings;
     this.lastFindingsState = findingsState.state;
@@ -212,7 +213,7 @@ export class TimelineStream {
         snapshotId: ++this.snapshots,
         header: s.header(),
         events: [],
-        columns,
+        ...(columns ? { columns } : { parts }),
         findings,
         ...(findingsState.state !== 'ready' ? { findingsState } : {}),
         sessions: this.allSessions(),

@@ -5,7 +5,7 @@
  * was started last; a panel or editor stays on its own session).
  */
 import * as vscode from 'vscode';
-import { EventDiffRequest, ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand, SpillRangeRequest, type EventRef, type SpillRangeParams, type SpillRangeResult } from '../protocol/timeline';
+import { EventDiffRequest, ExportTraceRequest, OpenLinkCommand, ReadyCommand, SelectSessionCommand, SpillRangeRequest, type EventRef, type SpillRangeParams, type SpillRangeResult, type SnapshotParts } from '../protocol/timeline';
 import type { IpcMessage } from '../protocol/ipc';
 import { Disposable, toDisposable } from '../app/disposable';
 import type { SessionRegistry } from '../app/registry';
@@ -77,8 +77,8 @@ export class TimelineWebviewBinding extends Disposable {
   }
 
   /** Sends the snapshot before the webview asks for it (TimelineStream.prime): call it right after its page was set. */
-  prime(): void {
-    this.stream.prime();
+  prime(parts?: SnapshotParts): void {
+    this.stream.prime(parts);
   }
 
   setVisible(visible: boolean): void {

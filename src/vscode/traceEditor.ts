@@ -17,14 +17,21 @@ import { runJobInWorker } from '../app/traceJobs';
 import { TimelineWebviewBinding } from './timelineWebview';
 import { importedSession, readTraceText } from './traceCommands';
 import { timelineHtml, webviewOptions } from './webviewContent';
+import { PartsRelay } from './traceParts';
 
 type Loaded = { ok: true; text: string } | { ok: true; columnar: ColumnarTrace } | { ok: false; message: string };
 
 class TraceDocument implements vscode.CustomDocument {
+  /** The trace's columns in blocks while the worker decodes them, for the editors being opened (traceParts.ts). */
+  readonly parts = new PartsRelay();
+  readonly load: Promise<Loaded>;
   constructor(
     readonly uri: vscode.Uri,
-    readonly load: Promise<Loaded>,
-  ) {}
+    load: (parts: PartsRelay) => Promise<Loaded>,
+  ) {
+    this.load = load(this.parts);
+    void this.load.finally(() => this.parts.end());
+  }
   dispose(): void {}
 }
 
@@ -41,7 +48,7 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
   ) {}
 
   openCustomDocument(uri: vscode.Uri): TraceDocument {
-    return new TraceDocument(uri, this.loadTrace(uri));
+    return new TraceDocument(uri, (parts) => this.loadTrace(uri, parts));
   }
 
   /**
@@ -50,12 +57,12 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
    * may write its companion; what the worker does not read (another layout, a problem the
    * importer names, another file system) by its text here. What was not used is noted in the log.
    */
-  private async loadTrace(uri: vscode.Uri): Promise<Loaded> {
+  private async loadTrace(uri: vscode.Uri, parts: PartsRelay): Promise<Loaded> {
     if (uri.scheme === 'file') {
       const opened = await ColumnarTrace.open(uri.fsPath, this.companionDir).catch((e: unknown) => ({ reason: e instanceof Error ? e.message : String(e) }));
       if (opened instanceof ColumnarTrace) return { ok: true, columnar: opened };
       if (opened.reason !== undefined) this.log?.info(`${uri.fsPath}: its binary companion is not used (${opened.reason}); reading the JSON`);
-      const read = await readTraceInWorker(uri.fsPath, this.companionDir !== undefined ? { companionDir: this.companionDir } : {});
+      const read = await readTraceInWorker(uri.fsPath, { ...(this.companionDir !== undefined ? { companionDir: this.companionDir } : {}), onBlock: (b) => parts.block(b) });
       if (read instanceof ColumnarTrace) {
         void read.checked.then((c) => {
           if (c.companion) this.log?.info(`${uri.fsPath}: its binary companion was written (${c.companion}); the next open reads it`);
@@ -81,10 +88,15 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
     panel.webview.options = webviewOptions(this.extensionUri);
     panel.webview.html = timelineHtml(panel.webview, this.extensionUri, `Trace ${doc.uri.path.split('/').pop() ?? ''}`);
     let closed = false;
+    // The columns' blocks go to the page as the worker decodes them (VS Code holds them until the page has loaded).
+    const detach = doc.parts.attach(panel, (msg) => void panel.webview.postMessage(msg));
     const closing = panel.onDidDispose(() => (closed = true));
     void this.show(doc, panel, () => closed)
       .catch((e: unknown) => this.log?.error(`${doc.uri.fsPath}: ${e instanceof Error ? e.message : String(e)}`))
-      .finally(() => closing.dispose());
+      .finally(() => {
+        detach();
+        closing.dispose();
+      });
   }
 
   /** Shows the trace in the panel once it is read, or why it cannot be read; nothing when the panel was closed meanwhile. */
@@ -123,8 +135,9 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider<
     // A closed trace editor's session is forgotten: nothing else shows an imported trace.
     store.add(toDisposable(() => this.registry.remove(opened.id)));
     const binding = store.add(new TimelineWebviewBinding(panel.webview, this.registry, opened, false));
-    // The page may still be loading, or may have asked already: the snapshot goes now either way.
-    binding.prime();
+    // The page may still be loading, or may have asked already: the snapshot goes now either way
+    // (naming the parts this page got when they are the trace's columns).
+    binding.prime('columnar' in loaded ? doc.parts.partsFor(panel, opened.eventCount()) : undefined);
     store.add(panel.onDidChangeViewState((e) => binding.setVisible(e.webviewPanel.visible)));
     store.add(watchTraceFile(doc.uri, opened.eventCount(), () => reopen(panel, doc.uri)));
     store.add(panel.onDidDispose(() => store.dispose()));

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import * as timeline from '../../src/protocol/timeline';
 import * as compareProtocol from '../../src/protocol/compare';
 import { IpcMessageType } from '../../src/protocol/ipc';
+import { packColumns } from '../../src/protocol/columnPack';
 import { KubeConfigError, KubeConnection } from '../../src/kube/kubeconfig';
 import { ScenarioValidationError, parseScenarioText } from '../../src/scenario/validate';
 import { computeFindings } from '../../src/trace/findings';
@@ -254,7 +255,8 @@ const VALID_PARAMS: Record<string, fc.Arbitrary<unknown>> = {
   'timeline/exportTrace/completion': fc.record({ ok: fc.boolean(), message: awkwardString }),
   'timeline/eventDiff': fc.record({ sessionId: awkwardString, seq: fc.nat() }),
   'timeline/eventDiff/completion': fc.record({ diff: fc.option(fc.array(fc.record({ path: awkwardString, old: jsonValue, new: jsonValue }, { requiredKeys: ['path'] }), { maxLength: 3 }), { nil: undefined }) }, { requiredKeys: [] }),
-  'timeline/snapshot': fc.record({ session: sessionInfo, header: wireHeader, events: fc.array(wireEvent, { maxLength: 5 }), columns: fc.option(fc.array(wireEvent, { maxLength: 5 }).map((evs) => encodeBatch(evs as never)), { nil: undefined }), findings: fc.array(wireFinding, { maxLength: 2 }), findingsState: fc.option(wireFindingsState, { nil: undefined }), sessions: fc.array(sessionInfo, { maxLength: 2 }), nowT: fc.option(fc.nat(), { nil: undefined }), snapshotId: fc.option(fc.nat(), { nil: undefined }) }, { requiredKeys: ['session', 'header', 'events', 'findings', 'sessions'] }),
+  'timeline/snapshot': fc.record({ session: sessionInfo, header: wireHeader, events: fc.array(wireEvent, { maxLength: 5 }), columns: fc.option(fc.array(wireEvent, { maxLength: 5 }).map((evs) => encodeBatch(evs as never)), { nil: undefined }), findings: fc.array(wireFinding, { maxLength: 2 }), findingsState: fc.option(wireFindingsState, { nil: undefined }), sessions: fc.array(sessionInfo, { maxLength: 2 }), nowT: fc.option(fc.nat(), { nil: undefined }), snapshotId: fc.option(fc.nat(), { nil: undefined }), parts: fc.option(fc.record({ id: fc.nat(), blocks: fc.nat(), count: fc.nat() }), { nil: undefined }) }, { requiredKeys: ['session', 'header', 'events', 'findings', 'sessions'] }),
+  'timeline/snapshotPart': fc.record({ partsId: fc.nat(), index: fc.nat(), from: fc.nat(), total: fc.nat(), stringsFrom: fc.nat(), columns: fc.array(wireEvent, { maxLength: 5 }).map((evs) => packColumns(encodeBatch(evs as never))) }),
   'timeline/delta': fc.record({ sessionId: awkwardString, afterSeq: fc.nat(), events: fc.array(wireEvent, { maxLength: 5 }), findings: fc.option(fc.array(wireFinding, { maxLength: 2 }), { nil: undefined }), findingsState: fc.option(wireFindingsState, { nil: undefined }), live: fc.boolean(), nowT: fc.option(fc.nat(), { nil: undefined }) }, { requiredKeys: ['sessionId', 'afterSeq', 'events', 'live'] }),
   'timeline/sessions': fc.record({ sessions: fc.array(sessionInfo, { maxLength: 3 }), activeId: fc.option(awkwardString, { nil: undefined }) }, { requiredKeys: ['sessions'] }),
   'timeline/clock': fc.record({ sessionId: awkwardString, nowT: fc.double({ noNaN: true, noDefaultInfinity: true }) }),

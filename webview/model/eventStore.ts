@@ -210,6 +210,28 @@ export class EventStore {
     this.n += count;
   }
 
+  /**
+   * Appends a block of a snapshot sent in parts (checked by batchArrays): its string references
+   * are those of the sender's whole table, which this store's follows exactly — the block brings
+   * the strings from `stringsFrom` on. Room for `total` rows is made at the first block. False
+   * when the table does not follow on (the store must then be cleared).
+   */
+  pushBlock(batch: ColumnBatch, cols: EventColumnArrays, stringsFrom: number, total: number): boolean {
+    if (stringsFrom !== this.strings.strings.length) return false;
+    let known = stringsFrom;
+    for (const s of batch.strings) if (this.strings.ref(s) !== ++known) return false;
+    const from = this.n;
+    if (from === 0 && total > this.capacity) {
+      this.cols = allocateColumns(total);
+      this.capacity = total;
+    }
+    this.reserve(from + batch.count);
+    for (const name of COLUMN_NAMES) (this.cols[name] as Float64Array).set(cols[name] as unknown as Float64Array, from);
+    for (let i = from, next = 0; i < from + batch.count; i++) if (this.cols.type[i] === EXTRA) this.extras.set(i, batch.extras[next++]);
+    this.n += batch.count;
+    return true;
+  }
+
   /** Appends the first `count` rows of a batch (checked by batchArrays). */
   pushPrefix(batch: ColumnBatch, cols: EventColumnArrays, count: number): void {
     if (count >= batch.count) return this.pushBatch(batch, cols);

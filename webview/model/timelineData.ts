@@ -284,6 +284,19 @@ export class TimelineData extends LaneSet {
   }
 
   /**
+   * Appends a block of a snapshot sent in parts (SnapshotPartParams): rows `from` on, which must
+   * be the rows held. False when it does not follow on or is malformed (the data must then be reset).
+   */
+  appendPart(p: { from: number; total: number; stringsFrom: number; columns: PackedColumns }): boolean {
+    const batch = unpackColumns(p.columns);
+    const cols = batch && batchArrays(batch);
+    if (!batch || !cols || p.from !== this.store.length || this.spill || (batch.count > 0 && cols.seq[0] <= this.lastSeq)) return false;
+    if (!this.store.pushBlock(batch, cols, p.stringsFrom, p.total)) return false;
+    this.ingestRows(p.from, this.store.length);
+    return true;
+  }
+
+  /**
    * Appends a batch of columns (a snapshot's events, packed or not). False, and nothing
    * appended, when the batch is malformed or does not follow on from the events held (seqs
    * must increase).

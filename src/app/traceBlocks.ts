@@ -1,0 +1,119 @@
+/**
+ * A large trace's columns sent in blocks while its lines are still being decoded (the trace
+ * reader's worker, traceRead.ts): after every `every` rows the worker sends the rows decoded
+ * since the block before (copies, free to transfer), the strings its table gained meanwhile and
+ * the events kept whole among them; the last block follows once every line is read and checked.
+ * The host puts the blocks together into the columns `opened` then names (BlockAssembler), counts
+ * the summary from them as they come (each row made an event only while it is counted, in order:
+ * the summary summaryOfBatch makes of the whole), and forwards each one to the webview that will show the trace, so that moving and taking in the
+ * columns runs beside the decoding instead of after it. A file that fails half way sends blocks
+ * and then `other`: the blocks are dropped (nothing shows them as the trace).
+ *
+ * A block's string references are the whole table's (the table only grows; a string keeps its
+ * reference), so neither side maps them.
+ */
+import type { RecordedEvent } from '../format/events';
+import { COLUMN_NAMES, EVENT_COLUMNS, EXTRA, StringTable, allocateColumns, decodeRow, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
+import { SummaryModel, type TraceSummary } from '../trace/summary';
+import { scanTraceLines } from '../trace/traceLines';
+import { columnLines, decodeLines, redactionOf, type ColumnLines, type DecodedRows } from './traceRows';
+
+/** One block of rows: rows `from` … `from + count - 1` of `total`; its strings follow the `stringsFrom` the blocks before it brought. */
+export interface BlockMessage {
+  kind: 'block';
+  index: number;
+  from: number;
+  count: number;
+  total: number;
+  stringsFrom: number;
+  columns: Record<ColumnName, ArrayBuffer>;
+  strings: string[];
+  extras: RecordedEvent[];
+}
+
+/**
+ * readTraceColumns's answer (src/app/traceRows.ts), its rows sent in blocks of `every` as they
+ * are decoded (`send`), the last block once every line is read; no block when the file has at
+ * most `every` lines. `blocks`: how many were sent.
+ */
+export function readTraceColumnsInBlocks(bytes: Uint8Array, every: number, send: (b: BlockMessage) => void): { lines: ColumnLines; blocks: number } | undefined {
+  const lines = scanTraceLines(bytes);
+  if (!lines) return undefined;
+  const total = lines.offsets.length;
+  let index = 0;
+  let from = 0;
+  let stringsFrom = 0;
+  let extrasFrom = 0;
+  const block = (rows: Pick<DecodedRows, 'cols' | 'strings' | 'extras'>, to: number): void => {
+    const columns = {} as Record<ColumnName, ArrayBuffer>;
+    for (const c of COLUMN_NAMES) columns[c] = rows.cols[c].slice(from, to).buffer as ArrayBuffer;
+    const strings = rows.strings.strings.slice(stringsFrom);
+    const extras = rows.extras.slice(extrasFrom);
+    send({ kind: 'block', index: index++, from, count: to - from, total, stringsFrom, columns, strings, extras });
+    from = to;
+    stringsFrom += strings.length;
+    extrasFrom += extras.length;
+  };
+  const rows = decodeLines(lines, redactionOf(lines.header), undefined, { every: Math.max(1, Math.floor(every)), decoded: block });
+  if (!rows) return undefined;
+  if (index > 0 && from < total) block(rows, total);
+  return { lines: columnLines(lines, rows), blocks: index };
+}
+
+/**
+ * The host's side: the blocks put together in order into columns for every row. A block out of
+ * order, of another size or past the end makes it broken (one line), and `finish` says so.
+ */
+export class BlockAssembler {
+  private cols: EventColumnArrays | undefined;
+  private total = 0;
+  private rows = 0;
+  private next = 0;
+  private readonly strings: string[] = [];
+  private readonly extras: RecordedEvent[] = [];
+  private broken: string | undefined;
+  private readonly table = new StringTable();
+  private readonly summary = new SummaryModel();
+
+  /** Takes a block; false (and broken from then on) when it does not follow on from those before. */
+  add(b: BlockMessage): boolean {
+    if (this.broken !== undefined) return false;
+    if (b.index !== this.next || b.from !== this.rows || b.stringsFrom !== this.strings.length || (this.cols !== undefined && b.total !== this.total) || b.from + b.count > b.total) {
+      this.broken = `its block ${b.index} does not follow block ${this.next - 1}`;
+      return false;
+    }
+    if (!this.cols) {
+      this.total = b.total;
+      this.cols = allocateColumns(b.total);
+    }
+    for (const c of COLUMN_NAMES) {
+      const Ctor = EVENT_COLUMNS[c];
+      if (!(b.columns[c] instanceof ArrayBuffer) || b.columns[c].byteLength !== b.count * Ctor.BYTES_PER_ELEMENT) {
+        this.broken = `its block ${b.index} has a malformed ${c} column`;
+        return false;
+      }
+      (this.cols[c] as Float64Array).set(new Ctor(b.columns[c]) as Float64Array, b.from);
+    }
+    for (const s of b.strings) {
+      this.strings.push(s);
+      this.table.ref(s);
+    }
+    for (const e of b.extras) this.extras.push(e);
+    // The summary of the rows so far: the block's own arrays, its references the whole table's.
+    const cols = {} as Record<ColumnName, unknown>;
+    for (const c of COLUMN_NAMES) cols[c] = new EVENT_COLUMNS[c](b.columns[c]);
+    const block = cols as EventColumnArrays;
+    for (let i = 0, next = 0; i < b.count; i++) this.summary.add(block.type[i] === EXTRA ? b.extras[next++] : decodeRow(block, i, this.table));
+    this.rows += b.count;
+    this.next++;
+    return true;
+  }
+
+  /** Every block came (`blocks` of them, `count` rows): the columns, strings and whole events; else why not (one line). */
+  finish(blocks: number, count: number): { columns: Map<string, ArrayBuffer>; strings: string[]; extras: RecordedEvent[]; summary: TraceSummary } | string {
+    if (this.broken !== undefined) return this.broken;
+    if (!this.cols || blocks !== this.next || count !== this.total || this.rows !== this.total) return `it sent ${this.next} of ${blocks} blocks (${this.rows} of ${count} events)`;
+    const columns = new Map<string, ArrayBuffer>(COLUMN_NAMES.map((c) => [c, this.cols![c].buffer as ArrayBuffer]));
+    return { columns, strings: this.strings, extras: this.extras, summary: this.summary.snapshot() };
+  }
+}
