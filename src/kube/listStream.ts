@@ -51,9 +51,10 @@ type Walked = 'more' | 'items' | 'rebuild';
  * character past what they took, and at the end of the text so far that read finds END, which no
  * step takes (it is neither whitespace nor the start of a token, nor allowed in a string), instead
  * of reading past the end of the string. Such reads (charCodeAt out of bounds, NaN) deoptimized
- * jsonScan's optimized steps once per read site: ~14 deopts in the first LIST, whose steps then ran
- * in the slower tiers until optimized again (the sync 1.13× 142dcd5's, the walk 1.4× the whole
- * text's, cold; docs/BENCHMARKS.md "The streamed LIST's sync").
+ * jsonScan's optimized steps once per read site: 12 deopts in one cold decode of 10 000 Pods (8 in
+ * the engine worker's first LIST), whose steps then ran in the slower tiers until optimized again
+ * (the walk 1.37× the whole text's CPU cold, the sync 1.13× 142dcd5's; docs/BENCHMARKS.md "The
+ * streamed LIST's sync"). The scanner's steps decline at END as they did at NaN.
  */
 const END = '\u0000';
 
