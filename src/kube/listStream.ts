@@ -46,6 +46,18 @@ type InItems = 'first' | 'item' | 'after';
 /** What a walk over the text so far came to. */
 type Walked = 'more' | 'items' | 'rebuild';
 
+/**
+ * Put after the text a walk scans (never part of `buf`): the scanner's steps read at most one
+ * character past what they took, and at the end of the text so far that read finds END, which no
+ * step takes (it is neither whitespace nor the start of a token, nor allowed in a string), instead
+ * of reading past the end of the string. Such reads (charCodeAt out of bounds, NaN) deoptimized
+ * jsonScan's optimized steps once per read site: 12 deopts in one cold decode of 10 000 Pods (8 in
+ * the engine worker's first LIST), whose steps then ran in the slower tiers until optimized again
+ * (the walk 1.37× the whole text's CPU cold, the sync 1.13× 142dcd5's; docs/BENCHMARKS.md "The
+ * streamed LIST's sync"). The scanner's steps decline at END as they did at NaN.
+ */
+const END = '\u0000';
+
 /** The gaps between items that recur (`,`, `,\n  `), one copy each; bounded. */
 const GAPS = new Map<string, string>();
 
@@ -133,22 +145,27 @@ export class ListStream {
   }
 
   private walk(final: boolean): void {
-    if (this.pending.length > 0) {
-      this.buf = this.buf + (this.pending.length === 1 ? this.pending[0] : this.pending.join(''));
-      this.pending = [];
-      this.pendingLength = 0;
-    }
+    // The text to scan: buf, the pending pieces and END, joined into one flat string (join copies;
+    // `+` would make a rope that the first read flattens anyway).
+    this.pending.push(END);
+    let s = (this.buf.length === 0 ? this.pending : [this.buf, ...this.pending]).join('');
+    this.pending = [];
+    this.pendingLength = 0;
+    this.buf = s.slice(0, s.length - 1);
     try {
       for (;;) {
         if (this.phase === Phase.Items) {
-          if (!this.walkItems(final)) break;
+          if (!this.walkItems(s, final)) break;
+          // `]` passed: buf is what follows it, and s from there on.
+          s = s.slice(s.length - 1 - this.buf.length);
         } else if (this.phase === Phase.Head || this.phase === Phase.Tail) {
-          const w = this.walkTop(final);
+          const w = this.walkTop(s, final);
           if (w === 'rebuild') this.phase = Phase.Rebuild;
           if (w !== 'items') break;
           // `[` is at pos: the head ends with it.
-          this.head = detached(this.buf.slice(0, this.pos + 1));
-          this.buf = this.buf.slice(this.pos + 1);
+          this.head = detached(s.slice(0, this.pos + 1));
+          s = s.slice(this.pos + 1);
+          this.buf = s.slice(0, s.length - 1);
           this.phase = Phase.Items;
           this.pos = 0;
         } else break;
@@ -160,14 +177,14 @@ export class ListStream {
     this.walkAt = 2 * this.buf.length;
   }
 
-  /** The members of the list object from pos: up to `items`' `[` (Head), or to the end (Tail). */
-  private walkTop(final: boolean): Walked {
-    const s = this.buf;
+  /** The members of the list object from pos in s (buf + END): up to `items`' `[` (Head), or to the end (Tail). */
+  private walkTop(s: string, final: boolean): Walked {
+    const n = s.length - 1;
     const scan = new Scan(s);
     const tail = this.phase === Phase.Tail;
     for (;;) {
       const i = scan.ws(this.pos);
-      if (i >= s.length) return 'more';
+      if (i >= n) return 'more';
       const c = s.charCodeAt(i);
       if (this.top === 'open') {
         if (c !== LBRACE) return 'rebuild';
@@ -192,10 +209,10 @@ export class ListStream {
       if (keyEnd < 0) return 'more';
       const key = scan.stringValue(i, keyEnd);
       let at = scan.ws(keyEnd);
-      if (at >= s.length) return 'more';
+      if (at >= n) return 'more';
       if (s.charCodeAt(at) !== COLON) return 'rebuild';
       at = scan.ws(at + 1);
-      if (at >= s.length) return 'more';
+      if (at >= n) return 'more';
       if (key === 'items') {
         // A second `items` replaces the first: decodeList takes it.
         if (tail || s.charCodeAt(at) !== LBRACKET) return 'rebuild';
@@ -203,7 +220,7 @@ export class ListStream {
         return 'items';
       }
       const end = ended(() => scan.value(at, 1));
-      if (end < 0 || (!final && numberGoesOn(s, at, end))) return 'more';
+      if (end < 0 || (!final && numberGoesOn(s, at, end, n))) return 'more';
       this.members.delete(key);
       this.members.set(key, { tail, start: at, end });
       this.pos = end;
@@ -211,9 +228,9 @@ export class ListStream {
     }
   }
 
-  /** The items in `buf` (from its start, which is the gap after the last item taken): true once `]` is passed. */
-  private walkItems(final: boolean): boolean {
-    const s = this.buf;
+  /** The items in s (buf + END; from its start, which is the gap after the last item taken): true once `]` is passed. */
+  private walkItems(s: string, final: boolean): boolean {
+    const n = s.length - 1;
     const scan = new Scan(s);
     // The text before `from` is taken; i is where the walk goes on.
     let from = 0;
@@ -221,7 +238,7 @@ export class ListStream {
     try {
       for (;;) {
         const j = scan.ws(i);
-        if (j >= s.length) return false;
+        if (j >= n) return false;
         const c = s.charCodeAt(j);
         if (this.inItems === 'after') {
           if (c === COMMA) {
@@ -256,7 +273,7 @@ export class ListStream {
         } else if (s.startsWith('null', j)) {
           end = j + 4;
         } else {
-          if (!final && s.length - j < 4 && 'null'.startsWith(s.slice(j))) return false;
+          if (!final && n - j < 4 && 'null'.startsWith(s.slice(j, n))) return false;
           return this.rebuild();
         }
         this.gaps.push(gapOf(s.slice(from, j)));
@@ -267,7 +284,7 @@ export class ListStream {
       }
     } finally {
       // What is not taken stays (a slice of s until the next piece is joined to it).
-      this.buf = from === 0 ? s : s.slice(from);
+      this.buf = s.slice(from, n);
       this.pos = i - from;
     }
   }
@@ -280,12 +297,12 @@ export class ListStream {
 
 /**
  * Whether the value s[at, end) is a number that the next piece may go on with: only characters
- * of a number follow it up to the end of the text so far (`-12.5` of `-12.5e` then `+3`).
+ * of a number follow it up to n, the end of the text so far (`-12.5` of `-12.5e` then `+3`).
  */
-function numberGoesOn(s: string, at: number, end: number): boolean {
+function numberGoesOn(s: string, at: number, end: number, n: number): boolean {
   const c = s.charCodeAt(at);
   if (c !== 0x2d && (c < 0x30 || c > 0x39)) return false;
-  for (let i = end; i < s.length; i++) {
+  for (let i = end; i < n; i++) {
     const d = s.charCodeAt(i);
     if (!((d >= 0x30 && d <= 0x39) || d === 0x2b || d === 0x2d || d === 0x2e || d === 0x45 || d === 0x65)) return false;
   }

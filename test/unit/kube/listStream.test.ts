@@ -166,6 +166,32 @@ describe('kube: a LIST decoded as its body streams in (listStream.ts) gives what
     }
   });
 
+  it('the walk never reads past the end of the text it scans (such reads deoptimized the scanner in the first LIST)', () => {
+    // Every charCodeAt while the stream is written to and ended: none past the end of its string.
+    const charCodeAt = String.prototype.charCodeAt;
+    let past = 0;
+    let example = '';
+    const walkWith = (pieces: string[]) => {
+      const s = new ListStream();
+      String.prototype.charCodeAt = function (this: string, i: number) {
+        if (i >= this.length && past++ === 0) example = `${JSON.stringify(this.slice(-20))}[${i}] of ${pieces.join('').length}`;
+        return charCodeAt.call(this, i);
+      };
+      try {
+        for (const p of pieces) s.write(p);
+        s.end();
+      } finally {
+        String.prototype.charCodeAt = charCodeAt;
+      }
+    };
+    const big = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', items: Array.from({ length: 300 }, (_, i) => pod(`pod-${i}`)) });
+    for (const piece of [1000, 7]) walkWith(Array.from({ length: Math.ceil(big.length / piece) }, (_, k) => big.slice(k * piece, (k + 1) * piece)));
+    for (const text of [...STREAMS, ...REBUILT]) {
+      for (let at = 0; at <= text.length; at++) walkWith([text.slice(0, at), text.slice(at)]);
+    }
+    assert.equal(past, 0, `${past} reads past the end, e.g. ${example}`);
+  });
+
   it('a multi-byte character cut between two chunks, and invalid bytes, read as the whole-body decode reads them', () => {
     const text = '{"kind":"PodList","items":[{"metadata":{"name":"😀é€"}},{"metadata":{"name":"ok"}}]}';
     const bytes = Buffer.from(text);
