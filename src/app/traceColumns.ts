@@ -30,7 +30,8 @@ interface Meta {
   extras: RecordedEvent[];
 }
 
-const OFFSETS = 'lineOffsets';
+/** The companion's section of line offsets (traceRead.ts names it in an `opened` after blocks). */
+export const OFFSETS = 'lineOffsets';
 
 /** What a session already computed from exactly these events (an imported trace): reused when the file holds them unchanged. */
 export interface Computed {

@@ -15,7 +15,7 @@ import { prepareChecks } from '../trace/traceFile';
 import { isCanonicalText } from '../trace/traceLines';
 import type { Finding } from '../format/trace';
 import type { TraceSummary } from '../trace/summary';
-import { ColumnarTrace, contentOf, findingsOfBatch, summaryOfBatch, type ExportElsewhere, type ReadCheck } from './traceColumns';
+import { ColumnarTrace, OFFSETS, contentOf, findingsOfBatch, summaryOfBatch, type ExportElsewhere, type ReadCheck } from './traceColumns';
 import { readWorkerScript, runJob, runJobInWorker, type JobReply, type JobRequest } from './traceJobs';
 import { decodeRowsJob, readTraceColumnsInParts, type RowsHelper } from './traceRowParts';
 import { BlockAssembler, readTraceColumnsInBlocks, type BlockMessage } from './traceBlocks';
@@ -47,8 +47,6 @@ export const SPLIT_MIN_CPUS = 3;
  * at most this many events goes in one piece (`opened`).
  */
 export const BLOCK_LINES = 131_072;
-/** The companion's section of line offsets (traceColumns.ts). */
-const OFFSETS = 'lineOffsets';
 
 export interface ReadRequest {
   path: string;

@@ -19,13 +19,14 @@ import { detached, newLazyState, setMembers, type LazyState } from '../engine/la
 /** Nesting the scanner follows (recursively); deeper values are left to JSON.parse. */
 export const MAX_SCAN_DEPTH = 256;
 
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
+/** The JSON punctuation the scanner (and listStream.ts's walk) reads by character code. */
+export const QUOTE = 0x22;
+export const COMMA = 0x2c;
+export const COLON = 0x3a;
+export const LBRACE = 0x7b;
+export const RBRACE = 0x7d;
+export const LBRACKET = 0x5b;
+export const RBRACKET = 0x5d;
 
 /** A JSON number, anchored where lastIndex points. */
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;

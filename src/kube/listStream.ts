@@ -14,17 +14,9 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { ObjectList } from '../engine/listWatch';
 import { detached } from '../engine/lazyObject';
-import { DECLINE, Scan, type ScannedFields } from './jsonScan';
+import { COLON, COMMA, DECLINE, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET, Scan, type ScannedFields } from './jsonScan';
 import { decodeList, listOfItems } from './listDecode';
 import { readBodyInto, type BodyCollector, type GetResponse } from './http';
-
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
 
 /** Where the walk stands. */
 const enum Phase {
