@@ -24,9 +24,24 @@ export const MAX_COUNT = 0xffffffff;
 /** A literal as the bytes it is written with (ASCII). */
 export const lit = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
 
+/** A literal that take() consumes: its bytes, and their first whole 4-byte words as little-endian 32-bit integers (compared four bytes at a time). */
+export interface Lit {
+  readonly bytes: Uint8Array;
+  readonly words: Int32Array;
+}
+export function field(text: string): Lit {
+  const bytes = lit(text);
+  const view = new DataView(bytes.buffer);
+  const words = new Int32Array(bytes.length >> 2);
+  for (let k = 0; k < words.length; k++) words[k] = view.getInt32(4 * k, true);
+  return { bytes, words };
+}
+
 // The line being decoded: the file's bytes, the position, and where the line ends. One line at a
 // time on one thread, so module state rather than an object per line.
 let b: Uint8Array = new Uint8Array(0);
+/** The same bytes, for reading four at a time. */
+let words: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
 let p = 0;
 let end = 0;
 /**
@@ -45,11 +60,16 @@ let strTo = 0;
 let strHash = 0;
 
 /** Consumes `l` when the line continues with it. */
-export function take(l: Uint8Array): boolean {
-  const n = l.length;
-  if (p + n > end) return false;
-  for (let i = 0; i < n; i++) if (b[p + i] !== l[i]) return false;
-  p += n;
+export function take(l: Lit): boolean {
+  const bytes = l.bytes;
+  const n = bytes.length;
+  const at = p;
+  if (at + n > end) return false;
+  const w = l.words;
+  const whole = w.length;
+  for (let k = 0; k < whole; k++) if (words.getInt32(at + 4 * k, true) !== w[k]) return false;
+  for (let i = whole * 4; i < n; i++) if (b[at + i] !== bytes[i]) return false;
+  p = at + n;
   return true;
 }
 
@@ -67,7 +87,19 @@ export function takeByte(c: number): boolean {
  */
 export function str(): boolean {
   let h = 0;
-  for (let i = p; i < end; i++) {
+  let i = p;
+  // Four bytes at a time while none of them ends the string or is one JSON.parse must decide
+  // (a quote, a backslash, a control character, DEL or a byte of a non-ASCII character); the
+  // hash takes them one by one, as hashOf does.
+  for (; i + 4 <= end; i += 4) {
+    const w = words.getInt32(i, true);
+    if (((w - 0x20202020) & ~w) & 0x80808080 || w & 0x80808080 || hasZeroByte(w ^ 0x22222222) || hasZeroByte(w ^ 0x5c5c5c5c) || hasZeroByte(w ^ 0x7f7f7f7f)) break;
+    h = (Math.imul(h, 31) + (w & 0xff)) | 0;
+    h = (Math.imul(h, 31) + ((w >>> 8) & 0xff)) | 0;
+    h = (Math.imul(h, 31) + ((w >>> 16) & 0xff)) | 0;
+    h = (Math.imul(h, 31) + (w >>> 24)) | 0;
+  }
+  for (; i < end; i++) {
     const c = b[i];
     if (c === QUOTE) {
       strFrom = p;
@@ -81,6 +113,9 @@ export function str(): boolean {
   }
   return false;
 }
+
+/** Whether one of w's four bytes is 0 (exact as a whole; which one it is, it does not tell). */
+const hasZeroByte = (w: number): number => ((w - 0x01010101) & ~w) & 0x80808080;
 
 /** `"…"` as str(). */
 export const quoted = (): boolean => takeByte(QUOTE) && str();
@@ -133,9 +168,9 @@ export function plainNumber(): number {
   return x;
 }
 
-const TRUE = lit('true');
-const FALSE = lit('false');
-const NULL = lit('null');
+const TRUE = field('true');
+const FALSE = field('false');
+const NULL = field('null');
 export const bool = (): number => (take(TRUE) ? 1 : take(FALSE) ? 0 : -1);
 
 /** Whether the last string read is `l`. */
@@ -157,8 +192,8 @@ export function oneOf(list: readonly Uint8Array[]): number {
 export function scalar(): boolean {
   if (takeByte(QUOTE)) {
     if (!str()) return false;
-    // A diff's string value is written after redaction.
-    if (redacting && asWritten && redactText(lastString()) !== lastString()) asWritten = false;
+    // A diff's string value is written after redaction (which leaves one of digits, '-', '.', '/' and '_' as it is).
+    if (redacting && asWritten && !plainBytes() && redactText(lastString()) !== lastString()) asWritten = false;
     return true;
   }
   if (take(TRUE) || take(FALSE) || take(NULL)) return true;
@@ -169,18 +204,11 @@ export function scalar(): boolean {
   return v >= 0;
 }
 
-/** The last string read (str()), made. */
-function lastString(): string {
-  let text = '';
-  for (let k = strFrom; k < strTo; k++) text += String.fromCharCode(b[k]);
-  return text;
-}
-
-const NEW = lit('{"new":');
-const OLD_FIRST = lit('{"old":');
-const OLD = lit(',"old":');
-const PATH_FIRST = lit('{"path":"');
-const PATH = lit(',"path":"');
+const NEW = field('{"new":');
+const OLD_FIRST = field('{"old":');
+const OLD = field(',"old":');
+const PATH_FIRST = field('{"path":"');
+const PATH = field(',"path":"');
 
 /**
  * A fieldChange as the exporter writes it: keys among new, old, path in that order, path a string,
@@ -199,7 +227,7 @@ export function fieldChange(): boolean {
     first = false;
   }
   if (!take(first ? PATH_FIRST : PATH) || !str()) return false;
-  if (redacting && asWritten && pathHasCredential(lastString())) asWritten = false;
+  if (redacting && asWritten && paths!.hasCredential()) asWritten = false;
   return takeByte(125);
 }
 
@@ -216,62 +244,123 @@ export function array(item: () => boolean): boolean {
 
 
 /**
- * The string table's refs of strings read from the bytes, by their bytes: a string seen before
- * costs its hash and a comparison, no string made (open addressing; entries are where the string
- * was first read in the file, which stays in memory while it is read).
+ * Strings read from the bytes, told apart by their bytes: a string seen before costs its hash and
+ * a comparison, no string made (open addressing; an entry is where the string was first read in
+ * the file, which stays in memory while it is read). Entries are numbered from 0 as they are
+ * added; what they stand for is the caller's.
  */
-class ByteInterner {
+class ByteKeys {
   private slots = new Int32Array(1 << 12);
   private from: number[] = [];
   private len: number[] = [];
-  private refs: number[] = [];
-  /** Whether redaction would change the string (the line writer then writes another text). */
-  private changed: boolean[] = [];
+  /** The free slot find() stopped at (where add() puts the string it did not find). */
+  private free = 0;
 
-  constructor(private readonly strings: StringTable) {}
-
-  /** The ref of the last string read (str()); a string redaction would change clears asWritten. */
-  ref(): number {
+  /** The entry of the last string read (str()), or -1. */
+  find(): number {
     const n = strTo - strFrom;
-    let mask = this.slots.length - 1;
+    const mask = this.slots.length - 1;
     let at = strHash & mask;
     for (;;) {
       const slot = this.slots[at];
       if (slot === 0) break;
       const e = slot - 1;
-      if (this.len[e] === n && this.same(this.from[e], n)) {
-        if (this.changed[e]) asWritten = false;
-        return this.refs[e];
-      }
+      if (this.len[e] === n && sameBytes(this.from[e], strFrom, n)) return e;
       at = (at + 1) & mask;
     }
-    let text = '';
-    for (let k = strFrom; k < strTo; k++) text += String.fromCharCode(b[k]);
+    this.free = at;
+    return -1;
+  }
+
+  /** Adds the last string read, which find() has just not found; its entry. */
+  add(): number {
+    const e = this.from.length;
+    this.from.push(strFrom);
+    this.len.push(strTo - strFrom);
+    this.slots[this.free] = e + 1;
+    if (this.from.length * 2 > this.slots.length) {
+      this.slots = new Int32Array(this.slots.length * 2);
+      const mask = this.slots.length - 1;
+      for (let k = 0; k < this.from.length; k++) {
+        let i = hashOf(this.from[k], this.from[k] + this.len[k]) & mask;
+        while (this.slots[i] !== 0) i = (i + 1) & mask;
+        this.slots[i] = k + 1;
+      }
+    }
+    return e;
+  }
+}
+
+/** Whether the n bytes at x and at y are the same (four at a time). */
+function sameBytes(x: number, y: number, n: number): boolean {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) if (words.getInt32(x + i, true) !== words.getInt32(y + i, true)) return false;
+  for (; i < n; i++) if (b[x + i] !== b[y + i]) return false;
+  return true;
+}
+
+/** The hash str() computes of the bytes [from, to). */
+function hashOf(from: number, to: number): number {
+  let h = 0;
+  for (let k = from; k < to; k++) h = (Math.imul(h, 31) + b[k]) | 0;
+  return h;
+}
+
+/** Whether the last string read has only digits, '-', '.', '/' and '_' (a text no redaction rule changes: see redact.ts, plainText). */
+function plainBytes(): boolean {
+  for (let k = strFrom; k < strTo; k++) {
+    const c = b[k];
+    if (!((c >= 45 && c <= 57) || c === 95)) return false;
+  }
+  return true;
+}
+
+/** The last string read (str()), made. */
+function lastString(): string {
+  let text = '';
+  for (let k = strFrom; k < strTo; k++) text += String.fromCharCode(b[k]);
+  return text;
+}
+
+/** The string table's refs of strings read from the bytes (ByteKeys: a string seen before makes no string). */
+class ByteInterner {
+  private readonly keys = new ByteKeys();
+  private readonly refs: number[] = [];
+  /** Whether redaction would change the string (the line writer then writes another text). */
+  private readonly changed: boolean[] = [];
+
+  constructor(private readonly strings: StringTable) {}
+
+  /** The ref of the last string read (str()); a string redaction would change clears asWritten. */
+  ref(): number {
+    const e = this.keys.find();
+    if (e >= 0) {
+      if (this.changed[e]) asWritten = false;
+      return this.refs[e];
+    }
+    this.keys.add();
+    const text = lastString();
     const ref = this.strings.ref(text);
     const changed = redacting && redactText(text) !== text;
     if (changed) asWritten = false;
     this.changed.push(changed);
-    this.from.push(strFrom);
-    this.len.push(n);
     this.refs.push(ref);
-    this.slots[at] = this.refs.length;
-    if (this.refs.length * 2 > this.slots.length) {
-      this.slots = new Int32Array(this.slots.length * 2);
-      mask = this.slots.length - 1;
-      for (let e = 0; e < this.refs.length; e++) {
-        let h = 0;
-        for (let k = this.from[e]; k < this.from[e] + this.len[e]; k++) h = (Math.imul(h, 31) + b[k]) | 0;
-        let i = h & mask;
-        while (this.slots[i] !== 0) i = (i + 1) & mask;
-        this.slots[i] = e + 1;
-      }
-    }
     return ref;
   }
+}
 
-  private same(from: number, n: number): boolean {
-    for (let i = 0; i < n; i++) if (b[from + i] !== b[strFrom + i]) return false;
-    return true;
+/** Whether the last string read, a diff item's path, names a credential (pathHasCredential), remembered by its bytes. */
+class CredentialPaths {
+  private readonly keys = new ByteKeys();
+  private readonly answers: boolean[] = [];
+
+  hasCredential(): boolean {
+    const e = this.keys.find();
+    if (e >= 0) return this.answers[e];
+    this.keys.add();
+    const answer = pathHasCredential(lastString());
+    this.answers.push(answer);
+    return answer;
   }
 }
 
@@ -288,8 +377,9 @@ export const spanOf = (x: Span): void => {
   x.hash = strHash;
 };
 
-/** The interner of the file being read. */
+/** The interner of the file being read, and the diff paths it holds. */
 let interner: ByteInterner | undefined;
+let paths: CredentialPaths | undefined;
 
 /** The ref of a span's string. */
 export function refOf(x: Span): number {
@@ -315,15 +405,19 @@ export function rvCell(x: Span): number {
 /** Starts reading a file: its bytes, its string table, whether its strings are redacted when written, whether it is a trace of Secrets. */
 export function beginFile(bytes: Uint8Array, strings: StringTable, redacted: boolean, ofSecrets: boolean): void {
   b = bytes;
+  words = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   redacting = redacted;
   secret = ofSecrets;
   interner = new ByteInterner(strings);
+  paths = new CredentialPaths();
 }
 
 /** Lets go of the file read. */
 export function endFile(): void {
   b = new Uint8Array(0);
+  words = new DataView(new ArrayBuffer(0));
   interner = undefined;
+  paths = undefined;
 }
 
 /** Starts reading the line bytes[from, to). */

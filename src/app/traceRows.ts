@@ -50,6 +50,7 @@ import {
   endFile,
   fieldChange,
   lineAsWritten,
+  field,
   lit,
   oneOf,
   plainNumber,
@@ -61,6 +62,7 @@ import {
   strIs,
   take,
   takeByte,
+  type Lit,
   type Span,
 } from './traceLineLexer';
 
@@ -88,28 +90,28 @@ let flags = 0;
 let n1 = 0;
 let n2 = 0;
 
-const F_CHANGE = lit(',"change":');
-const F_HANDLER = lit(',"handler":');
-const F_INITIAL_LIST = lit(',"initialList":');
-const F_IS_SYNC = lit(',"isSync":');
-const F_KEY = lit(',"key":');
-const F_OLD_RV = lit(',"oldRv":');
-const F_OP = lit(',"op":');
-const F_PENDING = lit(',"pending":');
-const F_RV = lit(',"rv":');
-const F_TOMBSTONE = lit(',"tombstone":');
-const F_DELTA = lit(',"delta":');
-const F_DEPTH_DELTAS = lit(',"depthDeltas":');
-const F_DEPTH_KEYS = lit(',"depthKeys":');
-const F_DELTAS = lit(',"deltas":[');
-const F_IS_IN_INITIAL_LIST = lit(',"isInInitialList":');
-const F_DELIVERED = lit(',"delivered":');
-const F_DIFF = lit(',"diff":');
-const F_SKIPPED = lit(',"skipped":');
-const F_ACCEPTED = lit(',"accepted":');
-const F_EVENT_TYPE = lit(',"eventType":');
-const F_INITIAL_EVENTS_END = lit(',"initialEventsEnd":');
-const F_SOURCE = lit(',"source":');
+const F_CHANGE = field(',"change":');
+const F_HANDLER = field(',"handler":');
+const F_INITIAL_LIST = field(',"initialList":');
+const F_IS_SYNC = field(',"isSync":');
+const F_KEY = field(',"key":');
+const F_OLD_RV = field(',"oldRv":');
+const F_OP = field(',"op":');
+const F_PENDING = field(',"pending":');
+const F_RV = field(',"rv":');
+const F_TOMBSTONE = field(',"tombstone":');
+const F_DELTA = field(',"delta":');
+const F_DEPTH_DELTAS = field(',"depthDeltas":');
+const F_DEPTH_KEYS = field(',"depthKeys":');
+const F_DELTAS = field(',"deltas":[');
+const F_IS_IN_INITIAL_LIST = field(',"isInInitialList":');
+const F_DELIVERED = field(',"delivered":');
+const F_DIFF = field(',"diff":');
+const F_SKIPPED = field(',"skipped":');
+const F_ACCEPTED = field(',"accepted":');
+const F_EVENT_TYPE = field(',"eventType":');
+const F_INITIAL_EVENTS_END = field(',"initialEventsEnd":');
+const F_SOURCE = field(',"source":');
 
 /** The change field's bits (none when absent), -1 when it is not one of CHANGES. */
 function change(): number {
@@ -119,26 +121,26 @@ function change(): number {
 }
 
 /** `,"name":<count>` fitting a count column; -1 when absent or otherwise. */
-function countField(l: Uint8Array): number {
+function countField(l: Lit): number {
   if (!take(l)) return -1;
   const v = count();
   return v > MAX_COUNT ? -1 : v;
 }
 
 /** `,"name":true|false`: 1, 0, or -1 when absent or otherwise. */
-function boolField(l: Uint8Array): number {
+function boolField(l: Lit): number {
   return take(l) ? bool() : -1;
 }
 
 /** `,"name":"…"` into the span; false when absent or otherwise. */
-function strField(l: Uint8Array, into: Span): boolean {
+function strField(l: Lit, into: Span): boolean {
   if (!take(l) || !quoted()) return false;
   spanOf(into);
   return true;
 }
 
 /** An optional `,"name":"…"` into the span: 1 when there, 0 when absent, -1 when not a string. */
-function optStrField(l: Uint8Array, into: Span): number {
+function optStrField(l: Lit, into: Span): number {
   if (!take(l)) return 0;
   if (!quoted()) return -1;
   spanOf(into);
@@ -274,9 +276,9 @@ function rvEvent(): boolean {
 const TYPES = ['notify', 'fifo.enqueue', 'fifo.pop', 'distribute', 'watch.event', 'rv'].map(lit);
 const READERS = [notify, fifoEnqueue, fifoPop, distribute, watchEvent, rvEvent];
 
-const SEQ = lit('{"seq":');
-const T = lit(',"t":');
-const TYPE = lit(',"type":"');
+const SEQ = field('{"seq":');
+const T = field(',"t":');
+const TYPE = field(',"type":"');
 
 /**
  * Writes row i from bytes[from, to) when it is an event of the numerous types in the exporter's

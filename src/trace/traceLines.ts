@@ -66,8 +66,10 @@ export function scanTraceLines(bytes: Uint8Array): ScannedLines | undefined {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const open = buf.indexOf(EVENTS_OPEN);
   if (open < 0) return undefined;
-  const offsets: number[] = [];
-  const ends: number[] = [];
+  // Where each line starts and ends, in arrays grown by doubling (a guess of a line per 128 bytes to start).
+  let offsets = new Float64Array(Math.max(16, bytes.byteLength >> 7));
+  let ends = new Float64Array(offsets.length);
+  let lines = 0;
   let pos = open + EVENTS_OPEN.length;
   let comma = false;
   let close = -1;
@@ -80,12 +82,17 @@ export function scanTraceLines(bytes: Uint8Array): ScannedLines | undefined {
       break;
     }
     // An event line after one without a comma, or no line end after it: not this layout.
-    if (nl < 0 || buf[s] !== OPEN_BRACE || (offsets.length > 0 && !comma)) return undefined;
+    if (nl < 0 || buf[s] !== OPEN_BRACE || (lines > 0 && !comma)) return undefined;
     comma = buf[nl - 1] === COMMA;
     const e = comma ? nl - 1 : nl;
     if (buf[e - 1] !== CLOSE_BRACE) return undefined;
-    offsets.push(s);
-    ends.push(e);
+    if (lines === offsets.length) {
+      offsets = grown(offsets);
+      ends = grown(ends);
+    }
+    offsets[lines] = s;
+    ends[lines] = e;
+    lines++;
     pos = nl + 1;
   }
   if (comma) return undefined;
@@ -94,7 +101,14 @@ export function scanTraceLines(bytes: Uint8Array): ScannedLines | undefined {
   const doc = parse(`${buf.toString('utf8', 0, open + EVENTS_OPEN.length)}]${rest}`);
   if (!isPlainObject(doc) || doc.format !== TRACE_FORMAT || !Array.isArray(doc.events) || doc.events.length !== 0) return undefined;
   if (nestsDeeper(doc, MAX_NESTING) || !topLevelValid(doc)) return undefined;
-  return { header: doc.header as TraceHeader, offsets: Float64Array.from(offsets), ends: Float64Array.from(ends), bytes, ascii: isAscii(buf) };
+  return { header: doc.header as TraceHeader, offsets: offsets.slice(0, lines), ends: ends.slice(0, lines), bytes, ascii: isAscii(buf) };
+}
+
+/** A copy of `a` twice as long. */
+function grown(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
+  const out = new Float64Array(a.length * 2);
+  out.set(a);
+  return out;
 }
 
 /** The text of line i (its event, without the separator). */
