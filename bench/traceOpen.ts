@@ -21,9 +21,12 @@
  * (/proc): on a shared machine that is the steadier figure. Rounds alternate a fresh open of
  * the small and the large trace in one code-server.
  *
- * Run: npx tsx bench/traceOpen.ts [--events N] [--rounds R] [--vsix FILE] [--only companion|json]
+ * With --profile, the browser's main thread is CPU-profiled over each open (its functions by their
+ * own time are printed; the profile is kept in .cache/bench/); each open's CPU is also given by process.
+ *
+ * Run: npx tsx bench/traceOpen.ts [--events N] [--rounds R] [--vsix FILE] [--only companion|json] [--profile]
  */
-import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { copyFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CDPSession, Frame, Page } from 'playwright-core';
@@ -88,6 +91,24 @@ function processTable(): Map<number, { ppid: number; cpuMs: number; cmd: string 
  * processes on the machine does not count in it, unlike wall time.
  */
 function cpuOf(userDir: string): number {
+  let ms = 0;
+  for (const v of cpuByRole(userDir).values()) ms += v;
+  return ms;
+}
+
+/** What a process of code-server or the browser is, from its command line. */
+function roleOf(cmd: string): string {
+  // Chromium rewrites its children's command lines with spaces between the arguments.
+  const args = cmd.split(/[\0 ]/);
+  const type = args.find((a) => a.startsWith('--type='))?.slice('--type='.length);
+  if (cmd.includes('chrom')) return `browser${type ? ` ${type}` : ''}`;
+  if (cmd.includes('extensionHost')) return 'extension host';
+  for (const t of ['ptyHost', 'fileWatcher', 'watcherService']) if (cmd.includes(t)) return `code-server ${t}`;
+  return 'code-server';
+}
+
+/** The CPU of cpuOf's processes by role (roleOf), ms so far. */
+function cpuByRole(userDir: string): Map<string, number> {
   const table = processTable();
   const roots = [...table].filter(([, p]) => p.cmd.includes(userDir)).map(([pid]) => pid);
   // The browser: playwright started it as a child of this process.
@@ -98,9 +119,48 @@ function cpuOf(userDir: string): number {
     grew = false;
     for (const [pid, p] of table) if (!inTree.has(pid) && inTree.has(p.ppid)) grew = inTree.add(pid) !== undefined;
   }
-  let ms = 0;
-  for (const pid of inTree) ms += table.get(pid)?.cpuMs ?? 0;
-  return ms;
+  const out = new Map<string, number>();
+  for (const pid of inTree) {
+    const p = table.get(pid);
+    if (p) out.set(roleOf(p.cmd), (out.get(roleOf(p.cmd)) ?? 0) + p.cpuMs);
+  }
+  return out;
+}
+
+/** after − before by role, largest first, as "role ms" pairs. */
+function roleDelta(before: Map<string, number>, after: Map<string, number>): string {
+  return [...after]
+    .map(([role, ms]) => [role, ms - (before.get(role) ?? 0)] as const)
+    .filter(([, ms]) => ms > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([role, ms]) => `${role} ${ms}`)
+    .join(', ');
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+/**
+ * The functions of a CDP CPU profile (Profiler.stop) by their own time, largest first: "ms name
+ * (file:line)", the `top` largest, and the profile's whole sampled time.
+ */
+function selfTimes(profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }, top: number): { totalMs: number; lines: string[] } {
+  const byNode = new Map<number, number>();
+  for (let i = 0; i < profile.samples.length; i++) byNode.set(profile.samples[i], (byNode.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  const byFn = new Map<string, number>();
+  let totalMs = 0;
+  for (const n of profile.nodes) {
+    const ms = byNode.get(n.id) ?? 0;
+    totalMs += ms;
+    const f = n.callFrame;
+    const key = `${f.functionName || '(anonymous)'} (${f.url.split('/').pop() ?? ''}:${f.lineNumber + 1})`;
+    byFn.set(key, (byFn.get(key) ?? 0) + ms);
+  }
+  const lines = [...byFn].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, ms]) => `${ms.toFixed(0).padStart(6)} ms  ${k}`);
+  return { totalMs, lines };
 }
 
 /** The playwright frame of the timeline webview whose root says it drew `count` events, if any. */
@@ -213,6 +273,7 @@ async function main(): Promise<void> {
   // An older build (--vsix) may know no companion: it is opened as JSON only unless --only says otherwise.
   const older = arg('vsix', '') !== '';
   const only = arg('only', '');
+  const profile = process.argv.includes('--profile');
   const variants: Variant[] = only === 'companion' ? ['with companion'] : only === 'json' ? ['JSON only'] : older ? ['JSON only'] : ['JSON only', 'with companion'];
   const m = Object.fromEntries(variants.map((v) => [v, { opens: [] as number[], openCpu: [] as number[], exports: [] as number[], exportsWithCompanion: [] as number[], exportCpu: [] as number[], heaps: [] as { small: Heap; big: Heap }[] }])) as Record<Variant, { opens: number[]; openCpu: number[]; exports: number[]; exportsWithCompanion: number[]; exportCpu: number[]; heaps: { small: Heap; big: Heap }[] }>;
   const cpu = () => cpuOf(cs.userDir);
@@ -236,8 +297,25 @@ async function main(): Promise<void> {
         // cachedCompanionPath; an older build beside it): each JSON-only open starts without one.
         if (v === 'JSON only') await Promise.all([rm(companionPath(inWs[v]), { force: true }), rm(companionCache, { recursive: true, force: true })]);
         const c0 = cpu();
+        const r0 = cpuByRole(cs.userDir);
+        // --profile: the browser's main thread (workbench and webview frames share it) sampled over the open.
+        const profiler = profile ? await page.context().newCDPSession(page) : undefined;
+        if (profiler) {
+          await profiler.send('Profiler.enable');
+          await profiler.send('Profiler.setSamplingInterval', { interval: 250 });
+          await profiler.send('Profiler.start');
+        }
         const b = await openTrace(page, inWs[v], count, 300_000);
+        if (profiler) {
+          const { profile: p } = (await profiler.send('Profiler.stop')) as { profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] } };
+          await profiler.detach();
+          const file = join(REPO, '.cache', 'bench', `open-${r + 1}-browser.cpuprofile`);
+          writeFileSync(file, JSON.stringify(p));
+          const st = selfTimes(p, 30);
+          console.log(`round ${r + 1}: the browser's main thread over the open, ${st.totalMs.toFixed(0)} ms sampled (${file}):\n${st.lines.join('\n')}`);
+        }
         m[v].openCpu.push(cpu() - c0);
+        const roles = roleDelta(r0, cpuByRole(cs.userDir));
         m[v].opens.push(b.ms);
         await page.waitForTimeout(500);
         const bigHeap = await heapOf(page, b.frame);
@@ -252,7 +330,7 @@ async function main(): Promise<void> {
         if (v === 'with companion' && !(await readCompanion(e.path)).ok) throw new Error('the exported companion does not belong to the exported file');
         const i = m[v].opens.length - 1;
         const byProduct = v === 'JSON only' && (existsSync(companionPath(inWs[v])) || existsSync(cachedCompanionPath(companionCache, inWs[v]))) ? ', the open wrote its companion' : '';
-        console.log(`round ${r + 1}, ${v}: open → drawn ${b.ms} ms (CPU ${m[v].openCpu[i]} ms), export ${e.ms} ms / with companion ${e.companionMs} ms (CPU ${m[v].exportCpu[i]} ms)${byProduct}, heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB)`);
+        console.log(`round ${r + 1}, ${v}: open → drawn ${b.ms} ms (CPU ${m[v].openCpu[i]} ms), export ${e.ms} ms / with companion ${e.companionMs} ms (CPU ${m[v].exportCpu[i]} ms)${byProduct}, heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB); the open's CPU by process: ${roles}`);
         await closeEditors(page);
       }
     }

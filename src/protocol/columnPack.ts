@@ -23,7 +23,7 @@
  * byte, least significant first), at most 8 bytes.
  */
 import type { RecordedEvent } from '../format/events';
-import { COLUMN_NAMES, EVENT_COLUMNS, type ColumnBatch, type ColumnName } from './eventColumns';
+import { COLUMN_NAMES, EVENT_COLUMNS, type ColumnBatch, type ColumnName, type EventColumnArrays } from './eventColumns';
 
 /** The layout of `packed` described above; another number is not read. */
 export const PACKING = 1;
@@ -159,7 +159,7 @@ class Reader {
   private readonly view: DataView;
   pos = 0;
 
-  constructor(private readonly bytes: Uint8Array) {
+  constructor(readonly bytes: Uint8Array) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
@@ -189,55 +189,80 @@ class Reader {
   }
 }
 
+/*
+ * The unpacking loops read a token of one byte (most are: a small difference, a short run) from
+ * the bytes themselves and leave a longer one to Reader.varint.
+ */
+
 function unpackInts(r: Reader, out: Uint8Array | Uint32Array, n: number, max: number): void {
+  const bytes = r.bytes;
+  const end = bytes.length;
   let v = 0;
   let d = 0;
   let i = 0;
   let seen = false;
   while (i < n) {
-    const x = r.varint();
-    let times = 1;
-    if (x % 2 === 1) {
-      times = (x - 1) / 2;
-      if (!seen || times === 0 || i + times > n) throw new Malformed();
-    } else {
+    let x: number;
+    if (r.pos < end && bytes[r.pos] < 128) x = bytes[r.pos++];
+    else x = r.varint();
+    if (x % 2 === 0) {
       d = unzigzag(x / 2);
       seen = true;
-    }
-    for (let k = 0; k < times; k++) {
       v += d;
       if (v < 0 || v > max) throw new Malformed();
+      out[i++] = v;
+      continue;
+    }
+    const times = (x - 1) / 2;
+    if (!seen || times === 0 || i + times > n) throw new Malformed();
+    // A run adds d `times` times: every value of it is in range when its first and last are.
+    if (v + d < 0 || v + d > max || v + times * d < 0 || v + times * d > max) throw new Malformed();
+    for (let k = 0; k < times; k++) {
+      v += d;
       out[i++] = v;
     }
   }
 }
 
 function unpackFloats(r: Reader, out: Float64Array, n: number): void {
+  const bytes = r.bytes;
+  const end = bytes.length;
   let base = 0;
   let tag = -1;
   let d = 0;
   let raw = 0;
   let i = 0;
   while (i < n) {
-    const x = r.varint();
-    let times = 1;
+    let x: number;
+    if (r.pos < end && bytes[r.pos] < 128) x = bytes[r.pos++];
+    else x = r.varint();
     const t = x % 4;
+    if (t === 0) {
+      tag = 0;
+      d = unzigzag(Math.floor(x / 4));
+      base += d;
+      out[i++] = base;
+      continue;
+    }
+    let times = 1;
     if (t === 3) {
       times = (x - 3) / 4;
       if (tag < 0 || times === 0 || i + times > n) throw new Malformed();
     } else {
       tag = t;
-      if (t === 0) d = unzigzag(Math.floor(x / 4));
-      else if (t === 2) {
+      if (t === 2) {
         if (x !== 2) throw new Malformed();
         raw = r.float();
       } else if (x !== 1) throw new Malformed();
     }
-    for (let k = 0; k < times; k++) {
-      if (tag === 0) {
+    if (tag === 0) {
+      for (let k = 0; k < times; k++) {
         base += d;
         out[i++] = base;
-      } else out[i++] = tag === 1 ? NaN : raw;
+      }
+    } else {
+      const value = tag === 1 ? NaN : raw;
+      for (let k = 0; k < times; k++) out[i++] = value;
     }
   }
 }
@@ -250,20 +275,34 @@ function unpackFloats(r: Reader, out: Float64Array, n: number): void {
  */
 export function unpackColumns(p: PackedColumns): ColumnBatch | undefined {
   const n = p.count;
-  if (p.packing !== PACKING || !(p.packed instanceof ArrayBuffer) || !Number.isSafeInteger(n) || n < 0) return undefined;
-  const r = new Reader(new Uint8Array(p.packed));
+  if (!Number.isSafeInteger(n) || n < 0) return undefined;
+  const cols = {} as Record<ColumnName, Float64Array | Uint32Array | Uint8Array>;
+  for (const name of COLUMN_NAMES) cols[name] = new EVENT_COLUMNS[name](n);
+  if (!unpackColumnsInto(p, cols as EventColumnArrays)) return undefined;
   const columns = {} as Record<ColumnName, ArrayBuffer>;
+  for (const name of COLUMN_NAMES) columns[name] = cols[name].buffer as ArrayBuffer;
+  return { count: n, columns, strings: p.strings, extras: p.extras };
+}
+
+/**
+ * Unpacks the columns straight into `into` (arrays of each column's type, room for `count` values
+ * from index 0 — views of a store's own columns, so that no block is held twice): false, with
+ * `into` partly written, when unpackColumns would answer undefined or there is not room.
+ */
+export function unpackColumnsInto(p: PackedColumns, into: EventColumnArrays): boolean {
+  const n = p.count;
+  if (p.packing !== PACKING || !(p.packed instanceof ArrayBuffer) || !Number.isSafeInteger(n) || n < 0) return false;
+  const r = new Reader(new Uint8Array(p.packed));
   try {
     for (const name of COLUMN_NAMES) {
-      const col = new EVENT_COLUMNS[name](n);
+      const col = into[name] as Float64Array | Uint32Array | Uint8Array;
+      if (!(col instanceof EVENT_COLUMNS[name]) || col.length < n) return false;
       if (col instanceof Float64Array) unpackFloats(r, col, n);
       else unpackInts(r, col, n, col instanceof Uint8Array ? 0xff : 0xffffffff);
-      columns[name] = col.buffer as ArrayBuffer;
     }
   } catch (e) {
-    if (e instanceof Malformed) return undefined;
+    if (e instanceof Malformed) return false;
     throw e;
   }
-  if (!r.atEnd) return undefined;
-  return { count: n, columns, strings: p.strings, extras: p.extras };
+  return r.atEnd;
 }

@@ -347,7 +347,7 @@ export function encodeBatch(events: readonly RecordedEvent[]): ColumnBatch {
  */
 export function batchArrays(b: ColumnBatch): EventColumnArrays | undefined {
   const n = b.count;
-  if (!Number.isInteger(n) || n < 0 || !Array.isArray(b.strings) || !Array.isArray(b.extras)) return undefined;
+  if (!Number.isInteger(n) || n < 0) return undefined;
   const out = {} as Record<ColumnName, unknown>;
   for (const name of COLUMN_NAMES) {
     const buf: unknown = b.columns?.[name];
@@ -356,18 +356,27 @@ export function batchArrays(b: ColumnBatch): EventColumnArrays | undefined {
     out[name] = new Ctor(buf);
   }
   const cols = out as EventColumnArrays;
+  return rowsValid(cols, n, b) ? cols : undefined;
+}
+
+/**
+ * Whether the first `n` rows of `cols` say what a batch's rows must (batchArrays' checks past the
+ * buffers' sizes): known row types, finite times, increasing seqs, one event kept whole (of that
+ * row's seq and time) in `b.extras` for each EXTRA row and no more, strings that are strings.
+ */
+export function rowsValid(cols: EventColumnArrays, n: number, b: Pick<ColumnBatch, 'strings' | 'extras'>): boolean {
+  if (!Array.isArray(b.strings) || !Array.isArray(b.extras)) return false;
   let extraRows = 0;
   for (let i = 0; i < n; i++) {
     const code = cols.type[i];
     if (code === EXTRA) {
       const x: unknown = b.extras[extraRows++];
       const ok = typeof x === 'object' && x !== null && typeof (x as RecordedEvent).type === 'string';
-      if (!ok || (x as RecordedEvent).seq !== cols.seq[i] || (x as RecordedEvent).t !== cols.t[i]) return undefined;
-    } else if (code >= ROW_TYPES.length) return undefined;
-    if (!Number.isFinite(cols.t[i]) || !(i === 0 ? Number.isFinite(cols.seq[0]) : cols.seq[i] > cols.seq[i - 1])) return undefined;
+      if (!ok || (x as RecordedEvent).seq !== cols.seq[i] || (x as RecordedEvent).t !== cols.t[i]) return false;
+    } else if (code >= ROW_TYPES.length) return false;
+    if (!Number.isFinite(cols.t[i]) || !(i === 0 ? Number.isFinite(cols.seq[0]) : cols.seq[i] > cols.seq[i - 1])) return false;
   }
-  if (extraRows !== b.extras.length || !b.strings.every((s) => typeof s === 'string')) return undefined;
-  return cols;
+  return extraRows === b.extras.length && b.strings.every((s) => typeof s === 'string');
 }
 
 /** The diff a details pane shows for a notification: the distribute event of the same key just before it (none past a FIFO pop). */

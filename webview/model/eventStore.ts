@@ -211,24 +211,36 @@ export class EventStore {
   }
 
   /**
-   * Appends a block of a snapshot sent in parts (checked by batchArrays): its string references
-   * are those of the sender's whole table, which this store's follows exactly — the block brings
-   * the strings from `stringsFrom` on. Room for `total` rows is made at the first block. False
-   * when the table does not follow on (the store must then be cleared).
+   * Room for a block of a snapshot sent in parts, `count` rows after those held (at the first
+   * block, room for all `total` rows of the snapshot: one allocation), as views of the store's own
+   * columns that the block is unpacked into (columnPack.unpackColumnsInto). The rows count once
+   * `pushBlock` takes them; until then the store is as it was.
    */
-  pushBlock(batch: ColumnBatch, cols: EventColumnArrays, stringsFrom: number, total: number): boolean {
-    if (stringsFrom !== this.strings.strings.length) return false;
-    let known = stringsFrom;
-    for (const s of batch.strings) if (this.strings.ref(s) !== ++known) return false;
+  blockRoom(count: number, total: number): EventColumnArrays {
     const from = this.n;
     if (from === 0 && total > this.capacity) {
       this.cols = allocateColumns(total);
       this.capacity = total;
     }
-    this.reserve(from + batch.count);
-    for (const name of COLUMN_NAMES) (this.cols[name] as Float64Array).set(cols[name] as unknown as Float64Array, from);
-    for (let i = from, next = 0; i < from + batch.count; i++) if (this.cols.type[i] === EXTRA) this.extras.set(i, batch.extras[next++]);
-    this.n += batch.count;
+    this.reserve(from + count);
+    const views = {} as Record<string, unknown>;
+    for (const name of COLUMN_NAMES) views[name] = (this.cols[name] as Float64Array).subarray(from, from + count);
+    return views as EventColumnArrays;
+  }
+
+  /**
+   * Takes the block whose rows were written into `blockRoom`'s views (checked by rowsValid): its
+   * string references are those of the sender's whole table, which this store's follows exactly —
+   * the block brings the strings from `stringsFrom` on. False when the table does not follow on
+   * (the store must then be cleared).
+   */
+  pushBlock(block: { count: number; strings: string[]; extras: RecordedEvent[] }, stringsFrom: number): boolean {
+    if (stringsFrom !== this.strings.strings.length) return false;
+    let known = stringsFrom;
+    for (const s of block.strings) if (this.strings.ref(s) !== ++known) return false;
+    const from = this.n;
+    if (block.extras.length > 0) for (let i = from, next = 0; i < from + block.count; i++) if (this.cols.type[i] === EXTRA) this.extras.set(i, block.extras[next++]);
+    this.n += block.count;
     return true;
   }
 

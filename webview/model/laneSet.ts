@@ -82,6 +82,7 @@ export abstract class LaneSet {
     const c = this.store.columns;
     const deltaCodes = new Map<number, number>();
     const handlerLanes = new Map<number, PointLane>();
+    const bookmarks = new Map<number, boolean>();
     for (let i = from; i < to; i++) {
       const t = Math.max(c.t[i], this.lastT);
       this.lastT = t;
@@ -89,22 +90,22 @@ export abstract class LaneSet {
       const flags = c.flags[i];
       switch (c.type[i]) {
         case ROW['fifo.enqueue']: {
-          this.depth.push({ t, keys: c.n1[i], deltas: c.n2[i] });
+          this.depth.push3(t, c.n1[i], c.n2[i]);
           let code = deltaCodes.get(c.name[i]);
           if (code === undefined) {
             const delta = this.store.stringAt(c.name[i]) ?? '';
             code = delta === 'Bookmark' ? -1 : codeOf(DELTA_TYPES, delta as never);
             deltaCodes.set(c.name[i], code);
           }
-          if (code >= 0) this.deltas.push({ t, code, seq });
-          if (flags & HAS_TOMBSTONE) this.tombstones.push({ t, code: 0, seq });
+          if (code >= 0) this.deltas.push3(t, code, seq);
+          if (flags & HAS_TOMBSTONE) this.tombstones.push3(t, 0, seq);
           break;
         }
         case ROW['fifo.pop']:
-          this.depth.push({ t, keys: c.n1[i], deltas: c.n2[i] });
+          this.depth.push3(t, c.n1[i], c.n2[i]);
           break;
         case ROW.distribute:
-          if ((flags & OP_MASK) === UPDATE && (flags & CHANGE_MASK) === IDENTICAL_BITS) this.identical.push({ t, code: 0, seq });
+          if ((flags & OP_MASK) === UPDATE && (flags & CHANGE_MASK) === IDENTICAL_BITS) this.identical.push3(t, 0, seq);
           break;
         case ROW.notify: {
           let lane = handlerLanes.get(c.name[i]);
@@ -115,13 +116,16 @@ export abstract class LaneSet {
             handlerLanes.set(c.name[i], lane);
           }
           const tombstone = (flags & HAS_TOMBSTONE) !== 0 && (flags & TOMBSTONE) !== 0;
-          lane.push({ t, code: rowNotifyKind(flags, tombstone), seq });
-          if (tombstone) this.tombstones.push({ t, code: 1, seq });
+          lane.push3(t, rowNotifyKind(flags, tombstone), seq);
+          if (tombstone) this.tombstones.push3(t, 1, seq);
           break;
         }
-        case ROW['watch.event']:
-          if (this.store.stringAt(c.name[i]) === 'BOOKMARK') this.mark(t, MarkKind.Bookmark, seq);
+        case ROW['watch.event']: {
+          let bookmark = bookmarks.get(c.name[i]);
+          if (bookmark === undefined) bookmarks.set(c.name[i], (bookmark = this.store.stringAt(c.name[i]) === 'BOOKMARK'));
+          if (bookmark) this.mark(t, MarkKind.Bookmark, seq);
           break;
+        }
         case EXTRA: {
           const e = this.store.event(i);
           if (e.type === 'notify' || e.type === 'handler.added') this.handlerSet.add(e.handler);

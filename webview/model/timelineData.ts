@@ -16,8 +16,8 @@ import { OverviewLanes } from './overviewLanes';
 import { handlerShown, type TimelineFilter } from './filter';
 import { EventStore } from './eventStore';
 import { LaneSet } from './laneSet';
-import { batchArrays, type ColumnBatch } from '../../src/protocol/eventColumns';
-import { isPacked, unpackColumns, type PackedColumns } from '../../src/protocol/columnPack';
+import { batchArrays, rowsValid, type ColumnBatch } from '../../src/protocol/eventColumns';
+import { isPacked, unpackColumns, unpackColumnsInto, type PackedColumns } from '../../src/protocol/columnPack';
 
 export type { DepthLane, MarkLane, PointLane } from './laneSet';
 
@@ -288,10 +288,13 @@ export class TimelineData extends LaneSet {
    * be the rows held. False when it does not follow on or is malformed (the data must then be reset).
    */
   appendPart(p: { from: number; total: number; stringsFrom: number; columns: PackedColumns }): boolean {
-    const batch = unpackColumns(p.columns);
-    const cols = batch && batchArrays(batch);
-    if (!batch || !cols || p.from !== this.store.length || this.spill || (batch.count > 0 && cols.seq[0] <= this.lastSeq)) return false;
-    if (!this.store.pushBlock(batch, cols, p.stringsFrom, p.total)) return false;
+    const block = p.columns;
+    const n = block.count;
+    if (p.from !== this.store.length || this.spill || !Number.isSafeInteger(n) || n < 0 || !Number.isSafeInteger(p.total) || p.total < p.from + n) return false;
+    // Unpacked straight into the store's columns past its rows: no copy of the block is made.
+    const cols = this.store.blockRoom(n, p.total);
+    if (!unpackColumnsInto(block, cols) || !rowsValid(cols, n, block) || (n > 0 && cols.seq[0] <= this.lastSeq)) return false;
+    if (!this.store.pushBlock(block, p.stringsFrom)) return false;
     this.ingestRows(p.from, this.store.length);
     return true;
   }

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { COLUMN_NAMES, EVENT_COLUMNS, allocateColumns, decodeBatch, encodeBatch, type ColumnBatch, type ColumnName } from '../../../src/protocol/eventColumns';
-import { PACKING, packColumns, unpackColumns, type PackedColumns } from '../../../src/protocol/columnPack';
+import { COLUMN_NAMES, EVENT_COLUMNS, EXTRA, allocateColumns, decodeBatch, encodeBatch, type ColumnBatch, type ColumnName } from '../../../src/protocol/eventColumns';
+import { PACKING, packColumns, unpackColumns, unpackColumnsInto, type PackedColumns } from '../../../src/protocol/columnPack';
 import { SnapshotNotification } from '../../../src/protocol/timeline';
 import { TimelineData } from '../../../webview/model/timelineData';
 import { SAMPLE_EVENTS, numbered } from '../trace/fixtures';
@@ -126,6 +126,82 @@ describe('protocol: packed columns (a snapshot on its way to the webview)', () =
       garbled[i] ^= 0x5a;
       assert.doesNotThrow(() => unpackColumns({ ...p, packed: garbled.buffer }));
     }
+  });
+
+  it('a run that carries a value out of its column\'s range is refused', () => {
+    const varint = (x: number): number[] => {
+      const out: number[] = [];
+      for (; x >= 128; x = Math.floor(x / 128)) out.push((x % 128) | 128);
+      return [...out, x];
+    };
+    const zz = (d: number) => (d >= 0 ? 2 * d : -2 * d - 1);
+    // Three rows: seq 1, 2, 3; every other column 0 three times but `type` (Uint8), whose tokens are given.
+    const packedOf = (type: number[]): PackedColumns => {
+      const tokens: number[] = [];
+      for (const name of COLUMN_NAMES) {
+        const float = EVENT_COLUMNS[name] === Float64Array;
+        if (name === 'type') tokens.push(...type);
+        else if (float) tokens.push(...varint(4 * zz(name === 'seq' ? 1 : 0)), ...varint(4 * 2 + 3));
+        else tokens.push(...varint(0), ...varint(2 * 2 + 1));
+      }
+      return { count: 3, packing: PACKING, packed: new Uint8Array(tokens).buffer, strings: [], extras: [] };
+    };
+    const value = (d: number) => varint(2 * zz(d));
+    const repeat = (k: number) => varint(2 * k + 1);
+    const ok = unpackColumns(packedOf([...value(200), ...value(25), ...repeat(1)]));
+    assert.ok(ok, 'the run in range: 200, 225, 250');
+    assert.deepEqual([...new Uint8Array(ok.columns.type)], [200, 225, 250]);
+    assert.equal(unpackColumns(packedOf([...value(200), ...value(50), ...repeat(1)])), undefined, '200, 250, then 300');
+    assert.equal(unpackColumns(packedOf([...value(5), ...value(-3), ...repeat(1)])), undefined, '5, 2, then -1');
+    assert.equal(unpackColumns(packedOf([...value(250), ...repeat(2)])), undefined, 'a run of 250s: 250, 500, 750');
+  });
+
+  it('blocks unpacked straight into the store make the model the whole batch makes; a malformed block is refused', async () => {
+    const events = (await scenarioTraces()).map((x) => x.trace.events).reduce((a, b) => (b.length > a.length ? b : a));
+    const batch = encodeBatch(events);
+    const whole = new TimelineData();
+    assert.ok(whole.appendColumns(batch));
+    const blocksOf = (size: number) => {
+      const out: { from: number; total: number; stringsFrom: number; columns: PackedColumns }[] = [];
+      let extrasFrom = 0;
+      const type = new Uint8Array(batch.columns.type);
+      for (let from = 0; from < batch.count; from += size) {
+        const to = Math.min(batch.count, from + size);
+        const columns = {} as Record<ColumnName, ArrayBuffer>;
+        for (const name of COLUMN_NAMES) columns[name] = batch.columns[name].slice(from * EVENT_COLUMNS[name].BYTES_PER_ELEMENT, to * EVENT_COLUMNS[name].BYTES_PER_ELEMENT);
+        let extras = 0;
+        for (let i = from; i < to; i++) if (type[i] === EXTRA) extras++;
+        const block: ColumnBatch = { count: to - from, columns, strings: from === 0 ? batch.strings : [], extras: batch.extras.slice(extrasFrom, extrasFrom + extras) };
+        extrasFrom += extras;
+        out.push({ from, total: batch.count, stringsFrom: from === 0 ? 0 : batch.strings.length, columns: packColumns(block) });
+      }
+      return out;
+    };
+    const parts = blocksOf(Math.ceil(events.length / 5));
+    assert.ok(parts.length >= 5, `${events.length} events`);
+    const inParts = new TimelineData();
+    for (const p of parts) assert.ok(inParts.appendPart(p), `part from ${p.from}`);
+    assert.deepEqual(inParts.allEvents(), whole.allEvents());
+    for (const lane of ['marks', 'depth', 'deltas', 'identical', 'tombstones', 'states'] as const) {
+      assert.equal(inParts[lane].length, whole[lane].length, lane);
+      assert.deepEqual(inParts[lane].columns.t.slice(0, inParts[lane].length), whole[lane].columns.t.slice(0, whole[lane].length), lane);
+    }
+    const bad: [string, (p: (typeof parts)[0]) => (typeof parts)[0]][] = [
+      ['bytes cut short', (p) => ({ ...p, columns: { ...p.columns, packed: p.columns.packed.slice(0, p.columns.packed.byteLength - 2) } })],
+      ['rows past the total', (p) => ({ ...p, total: p.from + 1 })],
+      ['not where the rows held end', (p) => ({ ...p, from: p.from + 1 })],
+      ['strings that do not follow on', (p) => ({ ...p, stringsFrom: p.stringsFrom + 1 })],
+      ['a whole event too many', (p) => ({ ...p, columns: { ...p.columns, extras: [...p.columns.extras, events[0]] } })],
+    ];
+    for (const [what, change] of bad) {
+      const d = new TimelineData();
+      assert.ok(d.appendPart(parts[0]));
+      assert.equal(d.appendPart(change(parts[1])), false, what);
+      assert.equal(d.eventCount, parts[0].columns.count, `${what}: the rows held stay`);
+    }
+    // No room in the arrays given: refused, not written past them.
+    const small = allocateColumns(1);
+    assert.equal(unpackColumnsInto(parts[0].columns, small), false);
   });
 
   it('the snapshot guard admits packed columns, and the webview model shows them as the plain ones', async () => {
