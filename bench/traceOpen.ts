@@ -110,6 +110,16 @@ function roleOf(cmd: string): string {
 /** The CPU of cpuOf's processes by role (roleOf), ms so far. */
 function cpuByRole(userDir: string): Map<string, number> {
   const table = processTable();
+  const out = new Map<string, number>();
+  for (const pid of processTree(userDir, table)) {
+    const p = table.get(pid);
+    if (p) out.set(roleOf(p.cmd), (out.get(roleOf(p.cmd)) ?? 0) + p.cpuMs);
+  }
+  return out;
+}
+
+/** The processes of code-server (found by its user-data directory) and of the browser, with all their descendants. */
+function processTree(userDir: string, table: ReturnType<typeof processTable>): Set<number> {
   const roots = [...table].filter(([, p]) => p.cmd.includes(userDir)).map(([pid]) => pid);
   // The browser: playwright started it as a child of this process.
   for (const [pid, p] of table) if (p.ppid === process.pid && p.cmd.includes('chrom')) roots.push(pid);
@@ -119,12 +129,58 @@ function cpuByRole(userDir: string): Map<string, number> {
     grew = false;
     for (const [pid, p] of table) if (!inTree.has(pid) && inTree.has(p.ppid)) grew = inTree.add(pid) !== undefined;
   }
-  const out = new Map<string, number>();
-  for (const pid of inTree) {
-    const p = table.get(pid);
-    if (p) out.set(roleOf(p.cmd), (out.get(roleOf(p.cmd)) ?? 0) + p.cpuMs);
-  }
-  return out;
+  return inTree;
+}
+
+/**
+ * The threads of the extension host and the browser's renderers sampled every 40 ms while it
+ * runs (/proc/PID/task): `stop` gives their CPU meanwhile as "name ms" pairs — the extension
+ * host's main thread, the threads started meanwhile (the trace reader's workers: a thread that
+ * ends loses at most one interval) and its other threads; a renderer's threads by their names.
+ */
+function sampleThreads(userDir: string): { stop: () => string } {
+  const table = processTable();
+  const tree = [...processTree(userDir, table)];
+  const hosts = tree.filter((pid) => roleOf(table.get(pid)?.cmd ?? '') === 'extension host');
+  const renderers = tree.filter((pid) => roleOf(table.get(pid)?.cmd ?? '') === 'browser renderer');
+  const first = new Map<string, number>();
+  const last = new Map<string, { ms: number; name: string }>();
+  const read = (initial: boolean) => {
+    for (const pid of [...hosts, ...renderers]) {
+      let tids: string[];
+      try {
+        tids = readdirSync(`/proc/${pid}/task`);
+      } catch {
+        continue;
+      }
+      for (const tid of tids) {
+        try {
+          const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+          const id = `${pid}/${tid}`;
+          const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          const host = hosts.includes(pid);
+          const name = host ? (tid === String(pid) ? 'host main' : first.has(id) || initial ? 'host other threads' : 'host threads started meanwhile') : `renderer ${comm}`;
+          if (initial) first.set(id, ms);
+          last.set(id, { ms, name: last.get(id)?.name ?? name });
+        } catch {
+          // the thread ended meanwhile
+        }
+      }
+    }
+  };
+  read(true);
+  const timer = setInterval(() => read(false), 40);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      read(false);
+      const by = new Map<string, number>();
+      for (const [id, { ms, name }] of last) by.set(name, (by.get(name) ?? 0) + ms - (first.get(id) ?? 0));
+      return [...by].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]).map(([n, ms]) => `${n} ${ms}`).join(', ');
+    },
+  };
 }
 
 /** after − before by role, largest first, as "role ms" pairs. */
@@ -305,7 +361,9 @@ async function main(): Promise<void> {
           await profiler.send('Profiler.setSamplingInterval', { interval: 250 });
           await profiler.send('Profiler.start');
         }
+        const threads = sampleThreads(cs.userDir);
         const b = await openTrace(page, inWs[v], count, 300_000);
+        const byThread = threads.stop();
         if (profiler) {
           const { profile: p } = (await profiler.send('Profiler.stop')) as { profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] } };
           await profiler.detach();
@@ -330,7 +388,7 @@ async function main(): Promise<void> {
         if (v === 'with companion' && !(await readCompanion(e.path)).ok) throw new Error('the exported companion does not belong to the exported file');
         const i = m[v].opens.length - 1;
         const byProduct = v === 'JSON only' && (existsSync(companionPath(inWs[v])) || existsSync(cachedCompanionPath(companionCache, inWs[v]))) ? ', the open wrote its companion' : '';
-        console.log(`round ${r + 1}, ${v}: open → drawn ${b.ms} ms (CPU ${m[v].openCpu[i]} ms), export ${e.ms} ms / with companion ${e.companionMs} ms (CPU ${m[v].exportCpu[i]} ms)${byProduct}, heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB); the open's CPU by process: ${roles}`);
+        console.log(`round ${r + 1}, ${v}: open → drawn ${b.ms} ms (CPU ${m[v].openCpu[i]} ms), export ${e.ms} ms / with companion ${e.companionMs} ms (CPU ${m[v].exportCpu[i]} ms)${byProduct}, heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB); the open's CPU by process: ${roles}; by thread: ${byThread}`);
         await closeEditors(page);
       }
     }

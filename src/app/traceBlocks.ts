@@ -13,7 +13,7 @@
  * reference), so neither side maps them.
  */
 import type { RecordedEvent } from '../format/events';
-import { COLUMN_NAMES, EVENT_COLUMNS, EXTRA, StringTable, allocateColumns, decodeRow, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
+import { COLUMN_NAMES, EVENT_COLUMNS, EXTRA, StringTable, RowView, allocateColumns, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
 import { SummaryModel, type TraceSummary } from '../trace/summary';
 import { scanTraceLines } from '../trace/traceLines';
 import { columnLines, decodeLines, redactionOf, type ColumnLines, type DecodedRows } from './traceRows';
@@ -103,7 +103,8 @@ export class BlockAssembler {
     const cols = {} as Record<ColumnName, unknown>;
     for (const c of COLUMN_NAMES) cols[c] = new EVENT_COLUMNS[c](b.columns[c]);
     const block = cols as EventColumnArrays;
-    for (let i = 0, next = 0; i < b.count; i++) this.summary.add(block.type[i] === EXTRA ? b.extras[next++] : decodeRow(block, i, this.table));
+    const view = new RowView(block, this.table);
+    for (let i = 0, next = 0; i < b.count; i++) this.summary.add(block.type[i] === EXTRA ? b.extras[next++] : (view.at(i) as unknown as RecordedEvent));
     this.rows += b.count;
     this.next++;
     return true;

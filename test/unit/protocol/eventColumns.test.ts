@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { batchArrays, decodeBatch, diffForSeq, encodeBatch, EXTRA, ROW_TYPES, type ColumnBatch } from '../../../src/protocol/eventColumns';
+import { ROW_VIEW_FIELDS, RowView, StringTable, batchArrays, decodeBatch, decodeRow, diffForSeq, encodeBatch, EXTRA, ROW_TYPES, type ColumnBatch } from '../../../src/protocol/eventColumns';
+import { SummaryModel } from '../../../src/trace/summary';
 import type { RecordedEvent } from '../../../src/format/events';
 import { TimelineData } from '../../../webview/model/timelineData';
 import { SAMPLE_EVENTS, numbered } from '../trace/fixtures';
@@ -32,6 +33,41 @@ function unusual(): RecordedEvent[] {
 }
 
 describe('protocol: events as columns', () => {
+  it('a RowView answers every field as decodeRow\'s event has it, on every row of the scenario traces and the samples; the summary reads no other field', async function () {
+    this.timeout(60_000);
+    const sets = [...(await scenarioTraces()).map((x) => x.trace.events), numbered(Object.values(SAMPLE_EVENTS)), numbered(unusual())];
+    assert.ok(ROW_VIEW_FIELDS.length >= 14, ROW_VIEW_FIELDS.join());
+    const read = new Set<string>();
+    let rows = 0;
+    for (const events of sets) {
+      const batch = encodeBatch(events);
+      const cols = batchArrays(batch)!;
+      const strings = new StringTable(batch.strings);
+      const view = new RowView(cols, strings);
+      const viewModel = new SummaryModel();
+      const eventModel = new SummaryModel();
+      for (let i = 0, next = 0; i < batch.count; i++) {
+        if (cols.type[i] === EXTRA) {
+          const e = batch.extras[next++];
+          viewModel.add(e);
+          eventModel.add(e);
+          continue;
+        }
+        const e = decodeRow(cols, i, strings) as unknown as Record<string, unknown>;
+        view.at(i);
+        for (const f of ROW_VIEW_FIELDS) assert.deepEqual((view as unknown as Record<string, unknown>)[f], e[f], `row ${i} (${String(e.type)}): ${f}`);
+        // Every field the summary reads of a row must be one the view answers.
+        eventModel.add(new Proxy(e, { get: (o, k) => (typeof k === 'string' && read.add(k), Reflect.get(o, k)) }) as unknown as RecordedEvent);
+        viewModel.add(view as unknown as RecordedEvent);
+        rows++;
+      }
+      assert.deepEqual(viewModel.snapshot(), eventModel.snapshot());
+    }
+    assert.ok(rows > 1000, `${rows} rows`);
+    const unanswered = [...read].filter((f) => !ROW_VIEW_FIELDS.includes(f));
+    assert.deepEqual(unanswered, [], 'the summary reads fields of rows a RowView does not answer');
+  });
+
   it('every event of every conformance scenario, the samples and unusual events come back as they were, diffs left out', async function () {
     this.timeout(60_000);
     const sets = [...(await scenarioTraces()).map((x) => x.trace.events), numbered(Object.values(SAMPLE_EVENTS)), unusual()];
