@@ -13,7 +13,8 @@
  * reference), so neither side maps them.
  */
 import type { RecordedEvent } from '../format/events';
-import { COLUMN_NAMES, EVENT_COLUMNS, EXTRA, StringTable, RowView, allocateColumns, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
+import { COLUMN_NAMES, EVENT_COLUMNS, StringTable, allocateColumns, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
+import { eachRowEvent } from '../protocol/rowView';
 import { SummaryModel, type TraceSummary } from '../trace/summary';
 import { scanTraceLines } from '../trace/traceLines';
 import { columnLines, decodeLines, redactionOf, type ColumnLines, type DecodedRows } from './traceRows';
@@ -103,8 +104,7 @@ export class BlockAssembler {
     const cols = {} as Record<ColumnName, unknown>;
     for (const c of COLUMN_NAMES) cols[c] = new EVENT_COLUMNS[c](b.columns[c]);
     const block = cols as EventColumnArrays;
-    const view = new RowView(block, this.table);
-    for (let i = 0, next = 0; i < b.count; i++) this.summary.add(block.type[i] === EXTRA ? b.extras[next++] : (view.at(i) as unknown as RecordedEvent));
+    eachRowEvent(block, this.table, b.count, b.extras, (e) => this.summary.add(e));
     this.rows += b.count;
     this.next++;
     return true;

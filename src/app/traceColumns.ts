@@ -13,7 +13,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FieldChange, RecordedEvent } from '../format/events';
 import type { Finding, FindingsState, TraceHeader } from '../format/trace';
-import { COLUMN_NAMES, EXTRA, HAS_DIFF, ROW_TYPES, RowView, StringTable, batchArrays, decodeBatch, diffSourceIndex, encodeBatch, type ColumnBatch, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
+import { COLUMN_NAMES, EXTRA, HAS_DIFF, ROW_TYPES, StringTable, batchArrays, decodeBatch, diffSourceIndex, encodeBatch, type ColumnBatch, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
+import { eachRowEvent } from '../protocol/rowView';
 import { computeFindings } from '../trace/findings';
 import { SummaryModel, type TraceSummary } from '../trace/summary';
 import { cachedCompanionPath, copyCompanion, fingerprintOf, readCompanion, removeCompanion, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
@@ -99,8 +100,7 @@ export function summaryOfBatch(batch: ColumnBatch): TraceSummary {
   const cols = batchArrays(batch);
   if (!cols) return summary.snapshot();
   const strings = new StringTable(batch.strings);
-  const view = new RowView(cols, strings);
-  for (let i = 0, next = 0; i < batch.count; i++) summary.add(cols.type[i] === EXTRA ? batch.extras[next++] : (view.at(i) as unknown as RecordedEvent));
+  eachRowEvent(cols, strings, batch.count, batch.extras, (e) => summary.add(e));
   return summary.snapshot();
 }
 

@@ -73,7 +73,7 @@ export const IN_INITIAL_LIST = 1 << 14;
 
 export const OPS = ['add', 'update', 'delete'] as const;
 export const CHANGES: readonly UpdateChange[] = ['identical', 'resourceVersion', 'managedFields', 'status', 'other'];
-const ROW_CODE = new Map<string, number>(ROW_TYPES.map((t, i) => [t, i]));
+export const ROW_CODE = new Map<string, number>(ROW_TYPES.map((t, i) => [t, i]));
 
 /** The fields a row of each type holds; an event with any other field travels whole. */
 const FIELDS: Record<RowType, ReadonlySet<string>> = {
@@ -123,7 +123,7 @@ function encodeRv(v: string, strings: StringTable): number {
   return PLAIN_RV.test(v) ? Number(v) : -strings.ref(v);
 }
 
-function decodeRv(x: number, strings: StringTable): string | undefined {
+export function decodeRv(x: number, strings: StringTable): string | undefined {
   if (Number.isNaN(x)) return undefined;
   return x >= 0 ? String(x) : (strings.at(-x) ?? '');
 }
@@ -307,121 +307,6 @@ export function decodeRow(cols: EventColumnArrays, i: number, strings: StringTab
   }
   return out as unknown as RecordedEvent;
 }
-
-const NOTIFY_ROW = ROW_CODE.get('notify')!;
-const ENQUEUE_ROW = ROW_CODE.get('fifo.enqueue')!;
-const POP_ROW = ROW_CODE.get('fifo.pop')!;
-const DISTRIBUTE_ROW = ROW_CODE.get('distribute')!;
-const WATCH_EVENT_ROW = ROW_CODE.get('watch.event')!;
-const RV_ROW = ROW_CODE.get('rv')!;
-
-/**
- * A row of columns read as the event decodeRow makes of it, one field at a time when asked: no
- * object per row and no string made for a field nobody reads (`at(i)` moves it to row i). For a
- * reader of a few fields of every row, the summary (SummaryModel.add); each getter answers what
- * decodeRow's event has in that field (undefined where it has none), which the unit tests check
- * on every row of the conformance traces. A row kept whole (EXTRA) is not read this way.
- */
-export class RowView {
-  private i = 0;
-
-  constructor(
-    private readonly cols: EventColumnArrays,
-    private readonly strings: StringTable,
-  ) {}
-
-  /** This view at row i (the same object). */
-  at(i: number): this {
-    this.i = i;
-    return this;
-  }
-
-  private get code(): number {
-    return this.cols.type[this.i];
-  }
-
-  private get flags(): number {
-    return this.cols.flags[this.i];
-  }
-
-  get seq(): number {
-    return this.cols.seq[this.i];
-  }
-
-  get t(): number {
-    return this.cols.t[this.i];
-  }
-
-  get type(): RowType {
-    return ROW_TYPES[this.code];
-  }
-
-  get key(): string | undefined {
-    const code = this.code;
-    if (code === RV_ROW) return undefined;
-    const key = this.strings.at(this.cols.key[this.i]);
-    return code === WATCH_EVENT_ROW ? key : (key ?? '');
-  }
-
-  get rv(): string | undefined {
-    const code = this.code;
-    if (code === POP_ROW) return undefined;
-    const rv = decodeRv(this.cols.rv[this.i], this.strings);
-    return code === DISTRIBUTE_ROW ? rv : (rv ?? '');
-  }
-
-  get op(): string | undefined {
-    const code = this.code;
-    return code === NOTIFY_ROW || code === DISTRIBUTE_ROW ? OPS[this.flags & OP_MASK] : undefined;
-  }
-
-  get change(): UpdateChange | undefined {
-    const code = this.code;
-    if (code !== NOTIFY_ROW && code !== DISTRIBUTE_ROW) return undefined;
-    const change = (this.flags & CHANGE_MASK) >> CHANGE_SHIFT;
-    return change ? CHANGES[change - 1] : undefined;
-  }
-
-  get tombstone(): boolean | 'replace-known' | 'replace-queued' | undefined {
-    const code = this.code;
-    const flags = this.flags;
-    if (!(flags & HAS_TOMBSTONE)) return undefined;
-    if (code === NOTIFY_ROW) return (flags & TOMBSTONE) !== 0;
-    if (code === ENQUEUE_ROW) return flags & TOMBSTONE ? 'replace-known' : 'replace-queued';
-    return undefined;
-  }
-
-  get delta(): string | undefined {
-    return this.code === ENQUEUE_ROW ? (this.strings.at(this.cols.name[this.i]) ?? '') : undefined;
-  }
-
-  get depthKeys(): number | undefined {
-    const code = this.code;
-    return code === ENQUEUE_ROW || code === POP_ROW ? this.cols.n1[this.i] : undefined;
-  }
-
-  get depthDeltas(): number | undefined {
-    const code = this.code;
-    return code === ENQUEUE_ROW || code === POP_ROW ? this.cols.n2[this.i] : undefined;
-  }
-
-  get eventType(): string | undefined {
-    return this.code === WATCH_EVENT_ROW ? (this.strings.at(this.cols.name[this.i]) ?? '') : undefined;
-  }
-
-  get accepted(): boolean | undefined {
-    return this.code === WATCH_EVENT_ROW ? (this.flags & ACCEPTED) !== 0 : undefined;
-  }
-
-  get initialEventsEnd(): boolean | undefined {
-    return this.code === WATCH_EVENT_ROW && this.flags & HAS_INITIAL_EVENTS_END ? (this.flags & INITIAL_EVENTS_END) !== 0 : undefined;
-  }
-}
-
-/** The fields a RowView answers (its getters' names). */
-export const ROW_VIEW_FIELDS: readonly string[] = Object.entries(Object.getOwnPropertyDescriptors(RowView.prototype))
-  .filter(([name, d]) => d.get !== undefined && name !== 'code' && name !== 'flags')
-  .map(([name]) => name);
 
 export function allocateColumns(n: number): EventColumnArrays {
   const out = {} as Record<ColumnName, unknown>;

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { ROW_VIEW_FIELDS, RowView, StringTable, batchArrays, decodeBatch, decodeRow, diffForSeq, encodeBatch, EXTRA, ROW_TYPES, type ColumnBatch } from '../../../src/protocol/eventColumns';
+import { ROW_VIEW_FIELDS, RowView } from '../../../src/protocol/rowView';
+import { StringTable, batchArrays, decodeBatch, decodeRow, diffForSeq, encodeBatch, EXTRA, ROW_TYPES, type ColumnBatch } from '../../../src/protocol/eventColumns';
 import { SummaryModel } from '../../../src/trace/summary';
 import type { RecordedEvent } from '../../../src/format/events';
 import { TimelineData } from '../../../webview/model/timelineData';
