@@ -10,6 +10,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import * as path from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { benchKubeconfig } from '../benchKubeconfig';
 import { RealClock } from '../../src/engine/clock';
 import { findProfile, withGates } from '../../src/engine/profiles';
@@ -57,12 +59,27 @@ async function engine(url: string, events: number, recorder: boolean): Promise<R
   const running = informer.run(abort.signal);
   while (!informer.hasSynced()) await new Promise((r) => setTimeout(r, 1));
   const syncMs = performance.now() - t0;
+  // Diagnostics only (never set for a measured run): every allocation of the watch phase, sampled, collected ones too.
+  const alloc = process.env.PEERS_ALLOCPROF ? await startAllocationSampling() : undefined;
   const r = await watchPhase(url, counter, () => informer.getIndexer().listKeys().length, syncMs);
+  if (alloc) await alloc(path.join(process.env.PEERS_ALLOCPROF!, `${recorder ? 'recorder' : 'null'}-${process.pid}.heapprofile`));
   // Diagnostics only (never set for a measured run): the worker's heap once the watch is handled.
   if (process.env.PEERS_HEAPSNAP) writeHeapSnapshot(path.join(process.env.PEERS_HEAPSNAP, `${recorder ? 'recorder' : 'null'}-${process.pid}.heapsnapshot`));
   abort.abort();
   await running.catch(() => undefined);
   return r;
+}
+
+/** Starts V8's sampling heap profiler with collected objects kept (what a GC had to clean up); the returned function writes the profile. */
+async function startAllocationSampling(): Promise<(file: string) => Promise<void>> {
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  return async (file) => {
+    const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: unknown };
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
 }
 
 async function main(): Promise<void> {

@@ -6,6 +6,7 @@
  *   npm run bench:peers                                  N = 10 000, 50 000 events, 5 rounds
  *   npm run bench:peers -- --objects 50000 --rounds 3 --events 20000 --only engine-recorder,typed-proto
  *   npm run bench:peers -- --rounds 1 --only engine-recorder --cpu-prof /tmp/prof   a V8 CPU profile per Node client
+ *   PEERS_ALLOCPROF=/tmp/alloc npm run bench:peers -- --rounds 1 --only engine-recorder   (diagnostic) the engine worker's allocations in the watch phase
  *   npm run bench:peers -- --rounds 3 --only engine-recorder,engine-recorder-baseline --baseline 758f211
  *                                                        the engine of a git revision beside the working tree's
  *
