@@ -62,12 +62,17 @@ async function engine(url: string, events: number, recorder: boolean): Promise<R
   // Diagnostics only (never set for a measured run): every allocation of the watch phase, sampled, collected ones too.
   const alloc = process.env.PEERS_ALLOCPROF ? await startAllocationSampling() : undefined;
   const r = await watchPhase(url, counter, () => informer.getIndexer().listKeys().length, syncMs);
-  if (alloc) await alloc(path.join(process.env.PEERS_ALLOCPROF!, `${recorder ? 'recorder' : 'null'}-${process.pid}.heapprofile`));
+  if (alloc) await alloc(diagnosticFile(process.env.PEERS_ALLOCPROF!, recorder, 'heapprofile'));
   // Diagnostics only (never set for a measured run): the worker's heap once the watch is handled.
-  if (process.env.PEERS_HEAPSNAP) writeHeapSnapshot(path.join(process.env.PEERS_HEAPSNAP, `${recorder ? 'recorder' : 'null'}-${process.pid}.heapsnapshot`));
+  if (process.env.PEERS_HEAPSNAP) writeHeapSnapshot(diagnosticFile(process.env.PEERS_HEAPSNAP, recorder, 'heapsnapshot'));
   abort.abort();
   await running.catch(() => undefined);
   return r;
+}
+
+/** Where a diagnostic of this worker goes: `<sink>-<pid>.<ext>` in dir. */
+function diagnosticFile(dir: string, recorder: boolean, ext: string): string {
+  return path.join(dir, `${recorder ? 'recorder' : 'null'}-${process.pid}.${ext}`);
 }
 
 /** Starts V8's sampling heap profiler with collected objects kept (what a GC had to clean up); the returned function writes the profile. */

@@ -64,32 +64,32 @@ async function responsiveMs(page: Page): Promise<number> {
   return ms;
 }
 
-async function assertResponsive(page: Page, what: string): Promise<number> {
-  const ms = await responsiveMs(page);
-  console.log(`    host answered "Inspect informer" in ${ms} ms (${what})`);
-  check(ms <= RESPONSIVE_MS, `the extension host took ${ms} ms to answer a command (${what}); bound ${RESPONSIVE_MS} ms`);
-  return ms;
-}
-
 /** Never one answer slower than this, even among several samples. */
 const RESPONSIVE_HARD_MS = 5000;
 
 /**
- * Under load (a burst on two shared cores, the browser and the cluster on the same machine) one
- * answer can catch a pause that is not the extension's (CI saw 2,796 ms once where five local runs,
- * one of them on a single core, saw 125-341 ms): three samples a second apart, the median within
+ * The host answers "Inspect informer" within RESPONSIVE_MS. With `samples` > 1 (under load: a
+ * burst on two shared cores, the browser and the cluster on the same machine, where one answer can
+ * catch a pause that is not the extension's; CI saw 2,796 ms once where five local runs, one of
+ * them on a single core, saw 125-380 ms): that many samples a second apart, the median within
  * RESPONSIVE_MS and none beyond RESPONSIVE_HARD_MS. A host held up by its own work fails both.
  */
-async function assertResponsiveUnderLoad(page: Page, what: string): Promise<number> {
-  const samples: number[] = [];
-  for (let i = 0; i < 3; i++) {
+async function assertResponsive(page: Page, what: string, samples = 1): Promise<number> {
+  const ms: number[] = [];
+  for (let i = 0; i < samples; i++) {
     if (i > 0) await page.waitForTimeout(1000);
-    samples.push(await responsiveMs(page));
+    ms.push(await responsiveMs(page));
   }
-  const median = [...samples].sort((a, b) => a - b)[1];
-  console.log(`    host answered "Inspect informer" in ${samples.join(', ')} ms, median ${median} ms (${what})`);
-  check(median <= RESPONSIVE_MS, `the extension host took a median ${median} ms (${samples.join(', ')}) to answer a command (${what}); bound ${RESPONSIVE_MS} ms`);
-  check(Math.max(...samples) <= RESPONSIVE_HARD_MS, `the extension host took ${Math.max(...samples)} ms to answer a command once (${what}); bound ${RESPONSIVE_HARD_MS} ms`);
+  const median = [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)];
+  const all = ms.join(', ');
+  if (ms.length === 1) {
+    console.log(`    host answered "Inspect informer" in ${median} ms (${what})`);
+    check(median <= RESPONSIVE_MS, `the extension host took ${median} ms to answer a command (${what}); bound ${RESPONSIVE_MS} ms`);
+    return median;
+  }
+  console.log(`    host answered "Inspect informer" in ${all} ms, median ${median} ms (${what})`);
+  check(median <= RESPONSIVE_MS, `the extension host took a median ${median} ms (${all}) to answer a command (${what}); bound ${RESPONSIVE_MS} ms`);
+  check(Math.max(...ms) <= RESPONSIVE_HARD_MS, `the extension host took ${Math.max(...ms)} ms to answer a command once (${what}); bound ${RESPONSIVE_HARD_MS} ms`);
   return median;
 }
 
@@ -287,7 +287,7 @@ async function main(): Promise<void> {
         const after = await viewHolds(f);
         console.log(`    reloaded at seq ${before.lastSeq} (${before.lastSeq - start} events into the burst); the reloaded view starts at seq ${after.lastSeq}`);
         check(after.lastSeq >= before.lastSeq, `the reloaded view is behind: seq ${after.lastSeq} < ${before.lastSeq}`);
-        await assertResponsiveUnderLoad(page, 'during the burst');
+        await assertResponsive(page, 'during the burst', 3);
         check(await waitUntil(page, 150_000, async () => (await viewHolds(f)).lastSeq - start >= BURST_EVENTS), `the burst did not reach ${BURST_EVENTS} events (${(await viewHolds(f)).lastSeq - start}, ${created} ConfigMaps)`);
       } finally {
         writing = false;
