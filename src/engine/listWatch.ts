@@ -63,7 +63,10 @@ export interface Watcher {
   next(): Promise<WatchEvent | null>;
   /** Closes the stream; a pending next() resolves null. Idempotent. */
   stop(): void;
-  /** Set once next() has returned null. */
+  /**
+   * Set once next() has returned null. The empty watcher handed over when the REST client's retries
+   * of an open ran out (open-retries-exhausted) has it from the start: no stream was ever open.
+   */
   readonly end?: StreamEnd;
 }
 

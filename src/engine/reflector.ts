@@ -329,6 +329,7 @@ export class Reflector {
     opening.then(
       (w) => {
         if (signal.aborted) w.stop();
+        else if (w.end?.kind !== 'open-retries-exhausted') this.emit({ t: this.now(), type: 'watch.opened', watchList: trace.watchList });
       },
       () => undefined,
     );

@@ -102,6 +102,11 @@ export type EngineEvent =
   | (Base & { type: 'list.done'; rv: string; items: number; pages: number; paginated: boolean; durationMs: number })
   | (Base & { type: 'list.error'; text: string; code?: number; reason?: string })
   | (Base & { type: 'watch.start'; rv: string; timeoutSeconds: number; watchList: boolean; propagateRVFromStart: boolean })
+  /**
+   * The server accepted the watch (HTTP 200): the stream is open. Not emitted when the open failed,
+   * nor for the empty watcher the REST client hands over after giving up its retries (row 8).
+   */
+  | (Base & { type: 'watch.opened'; watchList: boolean })
   | (Base & {
       type: 'watch.event';
       eventType: string;

@@ -23,24 +23,35 @@ export interface ReachabilitySession {
 /** A failure shorter than this (a reset the next attempt repairs) is not worth a notification. */
 export const UNREACHABLE_AFTER_MS = 5000;
 
+/**
+ * Watch endings in which no stream was ever open: the open failed, or the REST client gave up its
+ * retries of a reset or timed-out open and handed over an empty watcher (spec §1.10 row 8).
+ */
+const NEVER_OPENED = new Set(['open-failed', 'open-retries-exhausted']);
+
 /** The error text of an event in which the server could not be reached (no HTTP answer), if it is one. */
 export function contactFailure(e: TraceEvent): string | undefined {
   if (e.type === 'list.error' && e.code === undefined) return e.text;
-  if (e.type === 'watch.end' && e.how === 'open-failed' && e.code === undefined) return e.error ?? 'the watch could not be opened';
+  if (e.type === 'watch.end' && NEVER_OPENED.has(e.how) && e.code === undefined) return e.error ?? 'the watch could not be opened';
   return undefined;
 }
 
-/** Whether the event shows the server answering: a LIST page, a watch event, a watch that opened, any HTTP status. */
+/**
+ * Whether the event shows the server answering: a LIST page, a watch the server accepted (even on
+ * a quiet cluster that sends nothing after it), a watch event, the end of a stream that had been
+ * open, any HTTP status. A watch stopped by the user says nothing either way.
+ */
 export function serverAnswered(e: TraceEvent): boolean {
   switch (e.type) {
     case 'list.page':
     case 'list.done':
+    case 'watch.opened':
     case 'watch.event':
       return true;
     case 'list.error':
       return e.code !== undefined;
     case 'watch.end':
-      return e.how !== 'open-failed' || e.code !== undefined;
+      return e.code !== undefined || (!NEVER_OPENED.has(e.how) && e.how !== 'stopped');
     default:
       return false;
   }

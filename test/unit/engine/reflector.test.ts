@@ -41,6 +41,22 @@ describe('Reflector: list, watch, relist', () => {
   });
 });
 
+describe('Reflector: watch.opened says the server accepted the watch', () => {
+  it('follows watch.start once the stream is open, and is absent when the open is refused', async () => {
+    const r = rig([
+      { on: 'list', rv: '10', items: [] },
+      { on: 'watch', network: 'connection-refused' },
+      { on: 'watch', events: [], close: 'never', openDelayMs: 40 },
+    ]);
+    await r.runUntil(() => r.sink.of('watch.opened').length === 1);
+    const seen = r.sink.events.filter((e) => e.type === 'watch.start' || e.type === 'watch.opened' || e.type === 'watch.end').map((e) => `${e.type}@${e.t}`);
+    const start2 = r.sink.of('watch.start')[1].t;
+    assert.deepEqual(seen, ['watch.start@0', 'watch.end@0', `watch.start@${start2}`, `watch.opened@${start2 + 40}`]);
+    assert.equal(r.sink.of('watch.opened')[0].watchList, false);
+    await r.stop();
+  });
+});
+
 describe('Reflector: pagination decisions (§1.5)', () => {
   it('a specific RV relist is unpaginated; a paginated RV "0" list makes every later list paginated', async () => {
     const r = rig([

@@ -60,6 +60,9 @@ function fakeUi() {
 const refused: TraceEvent = { t: 1, type: 'list.error', text: 'Get "https://127.0.0.1:6443/api/v1/configmaps?limit=500": dial tcp 127.0.0.1:6443: connect: connection refused' };
 const watchRefused: TraceEvent = { t: 2, type: 'watch.end', row: 1, outcome: 'rewatch-after-backoff', durationMs: 0, eventCount: 0, how: 'open-failed', error: 'connect: connection refused', watchList: false };
 const listed: TraceEvent = { t: 3, type: 'list.done', rv: '10', items: 3, pages: 1, paginated: false, durationMs: 4 };
+const opened: TraceEvent = { t: 3, type: 'watch.opened', watchList: false };
+const emptyWatcher: TraceEvent = { t: 2, type: 'watch.end', row: 8, outcome: 'rewatch', durationMs: 0, eventCount: 0, how: 'open-retries-exhausted', error: 'read: connection reset by peer', watchList: false };
+const stopped: TraceEvent = { t: 5, type: 'watch.end', row: 0, outcome: 'stop', durationMs: 9, eventCount: 0, how: 'stopped', watchList: false };
 const throttled: TraceEvent = { t: 4, type: 'list.error', text: 'Too many requests', code: 429, reason: 'TooManyRequests' };
 
 describe('reachability alert (the cluster unreachable while a panel is open)', () => {
@@ -72,6 +75,26 @@ describe('reachability alert (the cluster unreachable while a panel is open)', (
     assert.equal(serverAnswered(throttled), true);
     assert.equal(serverAnswered(refused), false);
     assert.equal(serverAnswered(watchRefused), false);
+    assert.equal(serverAnswered(opened), true, 'a watch the server accepted is an answer');
+    assert.equal(contactFailure(emptyWatcher), 'read: connection reset by peer', 'the REST client gave up reaching the server');
+    assert.equal(serverAnswered(emptyWatcher), false);
+    assert.equal(serverAnswered(stopped), false, 'a watch the user stopped is no answer');
+    assert.equal(contactFailure(stopped), undefined);
+  });
+
+  it('after a short outage the re-opened watch on a quiet cluster is the answer (no event needs to follow)', () => {
+    const s = fakeSession();
+    const f = fakeUi();
+    watchReachability(s, f.ui);
+    for (let i = 0; i < 4; i++) {
+      s.push(watchRefused);
+      f.advance(2000);
+    }
+    assert.equal(f.warnings.length, 1);
+    s.push({ t: 9, type: 'watch.start', rv: '10', timeoutSeconds: 400, watchList: false, propagateRVFromStart: true });
+    assert.deepEqual(f.infos, [], 'asking is not an answer');
+    s.push(opened);
+    assert.deepEqual(f.infos, ['Informer Inspector: configmaps (all namespaces, v1.32) reaches the cluster again (no answer for 8 s).']);
   });
 
   it('one warning after 5 s of failures, none for each further failure, one message when the server answers again', () => {
