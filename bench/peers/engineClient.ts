@@ -7,7 +7,7 @@
  * handlers that only count updates, and the null sink or a TraceRecorder.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { performance } from 'node:perf_hooks';
+import { performance, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import * as path from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
 import { writeFileSync } from 'node:fs';
@@ -61,7 +61,9 @@ async function engine(url: string, events: number, recorder: boolean): Promise<R
   const syncMs = performance.now() - t0;
   // Diagnostics only (never set for a measured run): every allocation of the watch phase, sampled, collected ones too.
   const alloc = process.env.PEERS_ALLOCPROF ? await startAllocationSampling() : undefined;
+  const gc = process.env.PEERS_GCSTATS ? gcStats() : undefined;
   const r = await watchPhase(url, counter, () => informer.getIndexer().listKeys().length, syncMs);
+  if (gc) writeFileSync(diagnosticFile(process.env.PEERS_GCSTATS!, recorder, 'gc.json'), JSON.stringify(gc()));
   if (alloc) await alloc(diagnosticFile(process.env.PEERS_ALLOCPROF!, recorder, 'heapprofile'));
   // Diagnostics only (never set for a measured run): the worker's heap once the watch is handled.
   if (process.env.PEERS_HEAPSNAP) writeHeapSnapshot(diagnosticFile(process.env.PEERS_HEAPSNAP, recorder, 'heapsnapshot'));
@@ -73,6 +75,30 @@ async function engine(url: string, events: number, recorder: boolean): Promise<R
 /** Where a diagnostic of this worker goes: `<sink>-<pid>.<ext>` in dir. */
 function diagnosticFile(dir: string, recorder: boolean, ext: string): string {
   return path.join(dir, `${recorder ? 'recorder' : 'null'}-${process.pid}.${ext}`);
+}
+
+/** Counts the worker's garbage collections by kind (their number and summed pause, ms) until the returned function is called. */
+function gcStats(): () => Record<string, { count: number; ms: number }> {
+  const names: Record<number, string> = {
+    [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+    [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+    [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental marking',
+    [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+  };
+  const out: Record<string, { count: number; ms: number }> = {};
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = names[((e as unknown as { detail: { kind: number } }).detail).kind] ?? 'other';
+      const o = (out[kind] ??= { count: 0, ms: 0 });
+      o.count++;
+      o.ms += e.duration;
+    }
+  });
+  obs.observe({ entryTypes: ['gc'] });
+  return () => {
+    obs.disconnect();
+    return out;
+  };
 }
 
 /** Starts V8's sampling heap profiler with collected objects kept (what a GC had to clean up); the returned function writes the profile. */

@@ -290,8 +290,9 @@ class CacheIndexer implements Indexer {
   /** Index values of obj for every index, in indexList's order; throws IndexPanic before anything is written. */
   private valuesOf(key: string, obj: StoreObject): string[][] {
     const list = this.indexList;
-    const out: string[][] = [];
-    for (let i = 0; i < list.length; i++) out.push(callIndexFunc(list[i][1], list[i][0], key, obj));
+    // Sized once (an array grown by push carries spare room: this runs twice per update).
+    const out = new Array<string[]>(list.length);
+    for (let i = 0; i < list.length; i++) out[i] = callIndexFunc(list[i][1], list[i][0], key, obj);
     return out;
   }
 

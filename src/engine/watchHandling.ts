@@ -154,30 +154,57 @@ export type HandleWatchResult =
 
 type Next = { kind: 'event'; event: WatchEvent } | { kind: 'closed' } | { kind: 'stop' } | { kind: 'resync'; err: unknown } | { kind: 'failed'; err: unknown };
 
-/** Waits for whichever comes first: the next event, the stop signal or a resync error. */
-function nextOf(w: Watcher, signal: AbortSignal, slot: ResyncErrorSlot | undefined): Promise<Next> {
-  if (signal.aborted) return Promise.resolve({ kind: 'stop' });
-  const pending = slot?.take();
-  if (pending) return Promise.resolve({ kind: 'resync', err: pending.value });
-  return new Promise<Next>((resolve) => {
-    let done = false;
-    const finish = (n: Next): void => {
-      if (done) return;
-      done = true;
-      signal.removeEventListener('abort', onAbort);
-      unsubscribe?.();
-      resolve(n);
-    };
-    const onAbort = (): void => finish({ kind: 'stop' });
-    signal.addEventListener('abort', onAbort, { once: true });
-    const unsubscribe = slot?.subscribe(() => {
-      if (!done) finish({ kind: 'resync', err: slot.take()?.value });
+const STOP: Next = Object.freeze({ kind: 'stop' });
+const CLOSED: Next = Object.freeze({ kind: 'closed' });
+
+/**
+ * The waits of one stream's consume loop, each for whichever comes first: the next event, the
+ * stop signal or a resync error. The signal and the resync slot are listened to once for the
+ * whole stream, not once per event (an abort listener added and removed per event, with its
+ * closures, was a measurable part of each event's cost); each wait is still one promise settled
+ * from the watcher's next() as before, so what runs between two events is unchanged.
+ */
+class NextWaiter {
+  private settle: ((n: Next) => void) | undefined;
+  private readonly unsubscribe: (() => void) | undefined;
+  private readonly onAbort = (): void => this.finish(STOP);
+  private readonly onEvent = (event: WatchEvent | null): void => this.finish(event === null ? CLOSED : { kind: 'event', event });
+  private readonly onFailed = (err: unknown): void => this.finish({ kind: 'failed', err });
+
+  constructor(
+    private readonly w: Watcher,
+    private readonly signal: AbortSignal,
+    private readonly slot: ResyncErrorSlot | undefined,
+  ) {
+    signal.addEventListener('abort', this.onAbort, { once: true });
+    this.unsubscribe = slot?.subscribe(() => {
+      // An error put between two waits stays in the slot for the next one to take.
+      if (this.settle !== undefined) this.finish({ kind: 'resync', err: slot.take()?.value });
     });
-    w.next().then(
-      (event) => finish(event === null ? { kind: 'closed' } : { kind: 'event', event }),
-      (err: unknown) => finish({ kind: 'failed', err }),
-    );
-  });
+  }
+
+  next(): Promise<Next> {
+    if (this.signal.aborted) return Promise.resolve(STOP);
+    const pending = this.slot?.take();
+    if (pending) return Promise.resolve({ kind: 'resync', err: pending.value });
+    return new Promise<Next>((resolve) => {
+      this.settle = resolve;
+      this.w.next().then(this.onEvent, this.onFailed);
+    });
+  }
+
+  /** Settles the wait in progress, if any (a next() that answers after a stop or a resync error finds none). */
+  private finish(n: Next): void {
+    const settle = this.settle;
+    if (settle === undefined) return;
+    this.settle = undefined;
+    settle(n);
+  }
+
+  close(): void {
+    this.signal.removeEventListener('abort', this.onAbort);
+    this.unsubscribe?.();
+  }
 }
 
 function cleanEndOf(end: StreamEnd | undefined): { how: CleanEnd; message?: string } {
@@ -252,13 +279,22 @@ function startBookmarkWarningTicker(ctx: WatchHandlingContext, watchStart: numbe
 }
 
 async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticker: BookmarkWarningTicker | undefined): Promise<HandleWatchResult> {
+  const waiter = new NextWaiter(req.watcher, req.signal, req.resyncErrors);
+  try {
+    return await consumeWith(ctx, req, ticker, waiter);
+  } finally {
+    waiter.close();
+  }
+}
+
+async function consumeWith(ctx: WatchHandlingContext, req: HandleWatchRequest, ticker: BookmarkWarningTicker | undefined, waiter: NextWaiter): Promise<HandleWatchResult> {
   const { clock, sink, log } = ctx;
   const tracing = isRecorded(sink);
   let eventCount = 0;
   // v0.36: synthetic ADDs of a watch started at ""/"0" arrive in no RV order and must not move the RV.
   let eventReceivedBesidesAdded = false;
   for (;;) {
-    const next = await nextOf(req.watcher, req.signal, req.resyncErrors);
+    const next = await waiter.next();
     if (next.kind === 'stop') return { kind: 'stopped', eventCount };
     if (next.kind === 'resync') return { kind: 'error', err: next.err, source: 'resync', how: 'resync-error', eventCount };
     if (next.kind === 'failed') return { kind: 'error', err: next.err, source: 'stream', how: 'stream-failed', eventCount };
@@ -266,56 +302,56 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
     const event = next.event;
     const obj = event.object;
     ticker?.observeEvent();
-    /** Traces this event (when the sink keeps events): accepted, or skipped with the log text that says why. */
-    const emitEvent = ({ accepted, skipped, initialEventsEnd }: { accepted: boolean; skipped?: string; initialEventsEnd?: boolean }): void => {
-      if (tracing) emitWatchEvent(sink, clock.now(), event, accepted, skipped, initialEventsEnd);
-    };
+    // Each event is traced (when the sink keeps events) as accepted, or as skipped with the log text that says why.
     if (event.type === 'ERROR') {
-      emitEvent({ accepted: false });
+      if (tracing) emitWatchEvent(sink, clock.now(), event, false, undefined, undefined);
       return { kind: 'error', err: errorFromWatchObject(obj), source: 'stream', how: 'error-event', eventCount };
     }
     if (ctx.expectedGVK && obj && typeof obj === 'object' && (typeField(obj, 'apiVersion') !== ctx.expectedGVK.apiVersion || typeField(obj, 'kind') !== ctx.expectedGVK.kind)) {
       const expected = `${ctx.expectedGVK.apiVersion}, Kind=${ctx.expectedGVK.kind}`;
       log.unexpectedGVK(expected, gvkOf(obj));
-      emitEvent({ accepted: false, skipped: 'Unexpected watch event object gvk' });
+      if (tracing) emitWatchEvent(sink, clock.now(), event, false, 'Unexpected watch event object gvk', undefined);
       continue;
     }
     if (obj && typeof obj === 'object' && isTable(obj) && skipsTable(ctx.skipsTableWatchObjects, req.exitOnInitialEventsEnd)) {
       log.unsupportedGVK(gvkOf(obj));
-      emitEvent({ accepted: false, skipped: 'Unsupported watch event object gvk' });
+      if (tracing) emitWatchEvent(sink, clock.now(), event, false, 'Unsupported watch event object gvk', undefined);
       continue;
     }
     if (!obj || typeof obj !== 'object' || Array.isArray(obj)) {
       log.unableToUnderstand(event.type);
-      emitEvent({ accepted: false, skipped: 'Unable to understand watch event' });
+      if (tracing) emitWatchEvent(sink, clock.now(), event, false, 'Unable to understand watch event', undefined);
       continue;
     }
     const rv = metaField(obj, 'resourceVersion') ?? '';
     let initialEventsEnd = false;
     switch (event.type) {
       case 'ADDED':
-        tryStore(() => req.store.add(obj), (e) => log.storeError('add', describeObject(obj), e));
+        storeOp(req.store, 'add', obj, log);
         break;
       case 'MODIFIED':
         eventReceivedBesidesAdded = true;
-        tryStore(() => req.store.update(obj), (e) => log.storeError('update', describeObject(obj), e));
+        storeOp(req.store, 'update', obj, log);
         break;
       case 'DELETED':
         eventReceivedBesidesAdded = true;
-        tryStore(() => req.store.delete(obj), (e) => log.storeError('delete', describeObject(obj), e));
+        storeOp(req.store, 'delete', obj, log);
         break;
       case 'BOOKMARK':
         eventReceivedBesidesAdded = true;
         initialEventsEnd = obj.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
         if (ctx.bookmarksToStore && req.store.bookmark) {
-          const store = req.store;
-          tryStore(() => store.bookmark?.(rv), (e) => log.bookmarkStoreError(e));
+          try {
+            req.store.bookmark(rv);
+          } catch (e) {
+            log.bookmarkStoreError(e);
+          }
         }
         break;
       default:
         log.unknownEvent(event.type);
     }
-    emitEvent({ accepted: true, initialEventsEnd });
+    if (tracing) emitWatchEvent(sink, clock.now(), event, true, undefined, initialEventsEnd);
     if (!ctx.rvOrderingGuard || req.propagateRVFromStart || eventReceivedBesidesAdded) {
       req.setResourceVersion(rv, event.type === 'BOOKMARK' ? 'bookmark' : 'event');
     }
@@ -334,6 +370,17 @@ async function consume(ctx: WatchHandlingContext, req: HandleWatchRequest, ticke
   return { kind: 'closed', how, endMessage: message, eventCount };
 }
 
+/** The store's add, update or delete of a watch event's object; an error it throws is logged as client-go's reflector logs it. */
+function storeOp(store: ReflectorStore, op: 'add' | 'update' | 'delete', obj: KubeObject, log: ReflectorLog): void {
+  try {
+    if (op === 'add') store.add(obj);
+    else if (op === 'update') store.update(obj);
+    else store.delete(obj);
+  } catch (e) {
+    log.storeError(op, describeObject(obj), e);
+  }
+}
+
 function emitWatchEvent(sink: EventSink, t: number, event: WatchEvent, accepted: boolean, skipped: string | undefined, initialEventsEnd: boolean | undefined): void {
   const obj = event.object;
   // An unparsed lazy object's fields read from its state, asked of it once (objectKey and metaField would ask three times).
@@ -347,14 +394,6 @@ function emitWatchEvent(sink: EventSink, t: number, event: WatchEvent, accepted:
   if (skipped) e.skipped = skipped;
   if (initialEventsEnd) e.initialEventsEnd = initialEventsEnd;
   handOver(sink, e);
-}
-
-function tryStore(op: () => void, onError: (err: unknown) => void): void {
-  try {
-    op();
-  } catch (err) {
-    onError(err);
-  }
 }
 
 /** Rejects with an AbortError as soon as the signal aborts, whether or not `p` honours it. */
