@@ -5,11 +5,15 @@
  *   node client.js MODE URL EVENTS
  *     engine-null       this engine, profile v1.36, real HTTP ListerWatcher (src/kube), null sink
  *     engine-recorder   the same with a TraceRecorder as the sink
+ *     engine-session    the same recorder subscribed as a live session's is (src/app/eventBatches.ts:
+ *                       the running summary, the findings, batches posted to this thread), and
+ *                       this thread keeps them in a TraceMirror as the extension host does
  *     client-node       @kubernetes/client-node's informer (makeInformer; clientNode.ts)
  *     floor             read the socket, split lines, JSON.parse, keep the objects in a Map
  *
  * The engine runs as the extension runs it: in a worker thread (engineClient.js) with the
- * product's resource limits (src/app/workerLimits.ts); this thread only waits for its result, and
+ * product's resource limits (src/app/workerLimits.ts); this thread waits for its result (and for
+ * engine-session plays the extension host's part), and
  * the process's CPU time and peak RSS (both threads) are what is measured. The other clients run
  * on the main thread.
  *
@@ -18,8 +22,12 @@
  * handlers have seen EVENTS updates. Prints one JSON line like bench/clientgo's client.
  */
 import * as path from 'node:path';
-import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { MessageChannel, Worker, type ResourceLimits } from 'node:worker_threads';
 import { ENGINE_WORKER_LIMITS } from '../../src/app/workerLimits';
+import { TraceMirror } from '../../src/app/traceMirror';
+import type { WorkerToHost } from '../../src/app/workerProtocol';
+import type { TraceHeader } from '../../src/format/trace';
+import { DEFAULT_TRACE_CAP } from '../../src/trace/recorder';
 import { Counter, get, memSampler, watchPhase, type Mode, type Result } from './clientCommon';
 
 /** The engine worker's resource limits: the product's, unless a diagnostic run overrides them. */
@@ -51,10 +59,46 @@ function workerExecArgv(): string[] {
   return ['--cpu-prof', '--cpu-prof-dir', a[a.indexOf('--cpu-prof-dir') + 1], '--cpu-prof-name', name.replace(/\.cpuprofile$/, '-worker.cpuprofile')];
 }
 
+/** The header the host's mirror reports (only header() reads it; the bench never does). */
+function benchHeader(): TraceHeader {
+  return {
+    format: 'informer-trace/v1',
+    tool: { name: 'informer-inspector', version: '0.1.0' },
+    profile: 'v1.36',
+    gates: {},
+    resource: { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true },
+    source: 'cluster',
+    startedAt: new Date().toISOString(),
+    cap: DEFAULT_TRACE_CAP,
+    dropped: 0,
+    redacted: true,
+  };
+}
+
 function engine(mode: Mode, url: string, events: number): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const w = new Worker(path.join(__dirname, 'engineClient.js'), { workerData: { mode, url, events }, resourceLimits: engineLimits(), execArgv: workerExecArgv() });
-    w.once('message', (r: Result) => resolve(r));
+    // A live session's batches come over a channel of their own (the result is the worker's one message).
+    const batches = mode === 'engine-session' ? new MessageChannel() : undefined;
+    let received = 0;
+    // The host's side of a live session: each batch into a TraceMirror, as workerSession.ts does.
+    const mirror = batches ? new TraceMirror(benchHeader(), DEFAULT_TRACE_CAP) : undefined;
+    batches?.port1.on('message', (m: WorkerToHost) => {
+      if (m.type !== 'batch') return;
+      received++;
+      mirror?.append(m.events, m.status);
+    });
+    const w = new Worker(path.join(__dirname, 'engineClient.js'), {
+      workerData: { mode, url, events, batches: batches?.port2 },
+      transferList: batches ? [batches.port2] : [],
+      resourceLimits: engineLimits(),
+      execArgv: workerExecArgv(),
+    });
+    if (batches) w.once('exit', () => batches.port1.close());
+    w.once('message', (r: Result) => {
+      // A session that sent the host nothing measured no session.
+      if (batches && received === 0) reject(new Error('engine-session: the host received no batch'));
+      else resolve(r);
+    });
     w.once('error', reject);
     w.once('exit', (code) => reject(new Error(`the engine's worker exited with ${code} before its result`)));
   });
@@ -96,7 +140,7 @@ async function main(): Promise<void> {
   if (!url?.startsWith('http://127.0.0.1:') || !(events > 0)) throw new Error('usage: client.js MODE http://127.0.0.1:PORT EVENTS');
   const mem = memSampler(mode);
   let r: Result;
-  if (mode === 'engine-null' || mode === 'engine-recorder') r = await engine(mode, url, events);
+  if (mode === 'engine-null' || mode === 'engine-recorder' || mode === 'engine-session') r = await engine(mode, url, events);
   else if (mode === 'client-node') r = await clientNode(url, events);
   else if (mode === 'floor') r = await floor(url, events);
   else throw new Error(`unknown mode ${String(mode)}`);

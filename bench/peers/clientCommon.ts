@@ -8,7 +8,7 @@ import * as http from 'node:http';
 import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { MemSampler } from './memSampler';
 
-export type Mode = 'engine-null' | 'engine-recorder' | 'client-node' | 'floor';
+export type Mode = 'engine-null' | 'engine-recorder' | 'engine-session' | 'client-node' | 'floor';
 
 /** The one JSON line a client prints for the runner (bench/peers/run.ts). */
 export interface Result {

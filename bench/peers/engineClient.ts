@@ -6,7 +6,8 @@
  * The informer is v1.36 over the real HttpListerWatcher of src/kube on the RealClock, with two
  * handlers that only count updates, and the null sink or a TraceRecorder.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { EventBatches } from '../../src/app/eventBatches';
 import { performance, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import * as path from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
@@ -28,7 +29,7 @@ function recorderCap(): number {
   return Number.isInteger(v) && v > 0 ? v : DEFAULT_TRACE_CAP;
 }
 
-async function engine(url: string, events: number, recorder: boolean): Promise<Result> {
+async function engine(url: string, events: number, recorder: boolean, batchPort: MessagePort | undefined): Promise<Result> {
   const base = findProfile('v1.36');
   if (!base) throw new Error('no profile v1.36');
   // LIST then WATCH, as every other client here does (the fake apiserver has no streaming list).
@@ -51,6 +52,12 @@ async function engine(url: string, events: number, recorder: boolean): Promise<R
     : nullSink;
   // PEERS_MEM: each memory sample also reads how many events the recorder's window holds.
   if (sink instanceof TraceRecorder) currentMemSampler().probe = () => sink.held;
+  // engine-session: subscribed as engineWorker.ts subscribes a live session's recorder, its batches posted to the main thread.
+  if (sink instanceof TraceRecorder && batchPort) {
+    const batches = new EventBatches((m) => batchPort.postMessage(m));
+    batches.recorder = sink;
+    sink.subscribe(batches.collect);
+  }
   const informer = new SharedIndexInformer({ listerWatcher: lw, profile, clock, sink, name: 'bench' });
   const counter = new Counter(2, events);
   for (let h = 0; h < 2; h++) informer.addEventHandler(`handler-${h}`, { onUpdate: counter.handler(h) });
@@ -114,9 +121,9 @@ async function startAllocationSampling(): Promise<(file: string) => Promise<void
 }
 
 async function main(): Promise<void> {
-  const { mode, url, events } = workerData as { mode: Mode; url: string; events: number };
+  const { mode, url, events, batches } = workerData as { mode: Mode; url: string; events: number; batches?: MessagePort };
   const mem = memSampler(mode);
-  const r = await engine(url, events, mode === 'engine-recorder');
+  const r = await engine(url, events, mode !== 'engine-null', mode === 'engine-session' ? batches : undefined);
   parentPort?.postMessage({ ...r, mem: mem.finish() });
 }
 

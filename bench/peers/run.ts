@@ -26,6 +26,7 @@ import type { Result } from './clientCommon';
 const VARIANTS = [
   'engine-null',
   'engine-recorder',
+  'engine-session',
   'typed-proto',
   'typed-json',
   'dynamic',
@@ -33,15 +34,18 @@ const VARIANTS = [
   'floor',
   'engine-null-baseline',
   'engine-recorder-baseline',
+  'engine-session-baseline',
 ] as const;
 type Variant = (typeof VARIANTS)[number];
 /** The variants that run the engine of --baseline's revision, and the client mode each runs. */
-const BASELINE_MODE: Partial<Record<Variant, Variant>> = { 'engine-null-baseline': 'engine-null', 'engine-recorder-baseline': 'engine-recorder' };
+const BASELINE_MODE: Partial<Record<Variant, Variant>> = { 'engine-null-baseline': 'engine-null', 'engine-recorder-baseline': 'engine-recorder', 'engine-session-baseline': 'engine-session' };
 const LABEL: Record<Variant, string> = {
   'engine-null': 'this engine, v1.36, null sink',
   'engine-recorder': 'this engine, v1.36, TraceRecorder',
+  'engine-session': "this engine, v1.36, TraceRecorder and a live session's batches to the host",
   'engine-null-baseline': 'the baseline engine, v1.36, null sink',
   'engine-recorder-baseline': 'the baseline engine, v1.36, TraceRecorder',
+  'engine-session-baseline': "the baseline engine, v1.36, TraceRecorder and a live session's batches",
   'typed-proto': 'client-go v0.36 typed, protobuf',
   'typed-json': 'client-go v0.36 typed, JSON',
   dynamic: 'client-go v0.36 dynamic (JSON)',
@@ -241,10 +245,10 @@ async function main(): Promise<void> {
   lines.push(table([`client (N = ${thousands(o.objects)})`, 'watch events per CPU-second', 'watch events per wall-second', 'sync, wall s', 'peak RSS, MiB'], rows));
   const ratioRows: string[][] = [];
   const pairs: [Variant, Variant][] = [];
-  for (const eng of ['engine-recorder', 'engine-null', 'engine-recorder-baseline', 'engine-null-baseline'] as const) {
+  for (const eng of ['engine-session', 'engine-recorder', 'engine-null', 'engine-session-baseline', 'engine-recorder-baseline', 'engine-null-baseline'] as const) {
     for (const peer of ['typed-proto', 'floor', 'client-node'] as const) pairs.push([eng, peer]);
   }
-  pairs.push(['engine-recorder', 'engine-recorder-baseline'], ['engine-null', 'engine-null-baseline'], ['engine-recorder', 'engine-null']);
+  pairs.push(['engine-session', 'engine-session-baseline'], ['engine-recorder', 'engine-recorder-baseline'], ['engine-null', 'engine-null-baseline'], ['engine-session', 'engine-recorder'], ['engine-recorder', 'engine-null']);
   {
     for (const [eng, peer] of pairs) {
       const a = results.get(eng);

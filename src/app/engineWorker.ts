@@ -13,12 +13,9 @@ import { openLive, liveTitle, type LiveInformer } from './liveInformer';
 import { connect } from './resources';
 import { replay } from './sessions';
 import { answerSpillCall, spillTransfer } from './spillRead';
-import { BATCH_INTERVAL_MS, FINDINGS_INTERVAL_MS, BATCH_MAX_EVENTS, type HostToWorker, type RecorderStatus, type WorkerCall, type WorkerStart, type WorkerToHost } from './workerProtocol';
-import type { RecordedEvent } from '../format/events';
-import type { Finding } from '../format/trace';
-import { computeFindings } from '../trace/findings';
-import { TraceRecorder } from '../trace/recorder';
-import { SummaryModel } from '../trace/summary';
+import { EventBatches } from './eventBatches';
+import { type HostToWorker, type WorkerCall, type WorkerStart, type WorkerToHost } from './workerProtocol';
+import type { TraceRecorder } from '../trace/recorder';
 import { SegmentFile } from '../trace/segments';
 
 const port = parentPort;
@@ -31,83 +28,25 @@ function send(msg: WorkerToHost, transfer: ArrayBuffer[] = []): void {
 let recorder: TraceRecorder | undefined;
 let segment: SegmentFile | undefined;
 let live: LiveInformer | undefined;
-let pending: RecordedEvent[] = [];
-let flushTimer: NodeJS.Timeout | undefined;
-let intervalMs = BATCH_INTERVAL_MS;
-let maxEvents = BATCH_MAX_EVENTS;
+let batches = new EventBatches(send);
 let ended = false;
-/** The counts of every event recorded (spilled ones too), kept as events come. */
-const summary = new SummaryModel();
-let findingsAt = Number.NEGATIVE_INFINITY;
-/**
- * Findings are recomputed at most once per FINDINGS_INTERVAL_MS, and at most a tenth of the
- * worker's time: after a computation that took d ms the next waits at least 10·d ms (a full
- * 200 000-event window takes ~0.1–0.2 s).
- */
-const FINDINGS_SHARE_INVERSE = 10;
-let findingsGap = FINDINGS_INTERVAL_MS;
-let findingsSeq = -1;
-
-/** Findings read the whole window: recomputed when the trace grew and findingsGap has passed, or at the end. */
-function freshFindings(final: boolean): Finding[] | undefined {
-  const r = recorder;
-  if (!r) return undefined;
-  const last = r.firstHeldSeq + r.held - 1;
-  if (last === findingsSeq || (!final && performance.now() - findingsAt < findingsGap)) return undefined;
-  findingsAt = performance.now();
-  findingsSeq = last;
-  try {
-    return computeFindings(r.header(), r.eventsByType());
-  } catch {
-    // A rule that trips over an unusual trace must not end the session; show none.
-    return [];
-  } finally {
-    findingsGap = Math.max(FINDINGS_INTERVAL_MS, FINDINGS_SHARE_INVERSE * (performance.now() - findingsAt));
-  }
-}
-
-function status(final = false): RecorderStatus {
-  const spill = recorder?.spillState();
-  const findings = freshFindings(final);
-  return { dropped: recorder?.dropped ?? 0, ...(spill ? { spill } : {}), summary: summary.snapshot(), ...(findings ? { findings } : {}) };
-}
-
-function flush(): void {
-  if (flushTimer) clearTimeout(flushTimer);
-  flushTimer = undefined;
-  if (pending.length === 0) return;
-  const events = pending;
-  pending = [];
-  send({ type: 'batch', events, status: status() });
-}
-
-/** Collects the recorder's events; one batch per interval, or at once when many are pending. */
-function collect(batch: RecordedEvent[]): void {
-  for (const e of batch) {
-    pending.push(e);
-    summary.add(e);
-  }
-  if (pending.length >= maxEvents) flush();
-  else flushTimer ??= setTimeout(flush, intervalMs);
-}
 
 function end(msg: WorkerToHost): void {
   if (ended) return;
   ended = true;
-  flush();
-  send(msg.type === 'stopped' ? { type: 'stopped', status: status(true) } : msg);
+  batches.flush();
+  send(msg.type === 'stopped' ? { type: 'stopped', status: batches.status(true) } : msg);
   port!.close();
 }
 
 async function start(m: WorkerStart): Promise<void> {
-  intervalMs = m.batchIntervalMs ?? intervalMs;
-  maxEvents = m.batchMaxEvents ?? maxEvents;
+  batches = new EventBatches(send, m.batchIntervalMs, m.batchMaxEvents);
   if (m.spec.kind === 'live') {
     const spec = m.spec;
     const target = { ...spec, conn: connect({ kubeconfigYaml: spec.kubeconfigYaml }) };
     live = openLive(target, { cap: m.cap, spill: m.spill });
-    recorder = live.recorder;
-    recorder.subscribe(collect);
+    recorder = batches.recorder = live.recorder;
+    recorder.subscribe(batches.collect);
     // The informer needs at least one handler to show notifications; "main" stands for the controller.
     live.informer.addEventHandler('main', {});
     const origin = performance.timeOrigin + performance.now() - live.clock.now();
@@ -123,9 +62,9 @@ async function start(m: WorkerStart): Promise<void> {
     cap: m.cap,
     spill,
     onRecorder: (r, profile) => {
-      recorder = r;
+      recorder = batches.recorder = r;
       send({ type: 'started', header: r.header(), title: `${scenario.name} (replay, ${profile.name})`, cap: r.header().cap });
-      r.subscribe(collect);
+      r.subscribe(batches.collect);
     },
   });
   if (run.result.outcome === 'error') throw new RunError(`replay of ${scenario.name} failed: ${run.result.error ?? 'unknown error'}`);

@@ -1,0 +1,84 @@
+/**
+ * What the engine worker sends its host while a session runs (workerProtocol.ts): the recorder's
+ * events collected into batches — one per `intervalMs`, or at once when `maxEvents` are pending —
+ * each with the recorder's status (drops, spill, the running summary, and the findings at most
+ * once per FINDINGS_INTERVAL_MS and at most a tenth of the worker's time). engineWorker.ts runs
+ * one per session; bench/peers runs the same to measure a live session's cost per event.
+ */
+import { performance } from 'node:perf_hooks';
+import { BATCH_INTERVAL_MS, BATCH_MAX_EVENTS, FINDINGS_INTERVAL_MS, type RecorderStatus, type WorkerToHost } from './workerProtocol';
+import type { RecordedEvent } from '../format/events';
+import type { Finding } from '../format/trace';
+import { computeFindings } from '../trace/findings';
+import type { TraceRecorder } from '../trace/recorder';
+import { SummaryModel } from '../trace/summary';
+
+/**
+ * After a findings computation that took d ms the next waits at least 10·d ms (a full
+ * 200 000-event window takes ~0.1–0.2 s).
+ */
+const FINDINGS_SHARE_INVERSE = 10;
+
+export class EventBatches {
+  /** The recorder whose events are collected (set once the session has one). */
+  recorder: TraceRecorder | undefined;
+  /** The counts of every event recorded (spilled ones too), kept as events come. */
+  private readonly summary = new SummaryModel();
+  private pending: RecordedEvent[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private findingsAt = Number.NEGATIVE_INFINITY;
+  private findingsGap = FINDINGS_INTERVAL_MS;
+  private findingsSeq = -1;
+
+  constructor(
+    private readonly send: (msg: WorkerToHost) => void,
+    private readonly intervalMs = BATCH_INTERVAL_MS,
+    private readonly maxEvents = BATCH_MAX_EVENTS,
+  ) {}
+
+  /** The recorder's subscriber: collects its events; one batch per interval, or at once when many are pending. */
+  readonly collect = (batch: RecordedEvent[]): void => {
+    for (const e of batch) {
+      this.pending.push(e);
+      this.summary.add(e);
+    }
+    if (this.pending.length >= this.maxEvents) this.flush();
+    else this.flushTimer ??= setTimeout(() => this.flush(), this.intervalMs);
+  };
+
+  /** Sends what is pending as one batch. */
+  flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pending.length === 0) return;
+    const events = this.pending;
+    this.pending = [];
+    this.send({ type: 'batch', events, status: this.status() });
+  }
+
+  /** The recorder's status; `final` computes the findings whatever the interval. */
+  status(final = false): RecorderStatus {
+    const r = this.recorder;
+    const spill = r?.spillState();
+    const findings = this.freshFindings(final);
+    return { dropped: r?.dropped ?? 0, ...(spill ? { spill } : {}), summary: this.summary.snapshot(), ...(findings ? { findings } : {}) };
+  }
+
+  /** Findings read the whole window: recomputed when the trace grew and findingsGap has passed, or at the end. */
+  private freshFindings(final: boolean): Finding[] | undefined {
+    const r = this.recorder;
+    if (!r) return undefined;
+    const last = r.firstHeldSeq + r.held - 1;
+    if (last === this.findingsSeq || (!final && performance.now() - this.findingsAt < this.findingsGap)) return undefined;
+    this.findingsAt = performance.now();
+    this.findingsSeq = last;
+    try {
+      return computeFindings(r.header(), r.eventsByType());
+    } catch {
+      // A rule that trips over an unusual trace must not end the session; show none.
+      return [];
+    } finally {
+      this.findingsGap = Math.max(FINDINGS_INTERVAL_MS, FINDINGS_SHARE_INVERSE * (performance.now() - this.findingsAt));
+    }
+  }
+}
