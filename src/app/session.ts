@@ -11,7 +11,7 @@ import type { TypedEvents } from '../trace/findings/types';
 import type { FaultName, FieldChange, RecordedEvent } from '../format/events';
 import type { SpillState } from '../trace/segments';
 import type { SpillOverview } from '../format/spill';
-import { diffForSeq, encodeBatch, type ColumnBatch } from '../protocol/eventColumns';
+import { diffForSeqIn, encodeBatch, type ColumnBatch } from '../protocol/eventColumns';
 import { answerSpillCall, asColumns, type SpillAnswer, type SpillCall, type SpilledColumns } from './spillRead';
 import { writeTraceWithCompanion, type ColumnarTrace } from './traceColumns';
 import type { Finding, FindingsState, TraceHeader } from '../format/trace';
@@ -57,6 +57,8 @@ export interface TraceSource {
   readonly firstHeldSeq?: number;
   /** The events in memory by type, for computeFindings (absent: events()). */
   eventsByType?(): TypedEvents;
+  /** The held event at this index, 0 the oldest (a packed window makes only it; absent: events()[i]). */
+  at?(i: number): RecordedEvent;
 }
 
 /** What a session holds and where, for its tooltip. */
@@ -238,10 +240,15 @@ export class InformerSession {
    */
   async diffFor(seq: number): Promise<FieldChange[] | undefined> {
     if (this.columnar) return this.columnar.diffFor(seq);
-    const held = this.events();
-    if (held.length > 0 && seq >= held[0].seq) return diffForSeq(held, seq);
-    const onDisk = this.recorder?.spillState()?.chunks.some((c) => c.firstSeq <= seq && seq <= c.lastSeq);
-    if (!onDisk) return diffForSeq(held, seq);
+    const r = this.recorder;
+    // A packed window makes only the events the search reads.
+    const packed = r?.at !== undefined && r.held !== undefined ? r : undefined;
+    const held = packed ? undefined : this.events();
+    const count = held ? held.length : packed!.held!;
+    const at = held ? (i: number) => held[i] : (i: number) => packed!.at!(i);
+    if (count > 0 && seq >= at(0).seq) return diffForSeqIn(count, at, seq);
+    const onDisk = r?.spillState()?.chunks.some((c) => c.firstSeq <= seq && seq <= c.lastSeq);
+    if (!onDisk) return diffForSeqIn(count, at, seq);
     const answer = await this.readSpill({ op: 'spilledDiff', seq });
     return 'diff' in answer ? answer.diff : undefined;
   }

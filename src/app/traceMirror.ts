@@ -1,14 +1,18 @@
 /**
  * The extension host's copy of a worker's recorder: the batches the worker sends, kept in the
  * same memory window by the same rule (when `cap` events are held, the oldest tenth leaves —
- * recorder.ts evictionCount), so it holds exactly what the worker's recorder holds. What left the
- * window is in the worker's spill segment (read back by allEvents()) or was dropped, which the
- * trace says with a 'trace.dropped' event as always.
+ * recorder.ts evictionCount), so it holds exactly what the worker's recorder holds, packed as the
+ * recorder packs its own (eventWindow.ts: a few dozen bytes an event instead of an object in the
+ * extension host's heap) and made into objects again only when read. What left the window is in
+ * the worker's spill segment (read back by allEvents()) or was dropped, which the trace says with
+ * a 'trace.dropped' event as always.
  */
 import type { RecordedEvent } from '../format/events';
 import type { Finding, TraceHeader } from '../format/trace';
 import type { TraceSummary } from '../trace/summary';
 import { evictionCount } from '../trace/recorder';
+import { EventWindow } from '../trace/eventWindow';
+import type { TypedEvents } from '../trace/findings/types';
 import type { SpillOverview } from '../format/spill';
 import { readSegment, type SpillState } from '../trace/segments';
 import { SpillOverviewBuilder } from '../trace/spillOverview';
@@ -16,7 +20,7 @@ import type { TraceSource } from './session';
 import type { RecorderStatus } from './workerProtocol';
 
 export class TraceMirror implements TraceSource {
-  private readonly buffer: RecordedEvent[] = [];
+  private readonly buffer: EventWindow;
   private readonly listeners = new Set<(batch: RecordedEvent[]) => void>();
   private status: RecorderStatus = { dropped: 0 };
   private lastSummary: TraceSummary | undefined;
@@ -27,15 +31,23 @@ export class TraceMirror implements TraceSource {
   constructor(
     private readonly head: TraceHeader,
     private readonly cap: number,
-  ) {}
+  ) {
+    this.buffer = new EventWindow(evictionCount(cap, cap));
+  }
 
   /** Takes one batch from the worker, in order, and tells the subscribers. */
   append(events: readonly RecordedEvent[], status: RecorderStatus): void {
     // The status tells which evictions the worker spilled (its segment's chunks), so it comes first.
     this.setStatus(status);
+    const w = this.buffer;
     for (const e of events) {
-      if (this.buffer.length >= this.cap) this.evict(this.buffer.splice(0, evictionCount(this.cap, this.buffer.length)));
-      this.buffer.push(e);
+      if (w.length >= this.cap) this.evict(evictionCount(this.cap, w.length));
+      // The worker's seqs follow one another; a copy that starts late (or, never expected, skips) starts over there.
+      if (e.seq !== w.firstSeq + w.length) {
+        if (w.length > 0) w.dropFirst(w.length);
+        w.startAt(e.seq);
+      }
+      w.push(e, false);
     }
     if (events.length === 0) return;
     const batch = [...events];
@@ -64,13 +76,31 @@ export class TraceMirror implements TraceSource {
     return { ...this.head, dropped: this.status.dropped };
   }
 
+  /** The events in memory, made into objects (a copy: O(held events) each call). */
   events(): readonly RecordedEvent[] {
-    return this.buffer;
+    return this.buffer.slice();
+  }
+
+  get held(): number {
+    return this.buffer.length;
+  }
+
+  get firstHeldSeq(): number {
+    return this.buffer.firstSeq;
+  }
+
+  /** The held event at this index (0 = the oldest). */
+  at(i: number): RecordedEvent {
+    return this.buffer.at(i);
+  }
+
+  eventsByType(): TypedEvents {
+    return this.buffer.byType();
   }
 
   since(seq: number): RecordedEvent[] {
     if (this.buffer.length === 0) return [];
-    const from = Math.max(0, Math.floor(seq) + 1 - this.buffer[0].seq);
+    const from = Math.max(0, Math.floor(seq) + 1 - this.buffer.firstSeq);
     return this.buffer.slice(from);
   }
 
@@ -81,12 +111,12 @@ export class TraceMirror implements TraceSource {
     };
   }
 
-  /** Events that left the window: a spilled chunk joins the overview (dropped ones are gone). */
-  private evict(out: readonly RecordedEvent[]): void {
+  /** The oldest `count` events leave the window: when the worker spilled them (a chunk of its segment), they join the overview; dropped ones are gone. */
+  private evict(count: number): void {
     const chunks = this.status.spill?.chunks;
-    if (!chunks || out.length === 0) return;
-    const chunk = chunks[this.overview.chunkCount];
-    if (chunk && chunk.firstSeq === out[0].seq && chunk.count === out.length) this.overview.add(chunk, out);
+    const chunk = chunks?.[this.overview.chunkCount];
+    if (chunk && count > 0 && chunk.firstSeq === this.buffer.firstSeq && chunk.count === count) this.overview.add(chunk, this.buffer.slice(0, count));
+    this.buffer.dropFirst(count);
   }
 
   spillOverview(): SpillOverview | undefined {
@@ -98,7 +128,7 @@ export class TraceMirror implements TraceSource {
   }
 
   async *allEvents(): AsyncGenerator<RecordedEvent> {
-    const held = [...this.buffer];
+    const held = this.buffer.slice();
     const spill = this.status.spill;
     if (spill && spill.events > 0) yield* readSegment(spill.path, held.length > 0 ? held[0].seq : Number.POSITIVE_INFINITY);
     yield* held;

@@ -410,17 +410,22 @@ export function decodeBatch(b: ColumnBatch): RecordedEvent[] | undefined {
  * event a notification stands for. `events` in seq order.
  */
 export function diffForSeq(events: readonly RecordedEvent[], seq: number): FieldChange[] | undefined {
+  return diffForSeqIn(events.length, (i) => events[i], seq);
+}
+
+/** diffForSeq over `count` events in seq order read by index (a packed window's, made one at a time). */
+export function diffForSeqIn(count: number, at: (i: number) => RecordedEvent, seq: number): FieldChange[] | undefined {
   let lo = 0;
-  let hi = events.length;
+  let hi = count;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (events[mid].seq < seq) lo = mid + 1;
+    if (at(mid).seq < seq) lo = mid + 1;
     else hi = mid;
   }
-  const e = events[lo];
+  const e = lo < count ? at(lo) : undefined;
   if (!e || e.seq !== seq) return undefined;
   if (e.type === 'distribute') return e.diff;
   if (e.type !== 'notify') return undefined;
-  const keyAt = (i: number) => (events[i] as { key?: string }).key;
-  return diffOf(events[diffSourceIndex(events.length, (i) => events[i].type, keyAt, lo, e.key)]);
+  const source = diffSourceIndex(count, (i) => at(i).type, (i) => (at(i) as { key?: string }).key, lo, e.key);
+  return source < 0 ? undefined : diffOf(at(source));
 }

@@ -114,6 +114,12 @@ export class EventWindow {
     };
   }
 
+  /** An empty window's next event gets this seq (a copy of a window that began later than seq 0). */
+  startAt(seq: number): void {
+    if (this.size !== 0) throw new Error('EventWindow.startAt: the window is not empty');
+    this.first = seq;
+  }
+
   /** Removes the oldest count events. */
   dropFirst(count: number): void {
     const n = Math.max(0, Math.min(this.size, Math.floor(count)));

@@ -272,6 +272,11 @@ export class TraceRecorder implements EventSink, TracePacker {
     return this.buffer.slice();
   }
 
+  /** The held event at this index (0 = the oldest), made into an object. */
+  at(i: number): RecordedEvent {
+    return this.buffer.at(i);
+  }
+
   /** How many events are in memory. */
   get held(): number {
     return this.buffer.length;
