@@ -7,6 +7,8 @@
  *   npm run bench:peers -- --objects 50000 --rounds 3 --events 20000 --only engine-recorder,typed-proto
  *   npm run bench:peers -- --rounds 1 --only engine-recorder --cpu-prof /tmp/prof   a V8 CPU profile per Node client
  *   PEERS_ALLOCPROF=/tmp/alloc npm run bench:peers -- --rounds 1 --only engine-recorder   (diagnostic) the engine worker's allocations in the watch phase
+ *   PEERS_GCSTATS=/tmp/gc npm run bench:peers -- --rounds 2 --only engine-recorder,engine-null   (diagnostic) its GCs by kind, count and pause
+ *   npm run bench:peers -- --rounds 5 --only engine-recorder,engine-session,typed-proto   a live session's cost beside the recorder's (client.ts)
  *   npm run bench:peers -- --rounds 3 --only engine-recorder,engine-recorder-baseline --baseline 758f211
  *                                                        the engine of a git revision beside the working tree's
  *
