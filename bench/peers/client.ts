@@ -25,6 +25,8 @@ import * as path from 'node:path';
 import { MessageChannel, Worker, type ResourceLimits } from 'node:worker_threads';
 import { ENGINE_WORKER_LIMITS } from '../../src/app/workerLimits';
 import { TraceMirror } from '../../src/app/traceMirror';
+import { Chunk } from '../../src/trace/eventChunk';
+import type { RecordedEvent } from '../../src/format/events';
 import type { WorkerToHost } from '../../src/app/workerProtocol';
 import type { TraceHeader } from '../../src/format/trace';
 import { DEFAULT_TRACE_CAP } from '../../src/trace/recorder';
@@ -85,7 +87,10 @@ function engine(mode: Mode, url: string, events: number): Promise<Result> {
     batches?.port1.on('message', (m: WorkerToHost) => {
       if (m.type !== 'batch') return;
       received++;
-      mirror?.append(m.events, m.status);
+      // A baseline's worker may still send objects.
+      const old = m as unknown as { events?: RecordedEvent[] };
+      if (old.events) mirror?.append(old.events, m.status);
+      else mirror?.appendPacked(Chunk.fromParts(m.packed), m.firstSeq, m.status);
     });
     const w = new Worker(path.join(__dirname, 'engineClient.js'), {
       workerData: { mode, url, events, batches: batches?.port2 },

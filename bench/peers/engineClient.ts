@@ -54,7 +54,7 @@ async function engine(url: string, events: number, recorder: boolean, batchPort:
   if (sink instanceof TraceRecorder) currentMemSampler().probe = () => sink.held;
   // engine-session: subscribed as engineWorker.ts subscribes a live session's recorder, its batches posted to the main thread.
   if (sink instanceof TraceRecorder && batchPort) {
-    const batches = new EventBatches((m) => batchPort.postMessage(m));
+    const batches = new EventBatches((m, moved) => batchPort.postMessage(m, moved));
     batches.recorder = sink;
     sink.subscribe(batches.collect);
   }

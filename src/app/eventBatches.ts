@@ -1,6 +1,7 @@
 /**
  * What the engine worker sends its host while a session runs (workerProtocol.ts): the recorder's
- * events collected into batches — one per `intervalMs`, or at once when `maxEvents` are pending —
+ * events collected into batches — one per `intervalMs`, or at once when `maxEvents` are pending,
+ * each packed into a chunk of its own (eventChunk.ts) whose typed arrays the message moves —
  * each with the recorder's status (drops, spill, the running summary, and the findings at most
  * once per FINDINGS_INTERVAL_MS and at most a tenth of the worker's time). engineWorker.ts runs
  * one per session; bench/peers runs the same to measure a live session's cost per event.
@@ -11,6 +12,7 @@ import type { RecordedEvent } from '../format/events';
 import type { Finding } from '../format/trace';
 import { computeFindings } from '../trace/findings';
 import type { TraceRecorder } from '../trace/recorder';
+import { Chunk } from '../trace/eventChunk';
 import { SummaryModel } from '../trace/summary';
 
 /**
@@ -31,7 +33,7 @@ export class EventBatches {
   private findingsSeq = -1;
 
   constructor(
-    private readonly send: (msg: WorkerToHost) => void,
+    private readonly send: (msg: WorkerToHost, transfer: ArrayBuffer[]) => void,
     private readonly intervalMs = BATCH_INTERVAL_MS,
     private readonly maxEvents = BATCH_MAX_EVENTS,
   ) {}
@@ -53,7 +55,13 @@ export class EventBatches {
     if (this.pending.length === 0) return;
     const events = this.pending;
     this.pending = [];
-    this.send({ type: 'batch', events, status: this.status() });
+    // Packed as the recorder packs its window: the host gets typed arrays it keeps as they come,
+    // not objects to copy out of the message one by one.
+    const chunk = new Chunk(events.length, events.length * 8);
+    for (const e of events) chunk.add(e, false);
+    const packed = chunk.parts();
+    const moved = [packed.types, packed.starts, packed.times, packed.slots, packed.wide].map((a) => a.buffer as ArrayBuffer).filter((b) => b.byteLength > 0);
+    this.send({ type: 'batch', packed, firstSeq: events[0].seq, status: this.status() }, moved);
   }
 
   /** The recorder's status; `final` computes the findings whatever the interval. */

@@ -12,6 +12,7 @@ import type { Finding, TraceHeader } from '../format/trace';
 import type { TraceSummary } from '../trace/summary';
 import { evictionCount } from '../trace/recorder';
 import { EventWindow } from '../trace/eventWindow';
+import type { Chunk } from '../trace/eventChunk';
 import type { TypedEvents } from '../trace/findings/types';
 import type { SpillOverview } from '../format/spill';
 import { readSegment, type SpillState } from '../trace/segments';
@@ -50,7 +51,10 @@ export class TraceMirror implements TraceSource {
       w.push(e, false);
     }
     if (events.length === 0) return;
-    const batch = [...events];
+    this.tell([...events]);
+  }
+
+  private tell(batch: RecordedEvent[]): void {
     for (const fn of this.listeners) {
       try {
         fn(batch);
@@ -58,6 +62,40 @@ export class TraceMirror implements TraceSource {
         // A broken consumer must not stop the others.
       }
     }
+  }
+
+  /**
+   * Takes one packed batch from the worker (its events have seqs from firstSeq on), in order: the
+   * chunk joins the window as it is, the oldest events leave as they left the worker's recorder,
+   * and the subscribers get the batch's events as objects.
+   */
+  appendPacked(chunk: Chunk, firstSeq: number, status: RecorderStatus): void {
+    this.setStatus(status);
+    const n = chunk.count;
+    if (n === 0) return;
+    const w = this.buffer;
+    if (firstSeq !== w.firstSeq + w.length) {
+      if (w.length > 0) w.dropFirst(w.length);
+      w.startAt(firstSeq);
+    }
+    // The worker evicted before each event once `cap` were held; the same evictions, in order,
+    // leave the same events (they go from the front, so the whole chunk may be in place first).
+    const steps: number[] = [];
+    let held = w.length;
+    for (let k = 0; k < n; k++) {
+      if (held >= this.cap) {
+        const c = evictionCount(this.cap, held);
+        steps.push(c);
+        held -= c;
+      }
+      held++;
+    }
+    w.append(chunk);
+    for (const c of steps) this.evict(c);
+    if (this.listeners.size === 0) return;
+    const batch: RecordedEvent[] = new Array(n);
+    for (let k = 0; k < n; k++) batch[k] = chunk.read(k, firstSeq + k);
+    this.tell(batch);
   }
 
   /** The worker's last word on drops and spill (also when no event came with it). */

@@ -13,7 +13,8 @@ import type { LiveTarget } from './liveInformer';
 import type { Scenario } from '../scenario/types';
 import type { ConsistencyResult } from '../trace/consistency';
 import type { SpillState } from '../trace/segments';
-import type { FaultName, RecordedEvent } from '../format/events';
+import type { ChunkParts } from '../trace/eventChunk';
+import type { FaultName } from '../format/events';
 import type { Finding, TraceHeader } from '../format/trace';
 import type { TraceSummary } from '../trace/summary';
 import type { SpillAnswer, SpillCall } from './spillRead';
@@ -84,7 +85,11 @@ export type WorkerToHost =
       /** The memory window (events) the recorder keeps; the host's mirror keeps the same. */
       cap: number;
     }
-  | { type: 'batch'; events: RecordedEvent[]; status: RecorderStatus }
+  /**
+   * The events recorded since the last batch, packed as the recorder packs its window
+   * (eventChunk.ts), seqs from firstSeq on; the typed arrays are moved with the message.
+   */
+  | { type: 'batch'; packed: ChunkParts; firstSeq: number; status: RecorderStatus }
   | { type: 'reply'; id: number; ok: true; value?: ConsistencyResult | SpillAnswer }
   | { type: 'reply'; id: number; ok: false; message: string }
   /** The engine ended by itself (a replay finished) or on `stop`; nothing follows. */

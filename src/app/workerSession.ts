@@ -17,6 +17,7 @@ import { dirname, extname, join } from 'node:path';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { FaultName } from '../format/events';
 import { removeSegment, type SpillState } from '../trace/segments';
+import { Chunk } from '../trace/eventChunk';
 import type { ConsistencyResult } from '../trace/consistency';
 import { RunError } from './errors';
 import { InformerSession, type LiveControls, type SessionKind } from './session';
@@ -285,7 +286,11 @@ export function startWorkerSession(
           return;
         }
         case 'batch':
-          mirror?.append(m.events, m.status);
+          try {
+            mirror?.appendPacked(Chunk.fromParts(m.packed), m.firstSeq, m.status);
+          } catch (e) {
+            fail(`the engine sent a batch the extension cannot read: ${e instanceof Error ? e.message : String(e)}`);
+          }
           return;
         case 'reply': {
           const p = pending.get(m.id);

@@ -158,6 +158,21 @@ function keyCount(o: object): number {
 
 const NO_WIDE = new Float64Array(0);
 
+/**
+ * A full chunk's contents as they travel from the engine worker to the host (Chunk.parts,
+ * Chunk.fromParts): its typed arrays, which the message moves rather than copies, and its string
+ * table (the strings and the events kept as objects), which it copies.
+ */
+export interface ChunkParts {
+  count: number;
+  types: Uint8Array;
+  starts: Uint32Array;
+  times: Float64Array;
+  slots: Int32Array;
+  wide: Float64Array;
+  strings: unknown[];
+}
+
 export class Chunk {
   readonly types: Uint8Array;
   readonly starts: Uint32Array;
@@ -172,11 +187,42 @@ export class Chunk {
   /** Where each interned string is in the table; dropped when the chunk is full. */
   private index: Map<string, number> | undefined = new Map<string, number>();
 
-  constructor(readonly capacity: number, slotHint: number) {
+  constructor(readonly capacity: number, slotHint: number, parts?: ChunkParts) {
+    if (parts) {
+      // A full chunk made elsewhere (fromParts): it takes no more events.
+      this.types = parts.types;
+      this.starts = parts.starts;
+      this.times = parts.times;
+      this.slots = parts.slots;
+      this.used = parts.slots.length;
+      this.wide = parts.wide.length === 0 ? NO_WIDE : parts.wide;
+      this.wideUsed = parts.wide.length;
+      this.count = parts.count;
+      this.strings = parts.strings;
+      this.index = undefined;
+      return;
+    }
     this.types = new Uint8Array(capacity);
     this.starts = new Uint32Array(capacity);
     this.times = new Float64Array(capacity);
     this.slots = new Int32Array(Math.max(16, slotHint));
+  }
+
+  /** A full chunk's contents (see ChunkParts); the caller may move its typed arrays' buffers away, after which the chunk must not be read. */
+  parts(): ChunkParts {
+    if (!this.full) throw new Error('Chunk.parts: the chunk is not full');
+    return { count: this.count, types: this.types, starts: this.starts, times: this.times, slots: this.slots, wide: this.wide === NO_WIDE ? new Float64Array(0) : this.wide, strings: this.strings };
+  }
+
+  /** The chunk whose parts these are; throws when they do not fit together (they come from another thread). */
+  static fromParts(p: ChunkParts): Chunk {
+    const n = p.count;
+    const ok =
+      Number.isInteger(n) && n > 0 && p.types instanceof Uint8Array && p.types.length === n && p.starts instanceof Uint32Array && p.starts.length === n &&
+      p.times instanceof Float64Array && p.times.length === n && p.slots instanceof Int32Array && p.wide instanceof Float64Array && Array.isArray(p.strings) &&
+      p.starts.every((at) => at < p.slots.length);
+    if (!ok) throw new Error('a packed batch whose parts do not fit together');
+    return new Chunk(n, 0, p);
   }
 
   get full(): boolean {

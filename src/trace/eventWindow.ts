@@ -14,6 +14,12 @@ export { packedLayout, type PackedLayout } from './eventChunk';
  */
 export class EventWindow {
   private chunks: Chunk[] = [];
+  /**
+   * Where each chunk's first event is, counted from chunks[0]'s first. While every chunk but the
+   * last holds chunkSize events (uniform), the chunk of an index is found by division.
+   */
+  private offsets: number[] = [];
+  private uniform = true;
   /** Events of chunks[0] already gone. */
   private head = 0;
   private size = 0;
@@ -65,16 +71,56 @@ export class EventWindow {
       if (last) this.slotHint = last.used;
       // The first chunk starts small and grows; later ones reserve about what the last full one used.
       last = new Chunk(this.chunkSize, this.slotHint > 0 ? Math.ceil(this.slotHint * 1.05) : Math.min(this.chunkSize * 8, 1 << 16));
-      this.chunks.push(last);
+      this.addChunk(last);
     }
     return last;
+  }
+
+  private addChunk(c: Chunk): void {
+    const n = this.chunks.length;
+    const last = this.chunks[n - 1];
+    this.offsets.push(n === 0 ? 0 : this.offsets[n - 1] + last.count);
+    if ((last !== undefined && last.count !== this.chunkSize) || c.capacity !== this.chunkSize) this.uniform = false;
+    this.chunks.push(c);
+  }
+
+  /**
+   * Appends the events of a full chunk made elsewhere (an engine worker's batch, Chunk.fromParts),
+   * with seqs from firstSeq + length on: the chunk becomes part of the window as it is.
+   */
+  append(c: Chunk): void {
+    if (!c.full) throw new Error('EventWindow.append: the chunk is not full');
+    if (c.count === 0) return;
+    this.addChunk(c);
+    this.size += c.count;
+  }
+
+  /** Which chunk holds the event at j (counted from chunks[0]'s first event). */
+  private chunkOf(j: number): number {
+    if (this.uniform) return Math.floor(j / this.chunkSize);
+    const o = this.offsets;
+    let lo = 0;
+    let hi = o.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (o[mid] <= j) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   }
 
   /** The held event at this index (0 = the oldest); forFindings: see Chunk.read. */
   at(i: number, forFindings = false): RecordedEvent {
     const j = i + this.head;
-    const c = Math.floor(j / this.chunkSize);
-    return this.chunks[c].read(j - c * this.chunkSize, this.first + i, forFindings);
+    const c = this.chunkOf(j);
+    return this.chunks[c].read(j - this.offsets[c], this.first + i, forFindings);
+  }
+
+  /** The type of the held event at this index, without making it. */
+  private typeAt(i: number): string {
+    const j = i + this.head;
+    const c = this.chunkOf(j);
+    return this.chunks[c].typeOf(j - this.offsets[c]);
   }
 
   /** The held events with index from ≤ i < to, as objects. */
@@ -98,9 +144,7 @@ export class EventWindow {
       if (index) return index;
       index = new Map();
       for (let i = 0; i < size; i++) {
-        const j = i + this.head;
-        const c = Math.floor(j / this.chunkSize);
-        const type = this.chunks[c].typeOf(j - c * this.chunkSize);
+        const type = this.typeAt(i);
         const list = index.get(type);
         if (list) list.push(i);
         else index.set(type, [i]);
@@ -126,12 +170,17 @@ export class EventWindow {
     this.size -= n;
     this.first += n;
     this.head += n;
-    while (this.chunks.length > 0 && this.head >= this.chunkSize) {
+    while (this.chunks.length > 1 && this.head >= this.offsets[1]) {
       this.chunks.shift();
-      this.head -= this.chunkSize;
+      this.offsets.shift();
+      const base = this.offsets[0];
+      for (let k = 0; k < this.offsets.length; k++) this.offsets[k] -= base;
+      this.head -= base;
     }
     if (this.size === 0) {
       this.chunks = [];
+      this.offsets = [];
+      this.uniform = true;
       this.head = 0;
     }
   }

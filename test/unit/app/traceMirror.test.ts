@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import type { RecordedEvent, TraceEvent } from '../../../src/format/events';
 import { TraceMirror } from '../../../src/app/traceMirror';
+import { EventBatches } from '../../../src/app/eventBatches';
+import { Chunk } from '../../../src/trace/eventChunk';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import { diffForSeq, diffForSeqIn } from '../../../src/protocol/eventColumns';
 import { SAMPLE_EVENTS, header } from '../trace/fixtures';
@@ -57,5 +59,54 @@ describe("the host's trace mirror (packed as the worker's recorder packs)", () =
     assert.deepEqual(mirror.events().map((e) => e.seq), [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
     mirror.append(events.slice(25), { dropped: 15 });
     assert.deepEqual(mirror.events().map((e) => e.seq), [25, 26, 27, 28, 29]);
+  });
+});
+
+describe('packed batches from the worker to the host (EventBatches → TraceMirror.appendPacked)', () => {
+  for (const [cap, every] of [[1000, 97], [100, 450]] as const) {
+    it(`the host's mirror holds what the worker's recorder holds, its subscribers get every event once (cap ${cap}, a batch every ${every} events)`, () => {
+      const r = new TraceRecorder({ ...header(), cap }, cap);
+      const mirror = new TraceMirror(r.header(), r.header().cap);
+      const told: RecordedEvent[] = [];
+      mirror.subscribe((b) => told.push(...b));
+      const announced: RecordedEvent[] = [];
+      r.subscribe((b) => announced.push(...structuredClone(b)));
+      let messages = 0;
+      const batches = new EventBatches((m, moved) => {
+        // The message as the host gets it: a structured clone that moves the typed arrays.
+        const got = structuredClone(m, { transfer: moved });
+        assert.equal(got.type, 'batch');
+        if (got.type !== 'batch') return;
+        assert.ok(moved.length > 0 && moved.every((b) => b.byteLength === 0), 'the arrays were moved, not copied');
+        mirror.appendPacked(Chunk.fromParts(got.packed), got.firstSeq, got.status);
+        messages++;
+      }, 1_000_000, 1_000_000);
+      batches.recorder = r;
+      r.subscribe(batches.collect);
+      const events = workload(3000);
+      for (let i = 0; i < events.length; i++) {
+        r.emit(events[i]);
+        if (i % every === every - 1 || i === events.length - 1) {
+          batches.flush();
+          assert.deepEqual(mirror.events(), r.events(), `after event ${i}`);
+          assert.equal(mirror.firstHeldSeq, r.firstHeldSeq);
+        }
+      }
+      assert.ok(messages > 3 && r.dropped > 0);
+      // Every recorded event once, in order, as the export writes it (fields whose value is undefined left out).
+      assert.ok(announced.length > 3000, 'the drop markers are events too');
+      assert.deepEqual(told, JSON.parse(JSON.stringify(announced)));
+      assert.deepEqual(told.map((e) => e.seq), Array.from({ length: announced.length }, (_, i) => i));
+    });
+  }
+
+  it('parts that do not fit together are refused with a message', () => {
+    const c = new Chunk(2, 8);
+    c.add({ t: 1, type: 'resync.timer', shouldResync: true }, false);
+    c.add({ t: 2, type: 'resync.timer', shouldResync: false }, false);
+    const p = c.parts();
+    assert.equal(Chunk.fromParts(p).read(1, 7).t, 2);
+    assert.throws(() => Chunk.fromParts({ ...p, count: 3 }), /do not fit together/);
+    assert.throws(() => Chunk.fromParts({ ...p, starts: new Uint32Array([0, 99]) }), /do not fit together/);
   });
 });
