@@ -52,11 +52,16 @@ async function engine(url: string, events: number, recorder: boolean, batchPort:
     : nullSink;
   // PEERS_MEM: each memory sample also reads how many events the recorder's window holds.
   if (sink instanceof TraceRecorder) currentMemSampler().probe = () => sink.held;
-  // engine-session: subscribed as engineWorker.ts subscribes a live session's recorder, its batches posted to the main thread.
+  // engine-session: attached as engineWorker.ts attaches a live session's recorder, its batches posted to the main thread.
   if (sink instanceof TraceRecorder && batchPort) {
     const batches = new EventBatches((m, moved) => batchPort.postMessage(m, moved));
-    batches.recorder = sink;
-    sink.subscribe(batches.collect);
+    // A --baseline revision may predate attach (its EventBatches subscribed to the recorder's objects).
+    const older = batches as unknown as { attach?: unknown; recorder: TraceRecorder; collect: Parameters<TraceRecorder['subscribe']>[0] };
+    if (typeof older.attach === 'function') batches.attach(sink);
+    else {
+      older.recorder = sink;
+      sink.subscribe(older.collect);
+    }
   }
   const informer = new SharedIndexInformer({ listerWatcher: lw, profile, clock, sink, name: 'bench' });
   const counter = new Counter(2, events);

@@ -45,8 +45,8 @@ async function start(m: WorkerStart): Promise<void> {
     const spec = m.spec;
     const target = { ...spec, conn: connect({ kubeconfigYaml: spec.kubeconfigYaml }) };
     live = openLive(target, { cap: m.cap, spill: m.spill });
-    recorder = batches.recorder = live.recorder;
-    recorder.subscribe(batches.collect);
+    recorder = live.recorder;
+    batches.attach(recorder);
     // The informer needs at least one handler to show notifications; "main" stands for the controller.
     live.informer.addEventHandler('main', {});
     const origin = performance.timeOrigin + performance.now() - live.clock.now();
@@ -62,9 +62,9 @@ async function start(m: WorkerStart): Promise<void> {
     cap: m.cap,
     spill,
     onRecorder: (r, profile) => {
-      recorder = batches.recorder = r;
+      recorder = r;
+      batches.attach(r);
       send({ type: 'started', header: r.header(), title: `${scenario.name} (replay, ${profile.name})`, cap: r.header().cap });
-      r.subscribe(batches.collect);
     },
   });
   if (run.result.outcome === 'error') throw new RunError(`replay of ${scenario.name} failed: ${run.result.error ?? 'unknown error'}`);

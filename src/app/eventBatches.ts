@@ -8,11 +8,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { BATCH_INTERVAL_MS, BATCH_MAX_EVENTS, FINDINGS_INTERVAL_MS, type RecorderStatus, type WorkerToHost } from './workerProtocol';
-import type { RecordedEvent } from '../format/events';
 import type { Finding } from '../format/trace';
 import { computeFindings } from '../trace/findings';
 import type { TraceRecorder } from '../trace/recorder';
-import { Chunk } from '../trace/eventChunk';
 import { SummaryModel } from '../trace/summary';
 
 /**
@@ -21,12 +19,15 @@ import { SummaryModel } from '../trace/summary';
  */
 const FINDINGS_SHARE_INVERSE = 10;
 
+/** The summary before a recorder is attached. */
+const EMPTY_SUMMARY = new SummaryModel();
+
 export class EventBatches {
-  /** The recorder whose events are collected (set once the session has one). */
+  /** The recorder whose events are collected (attach). */
   recorder: TraceRecorder | undefined;
-  /** The counts of every event recorded (spilled ones too), kept as events come. */
-  private readonly summary = new SummaryModel();
-  private pending: RecordedEvent[] = [];
+  /** The seq of the first event not sent yet. */
+  private sent = 0;
+  private pendingCount = 0;
   private flushTimer: NodeJS.Timeout | undefined;
   private findingsAt = Number.NEGATIVE_INFINITY;
   private findingsGap = FINDINGS_INTERVAL_MS;
@@ -38,30 +39,40 @@ export class EventBatches {
     private readonly maxEvents = BATCH_MAX_EVENTS,
   ) {}
 
-  /** The recorder's subscriber: collects its events; one batch per interval, or at once when many are pending. */
-  readonly collect = (batch: RecordedEvent[]): void => {
-    for (const e of batch) {
-      this.pending.push(e);
-      this.summary.add(e);
-    }
-    if (this.pending.length >= this.maxEvents) this.flush();
-    else this.flushTimer ??= setTimeout(() => this.flush(), this.intervalMs);
-  };
+  /**
+   * Collects the events r records from now on: told of each (TraceRecorder.tap), never handed
+   * an object; a batch is a packed copy of the recorder's window (packedSince), sent once per
+   * interval, at once when many are pending, and before unsent events leave the window.
+   */
+  attach(r: TraceRecorder): void {
+    this.recorder = r;
+    this.sent = r.nextSeqToCome;
+    r.tap({
+      recorded: () => {
+        if (++this.pendingCount >= this.maxEvents) this.flush();
+        else this.flushTimer ??= setTimeout(() => this.flush(), this.intervalMs);
+      },
+      leaving: (untilSeq) => {
+        if (this.sent < untilSeq) this.flush();
+      },
+    });
+  }
 
   /** Sends what is pending as one batch. */
   flush(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.pending.length === 0) return;
-    const events = this.pending;
-    this.pending = [];
-    // Packed as the recorder packs its window: the host gets typed arrays it keeps as they come,
-    // not objects to copy out of the message one by one.
-    const chunk = new Chunk(events.length, events.length * 8);
-    for (const e of events) chunk.add(e, false);
-    const packed = chunk.parts();
+    const r = this.recorder;
+    if (!r || this.pendingCount === 0) return;
+    this.pendingCount = 0;
+    const firstSeq = Math.max(this.sent, r.firstHeldSeq);
+    this.sent = r.nextSeqToCome;
+    // Copied packed, as the recorder keeps its window: the host gets typed arrays it keeps as
+    // they come, not objects to copy out of the message one by one.
+    const packed = r.packedSince(firstSeq);
+    if (!packed) return;
     const moved = [packed.types, packed.starts, packed.times, packed.slots, packed.wide].map((a) => a.buffer as ArrayBuffer).filter((b) => b.byteLength > 0);
-    this.send({ type: 'batch', packed, firstSeq: events[0].seq, status: this.status() }, moved);
+    this.send({ type: 'batch', packed, firstSeq, status: this.status() }, moved);
   }
 
   /** The recorder's status; `final` computes the findings whatever the interval. */
@@ -69,7 +80,7 @@ export class EventBatches {
     const r = this.recorder;
     const spill = r?.spillState();
     const findings = this.freshFindings(final);
-    return { dropped: r?.dropped ?? 0, ...(spill ? { spill } : {}), summary: this.summary.snapshot(), ...(findings ? { findings } : {}) };
+    return { dropped: r?.dropped ?? 0, ...(spill ? { spill } : {}), summary: (r?.tapSummary() ?? EMPTY_SUMMARY).snapshot(), ...(findings ? { findings } : {}) };
   }
 
   /** Findings read the whole window: recomputed when the trace grew and findingsGap has passed, or at the end. */

@@ -463,6 +463,56 @@ export class Chunk {
   }
 
   /**
+   * Appends a copy of src's i-th event, slot by slot, as add would append that event read back
+   * (no object is made). memo: for src's string table, 1 + the index in this chunk's table of each
+   * entry copied so far (0: not yet), kept by the caller across the events of one src.
+   */
+  copyFrom(src: Chunk, i: number, memo: Int32Array): void {
+    const code = src.types[i];
+    let p = src.starts[i];
+    const at = this.used;
+    const ss = src.slots;
+    if (code === OBJECT) {
+      this.reserve(1);
+      this.slots[this.used++] = this.copyString(src, ss[p], memo);
+    } else {
+      const mask = ss[p++];
+      const kinds = KINDS[code];
+      this.reserve(kinds.length + 1);
+      const slots = this.slots;
+      let q = this.used;
+      slots[q++] = mask;
+      for (let f = 0; f < kinds.length; f++) {
+        if ((mask & (1 << f)) === 0) continue;
+        const x = ss[p++];
+        if ((mask & (1 << (WIDE_BIT + f))) !== 0) slots[q++] = this.putWide(src.wide[x]);
+        else if (x < 0 && kinds[f] !== NUM) slots[q++] = -1 - this.copyString(src, -1 - x, memo);
+        else if (x >= 0 && kinds[f] === JSON_TEXT) slots[q++] = this.copyString(src, x, memo);
+        else slots[q++] = x;
+      }
+      this.used = q;
+    }
+    this.types[this.count] = code;
+    this.times[this.count] = src.times[i];
+    this.starts[this.count++] = at;
+    if (this.full) this.settle();
+  }
+
+  /** The index here of src's string-table entry j (copied at its first use; memo: see copyFrom). */
+  private copyString(src: Chunk, j: number, memo: Int32Array): number {
+    const known = memo[j];
+    if (known !== 0) return known - 1;
+    const k = this.keep(src.strings[j]);
+    memo[j] = k + 1;
+    return k;
+  }
+
+  /** How many entries the string table has (a copyFrom memo's length). */
+  get stringCount(): number {
+    return this.strings.length;
+  }
+
+  /**
    * The i-th event as an object with this seq. forFindings: a field kept as JSON text (an
    * update's diff) is not an own property but parsed when read, through a getter of the object's
    * prototype (FOR_FINDINGS): a rule reading it gets it, enumerating the object does not list it.

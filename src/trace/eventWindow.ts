@@ -133,6 +133,28 @@ export class EventWindow {
   }
 
   /**
+   * A copy of the held events with index from ≤ i < to, packed in a chunk of their own (a batch
+   * for the host, Chunk.parts), made slot by slot without objects; undefined when the range is empty.
+   */
+  copyRange(from: number, to: number = this.size): Chunk | undefined {
+    const a = Math.max(0, Math.min(this.size, Math.floor(from)));
+    const b = Math.max(a, Math.min(this.size, Math.floor(to)));
+    if (a === b) return undefined;
+    const out = new Chunk(b - a, (b - a) * 8);
+    let i = a + this.head;
+    const end = b + this.head;
+    while (i < end) {
+      const k = this.chunkOf(i);
+      const c = this.chunks[k];
+      const base = this.offsets[k];
+      const stop = Math.min(end, base + c.count);
+      const memo = new Int32Array(c.stringCount);
+      for (; i < stop; i++) out.copyFrom(c, i - base, memo);
+    }
+    return out;
+  }
+
+  /**
    * The held events by type, made into objects only for the types asked for (one pass over the
    * type codes at the first ask). A view of the window as it is now: events pushed or dropped
    * later are not in it, and it must not be read after a drop.

@@ -23,6 +23,8 @@ import { SpillOverviewBuilder } from './spillOverview';
 import { EventWindow, packedLayout, type PackedLayout } from './eventWindow';
 import type { Chunk } from './eventChunk';
 import type { TypedEvents } from './findings/types';
+import { SummaryModel } from './summary';
+import type { ChunkParts } from './eventChunk';
 
 export const TRACE_FORMAT = 'informer-trace/v1';
 export const DEFAULT_TRACE_CAP = 200_000;
@@ -35,6 +37,17 @@ export function evictionCount(cap: number, held: number): number {
 }
 
 type BatchListener = (batch: RecordedEvent[]) => void;
+
+/**
+ * A consumer told of each recorded event without being handed an object (a live session's
+ * batches, eventBatches.ts): it reads what is new packed (packedSince) when it wants to.
+ */
+export interface RecorderTap {
+  /** One more event was recorded (its seq is nextSeq - 1), and counted in the summary. */
+  recorded(): void;
+  /** The events with seq below untilSeq are about to leave the window (spilled or dropped). */
+  leaving(untilSeq: number): void;
+}
 
 /** Slots of TraceRecorder.lastPlain, by field. */
 const [PLAIN_KEY, PLAIN_RV, PLAIN_OLD_RV, PLAIN_EVENT_TYPE, PLAIN_SOURCE, PLAIN_DELTA, PLAIN_CHANGE, PLAIN_HANDLER, PLAIN_OP] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
@@ -53,6 +66,9 @@ export class TraceRecorder implements EventSink, TracePacker {
   private readonly redaction: RedactionContext | undefined;
   private readonly buffer: EventWindow;
   private readonly listeners = new Set<BatchListener>();
+  private tapped: RecorderTap | undefined;
+  /** The counts of the events recorded since tap() (summarized from their fields, spilled or dropped ones too). */
+  private summary: SummaryModel | undefined;
   private nextSeq = 0;
   private droppedCount = 0;
   private readonly spill: SegmentFile | undefined;
@@ -93,6 +109,10 @@ export class TraceRecorder implements EventSink, TracePacker {
     const clean = this.redaction ? redactEvent(e, this.redaction) : e;
     this.buffer.push(clean, owned || clean !== e);
     const seq = this.nextSeq++;
+    if (this.tapped) {
+      this.summary!.add(clean, seq);
+      this.tapped.recorded();
+    }
     if (this.listeners.size === 0) return;
     let recorded: RecordedEvent;
     if (clean === e && !owned) recorded = { ...e, seq };
@@ -171,6 +191,10 @@ export class TraceRecorder implements EventSink, TracePacker {
     c.str(at.rv, rv);
     c.bool(at.accepted, accepted);
     if (!this.commit(c, t)) return false;
+    if (this.tapped) {
+      this.summary!.watchEvent(t, key, eventType, accepted, undefined);
+      this.tapped.recorded();
+    }
     return this.listeners.size === 0 || this.announcePacked({ t, type: 'watch.event', eventType, key, rv, accepted });
   }
 
@@ -180,6 +204,10 @@ export class TraceRecorder implements EventSink, TracePacker {
     c.str(RV.at.rv, rv);
     c.str(RV.at.source, source);
     if (!this.commit(c, t)) return false;
+    if (this.tapped) {
+      this.summary!.rv(rv);
+      this.tapped.recorded();
+    }
     return this.listeners.size === 0 || this.announcePacked({ t, type: 'rv', rv, source } as TraceEvent);
   }
 
@@ -193,6 +221,10 @@ export class TraceRecorder implements EventSink, TracePacker {
     c.num(at.depthKeys, depthKeys);
     c.num(at.depthDeltas, depthDeltas);
     if (!this.commit(c, t)) return false;
+    if (this.tapped) {
+      this.summary!.enqueue(t, this.nextSeq - 1, key, delta, undefined, rv, depthKeys, depthDeltas);
+      this.tapped.recorded();
+    }
     return this.listeners.size === 0 || this.announcePacked({ t, type: 'fifo.enqueue', key, delta, rv, depthKeys, depthDeltas } as TraceEvent);
   }
 
@@ -207,6 +239,10 @@ export class TraceRecorder implements EventSink, TracePacker {
     c.num(at.depthKeys, depthKeys);
     c.num(at.depthDeltas, depthDeltas);
     if (!this.commit(c, t)) return false;
+    if (this.tapped) {
+      this.summary!.pop(depthKeys, depthDeltas);
+      this.tapped.recorded();
+    }
     return this.listeners.size === 0 || this.announcePacked({ t, type: 'fifo.pop', key, deltas, isInInitialList, depthKeys, depthDeltas } as TraceEvent);
   }
 
@@ -234,6 +270,10 @@ export class TraceRecorder implements EventSink, TracePacker {
     c.str(at.oldRv, oldRv);
     c.str(at.rv, rv);
     if (!this.commit(c, t)) return false;
+    if (this.tapped) {
+      this.summary!.distribute(op, op === 'update' ? change : undefined);
+      this.tapped.recorded();
+    }
     if (this.listeners.size === 0) return true;
     const e =
       op === 'update'
@@ -260,7 +300,43 @@ export class TraceRecorder implements EventSink, TracePacker {
     c.str(at.change, change);
     c.num(at.pending, pending);
     if (!this.commit(c, t)) return false;
+    if (this.tapped) {
+      this.summary!.notify(t, this.nextSeq - 1, key, rv, op, tombstone);
+      this.tapped.recorded();
+    }
     return this.listeners.size === 0 || this.announcePacked(notifyLiteral(t, handler, key, pending, op, rv, oldRv, isSync, initialList, tombstone, change));
+  }
+
+  /**
+   * Tells tap of every event recorded from now on (one tap at a time), and from now on counts
+   * them in summary(). Returns the untap function.
+   */
+  tap(t: RecorderTap): () => void {
+    if (this.tapped) throw new Error('TraceRecorder.tap: the recorder has a tap already');
+    this.tapped = t;
+    this.summary ??= new SummaryModel();
+    return () => {
+      if (this.tapped === t) this.tapped = undefined;
+    };
+  }
+
+  /** The counts of the events recorded since the first tap() (undefined before it). */
+  tapSummary(): SummaryModel | undefined {
+    return this.summary;
+  }
+
+  /** The seq the next recorded event gets. */
+  get nextSeqToCome(): number {
+    return this.nextSeq;
+  }
+
+  /**
+   * The held events with seq ≥ seq, copied packed into a chunk of their own (EventWindow.copyRange),
+   * as their parts; undefined when there are none.
+   */
+  packedSince(seq: number): ChunkParts | undefined {
+    const from = Math.max(0, Math.floor(seq) - this.buffer.firstSeq);
+    return this.buffer.copyRange(from)?.parts();
   }
 
   header(): TraceHeader {
@@ -336,6 +412,7 @@ export class TraceRecorder implements EventSink, TracePacker {
    */
   private evictOldest(t: number): RecordedEvent | undefined {
     const count = evictionCount(this.head.cap, this.buffer.length);
+    this.tapped?.leaving(this.buffer.firstSeq + count);
     if (this.spill) {
       const oldest = this.buffer.slice(0, count);
       if (this.spill.tryAppend(oldest)) {
@@ -349,6 +426,10 @@ export class TraceRecorder implements EventSink, TracePacker {
     const marker = { type: 'trace.dropped', t, count } as RecordedEvent;
     this.buffer.push(marker, true);
     marker.seq = this.nextSeq++;
+    if (this.tapped) {
+      this.summary!.add(marker, marker.seq);
+      this.tapped.recorded();
+    }
     return marker;
   }
 }

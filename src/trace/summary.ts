@@ -66,80 +66,132 @@ export class SummaryModel {
     this.s = SummaryModel.zero();
   }
 
-  add(e: Ev): void {
+  /** Counts e; seq: its seq (e.seq unless given: a recorder counts an event before it carries one). */
+  add(e: Ev, seq: number | undefined = e.seq): void {
     const s = this.s;
-    s.events++;
     switch (e.type) {
       case 'relist':
+        s.events++;
         s.relists++;
         this.reasons.set(e.reason, (this.reasons.get(e.reason) ?? 0) + 1);
-        this.openRelist = e.seq ?? -1;
+        this.openRelist = seq ?? -1;
         break;
       case 'list.done':
+        s.events++;
         s.lists++;
         this.openRelist = undefined;
         break;
       case 'list.error':
+        s.events++;
         if (this.openRelist !== undefined) this.refused.push(this.openRelist);
         this.openRelist = undefined;
         break;
       case 'distribute':
-        // Syncs count too: after a relist, unchanged objects come back as Replaced deltas whose
-        // update notifications are flagged isSync (equal RVs) yet still reach every handler.
-        if (e.op === 'update') {
-          s.updates++;
-          if (e.change === 'identical') s.identicalUpdates++;
-        }
+        this.distribute(e.op, e.change);
         break;
       case 'fifo.enqueue':
-        if (e.tombstone) {
-          this.tombstoneIds.add(`${e.key}\u0000${e.rv}`);
-          this.repaired(e.key, e.t, e.seq, true);
-        } else if (e.delta === 'Replaced' || e.delta === 'Added' || e.delta === 'Updated') this.onServer(e.key, e.t);
-        else if (e.delta === 'Deleted') this.repaired(e.key, e.t, e.seq, false);
-        s.fifoKeys = e.depthKeys;
-        s.fifoDeltas = e.depthDeltas;
+        this.enqueue(e.t, seq, e.key, e.delta, e.tombstone, e.rv, e.depthKeys, e.depthDeltas);
         break;
       case 'notify':
-        // RealFIFO's atomic relist makes its tombstones when it distributes: they reach the
-        // handlers without a FIFO entry. One object's tombstone reaches every handler once.
-        if (e.op === 'delete' && e.tombstone) {
-          this.tombstoneIds.add(`${e.key}\u0000${e.rv}`);
-          this.repaired(e.key, e.t, e.seq, true);
-        }
+        this.notify(e.t, seq, e.key, e.rv, e.op, e.tombstone);
         break;
       case 'fifo.pop':
-        s.fifoKeys = e.depthKeys;
-        s.fifoDeltas = e.depthDeltas;
+        this.pop(e.depthKeys, e.depthDeltas);
         break;
       case 'rv':
-        s.currentRv = e.rv;
+        this.rv(e.rv);
         break;
       case 'synced':
+        s.events++;
         s.synced = true;
         break;
       case 'reflector.state':
+        s.events++;
         s.state = e.state;
         break;
       case 'watch.start':
+        s.events++;
         s.watches++;
         break;
       case 'consistency.check':
-        if (Array.isArray(e.extra)) for (const key of e.extra) this.revealedByCheck(String(key), e.seq ?? -1);
+        s.events++;
+        if (Array.isArray(e.extra)) for (const key of e.extra) this.revealedByCheck(String(key), seq ?? -1);
         break;
       case 'watch.event':
-        if (e.key && e.accepted && (e.eventType === 'ADDED' || e.eventType === 'MODIFIED')) this.onServer(e.key, e.t);
-        // A watch-list's initial events end with this bookmark: it stands for the list.
-        if (e.initialEventsEnd) {
-          s.lists++;
-          this.openRelist = undefined;
-        }
+        this.watchEvent(e.t, e.key, e.eventType, e.accepted, e.initialEventsEnd);
         break;
       case 'trace.dropped':
+        s.events++;
         s.dropped += Number.isFinite(e.count) ? e.count : 0;
         break;
       default:
+        s.events++;
         break;
+    }
+  }
+
+  // One method per type a recorder packs (recorder.ts counts those events from their fields,
+  // without an object); add() counts the same types through them.
+
+  /** A watch.event. */
+  watchEvent(t: number, key: string | undefined, eventType: string, accepted: boolean, initialEventsEnd: boolean | undefined): void {
+    const s = this.s;
+    s.events++;
+    if (key && accepted && (eventType === 'ADDED' || eventType === 'MODIFIED')) this.onServer(key, t);
+    // A watch-list's initial events end with this bookmark: it stands for the list.
+    if (initialEventsEnd) {
+      s.lists++;
+      this.openRelist = undefined;
+    }
+  }
+
+  /** An rv event. */
+  rv(rv: string): void {
+    this.s.events++;
+    this.s.currentRv = rv;
+  }
+
+  /** A fifo.enqueue. */
+  enqueue(t: number, seq: number | undefined, key: string, delta: string, tombstone: string | undefined, rv: string, depthKeys: number, depthDeltas: number): void {
+    const s = this.s;
+    s.events++;
+    if (tombstone) {
+      this.tombstoneIds.add(`${key}\u0000${rv}`);
+      this.repaired(key, t, seq, true);
+    } else if (delta === 'Replaced' || delta === 'Added' || delta === 'Updated') this.onServer(key, t);
+    else if (delta === 'Deleted') this.repaired(key, t, seq, false);
+    s.fifoKeys = depthKeys;
+    s.fifoDeltas = depthDeltas;
+  }
+
+  /** A fifo.pop. */
+  pop(depthKeys: number, depthDeltas: number): void {
+    const s = this.s;
+    s.events++;
+    s.fifoKeys = depthKeys;
+    s.fifoDeltas = depthDeltas;
+  }
+
+  /** A distribute. */
+  distribute(op: string, change: string | undefined): void {
+    const s = this.s;
+    s.events++;
+    // Syncs count too: after a relist, unchanged objects come back as Replaced deltas whose
+    // update notifications are flagged isSync (equal RVs) yet still reach every handler.
+    if (op === 'update') {
+      s.updates++;
+      if (change === 'identical') s.identicalUpdates++;
+    }
+  }
+
+  /** A notify. */
+  notify(t: number, seq: number | undefined, key: string, rv: string, op: string, tombstone: boolean | undefined): void {
+    this.s.events++;
+    // RealFIFO's atomic relist makes its tombstones when it distributes: they reach the
+    // handlers without a FIFO entry. One object's tombstone reaches every handler once.
+    if (op === 'delete' && tombstone) {
+      this.tombstoneIds.add(`${key}\u0000${rv}`);
+      this.repaired(key, t, seq, true);
     }
   }
 

@@ -81,8 +81,7 @@ describe('packed batches from the worker to the host (EventBatches → TraceMirr
         mirror.appendPacked(Chunk.fromParts(got.packed), got.firstSeq, got.status);
         messages++;
       }, 1_000_000, 1_000_000);
-      batches.recorder = r;
-      r.subscribe(batches.collect);
+      batches.attach(r);
       const events = workload(3000);
       for (let i = 0; i < events.length; i++) {
         r.emit(events[i]);

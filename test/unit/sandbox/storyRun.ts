@@ -12,12 +12,20 @@ import type { Finding } from '../../../src/format/trace';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import type { RecordedEvent } from '../../../src/format/events';
 import { type TestSandbox, testSandbox } from './helpers';
+import { EventBatches } from '../../../src/app/eventBatches';
+import { TraceMirror } from '../../../src/app/traceMirror';
+import type { RecorderStatus } from '../../../src/app/workerProtocol';
+import { Chunk } from '../../../src/trace/eventChunk';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps', namespaced: true };
 const STEP_MS = 50;
 
 export interface StoryRun {
   recorder: TraceRecorder;
+  /** What a live session's host would hold: the recorder's batches (EventBatches) moved into a TraceMirror. */
+  mirror: TraceMirror;
+  /** The last batch's status (its summary: the counts the worker kept from the packed fields). */
+  lastStatus: RecorderStatus | undefined;
   findings: Finding[];
   ids: string[];
   of<T extends RecordedEvent['type']>(type: T): Extract<RecordedEvent, { type: T }>[];
@@ -47,6 +55,16 @@ export async function runStory(story: string, profileName: string, virtualMs: nu
     cap: 200_000,
     redacted: true,
   });
+  // Attached as a live session's worker attaches its recorder; its messages moved as postMessage moves them.
+  const mirror = new TraceMirror(recorder.header(), recorder.header().cap);
+  let lastStatus: RecorderStatus | undefined;
+  const batches = new EventBatches((m, moved) => {
+    const got = structuredClone(m, { transfer: moved });
+    if (got.type !== 'batch') throw new Error(`a ${got.type} message`);
+    mirror.appendPacked(Chunk.fromParts(got.packed), got.firstSeq, got.status);
+    lastStatus = got.status;
+  });
+  batches.attach(recorder);
   const conn = KubeConnection.load({ kubeconfigYaml: t.sb.kubeconfigYaml });
   const lw = new HttpListerWatcher(conn, CONFIGMAPS, { clock: t.clock });
   let seed = 11;
@@ -62,10 +80,13 @@ export async function runStory(story: string, profileName: string, virtualMs: nu
     await running;
     await t.sb.stop();
   }
+  batches.flush();
   const findings = computeFindings(recorder.header(), recorder.events());
   if (process.env.PRINT_STORY_FINDINGS === '1') console.log(`      ${story} ${profileName}: ${findings.map((f) => f.id).join(', ') || 'none'}`);
   return {
     recorder,
+    mirror,
+    lastStatus,
     findings,
     ids: findings.map((f) => f.id.split(':')[0]),
     of: <T extends RecordedEvent['type']>(type: T) => recorder.events().filter((e): e is Extract<RecordedEvent, { type: T }> => e.type === type),

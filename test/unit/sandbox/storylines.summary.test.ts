@@ -57,6 +57,10 @@ describe('the summary model agrees with the trace, for every profile and storyli
         const c = counted(events);
         if (process.env.PRINT_SUMMARY === "1") console.log(`      ${story} ${profile}: ${JSON.stringify({ ...c, events: events.length })}`);
         assert.equal(s.events, events.length);
+        // A live session's host: the events the engine packed reached it as they are here, and
+        // the summary counted from their fields (no objects) is the summary of the events.
+        assert.deepEqual(r.mirror.events(), events, "the host's mirror");
+        assert.deepEqual(r.lastStatus?.summary, s, 'the summary the worker kept');
         assert.equal(s.relists, c.relists, 'relists');
         assert.equal(s.relistsByReason.reduce((n, [, k]) => n + k, 0), c.relists, 'relists by reason add up');
         assert.equal(s.relistsListRefused, c.refused, 'relists whose LIST was refused');
