@@ -24,7 +24,7 @@ const EMPTY_SUMMARY = new SummaryModel();
 
 export class EventBatches {
   /** The recorder whose events are collected (attach). */
-  recorder: TraceRecorder | undefined;
+  private recorder: TraceRecorder | undefined;
   /** The seq of the first event not sent yet. */
   private sent = 0;
   private pendingCount = 0;
@@ -46,7 +46,7 @@ export class EventBatches {
    */
   attach(r: TraceRecorder): void {
     this.recorder = r;
-    this.sent = r.nextSeqToCome;
+    this.sent = r.firstHeldSeq + r.held;
     r.tap({
       recorded: () => {
         if (++this.pendingCount >= this.maxEvents) this.flush();
@@ -66,7 +66,7 @@ export class EventBatches {
     if (!r || this.pendingCount === 0) return;
     this.pendingCount = 0;
     const firstSeq = Math.max(this.sent, r.firstHeldSeq);
-    this.sent = r.nextSeqToCome;
+    this.sent = r.firstHeldSeq + r.held;
     // Copied packed, as the recorder keeps its window: the host gets typed arrays it keeps as
     // they come, not objects to copy out of the message one by one.
     const packed = r.packedSince(firstSeq);

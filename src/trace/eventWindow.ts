@@ -6,7 +6,7 @@ import type { RecordedEvent, TraceEvent } from '../format/events';
 import type { TypedEvents } from './findings/types';
 import { Chunk } from './eventChunk';
 
-export { packedLayout, type PackedLayout } from './eventChunk';
+export { packedLayout, type PackedLayout } from './eventSchema';
 
 /**
  * Recorded events in seq order, packed. Seqs are contiguous: the i-th held event has seq
@@ -133,12 +133,12 @@ export class EventWindow {
   }
 
   /**
-   * A copy of the held events with index from ≤ i < to, packed in a chunk of their own (a batch
-   * for the host, Chunk.parts), made slot by slot without objects; undefined when the range is empty.
+   * A copy of the held events from index `from` on, packed in a chunk of their own (a batch for
+   * the host, Chunk.parts), made slot by slot without objects; undefined when there are none.
    */
-  copyRange(from: number, to: number = this.size): Chunk | undefined {
+  copyFrom(from: number): Chunk | undefined {
     const a = Math.max(0, Math.min(this.size, Math.floor(from)));
-    const b = Math.max(a, Math.min(this.size, Math.floor(to)));
+    const b = this.size;
     if (a === b) return undefined;
     const out = new Chunk(b - a, (b - a) * 8);
     let i = a + this.head;
@@ -148,7 +148,7 @@ export class EventWindow {
       const c = this.chunks[k];
       const base = this.offsets[k];
       const stop = Math.min(end, base + c.count);
-      const memo = new Int32Array(c.stringCount);
+      const memo = new Int32Array(c.strings.length);
       for (; i < stop; i++) out.copyFrom(c, i - base, memo);
     }
     return out;

@@ -21,10 +21,9 @@ import type { SpillOverview } from '../format/spill';
 import { readSegment, type SegmentFile, type SpillState } from './segments';
 import { SpillOverviewBuilder } from './spillOverview';
 import { EventWindow, packedLayout, type PackedLayout } from './eventWindow';
-import type { Chunk } from './eventChunk';
+import type { Chunk, ChunkParts } from './eventChunk';
 import type { TypedEvents } from './findings/types';
 import { SummaryModel } from './summary';
-import type { ChunkParts } from './eventChunk';
 
 export const TRACE_FORMAT = 'informer-trace/v1';
 export const DEFAULT_TRACE_CAP = 200_000;
@@ -66,9 +65,8 @@ export class TraceRecorder implements EventSink, TracePacker {
   private readonly redaction: RedactionContext | undefined;
   private readonly buffer: EventWindow;
   private readonly listeners = new Set<BatchListener>();
-  private tapped: RecorderTap | undefined;
-  /** The counts of the events recorded since tap() (summarized from their fields, spilled or dropped ones too). */
-  private summary: SummaryModel | undefined;
+  /** The tap, and the counts of the events recorded since tap() (from their fields, spilled or dropped ones too). */
+  private tapped: { tap: RecorderTap; summary: SummaryModel } | undefined;
   private nextSeq = 0;
   private droppedCount = 0;
   private readonly spill: SegmentFile | undefined;
@@ -109,9 +107,10 @@ export class TraceRecorder implements EventSink, TracePacker {
     const clean = this.redaction ? redactEvent(e, this.redaction) : e;
     this.buffer.push(clean, owned || clean !== e);
     const seq = this.nextSeq++;
-    if (this.tapped) {
-      this.summary!.add(clean, seq);
-      this.tapped.recorded();
+    const tp = this.tapped;
+    if (tp) {
+      tp.summary.add(clean, seq);
+      tp.tap.recorded();
     }
     if (this.listeners.size === 0) return;
     let recorded: RecordedEvent;
@@ -191,9 +190,10 @@ export class TraceRecorder implements EventSink, TracePacker {
     c.str(at.rv, rv);
     c.bool(at.accepted, accepted);
     if (!this.commit(c, t)) return false;
-    if (this.tapped) {
-      this.summary!.watchEvent(t, key, eventType, accepted, undefined);
-      this.tapped.recorded();
+    const tp = this.tapped;
+    if (tp) {
+      tp.summary.watchEvent(t, key, eventType, accepted, undefined);
+      tp.tap.recorded();
     }
     return this.listeners.size === 0 || this.announcePacked({ t, type: 'watch.event', eventType, key, rv, accepted });
   }
@@ -204,9 +204,10 @@ export class TraceRecorder implements EventSink, TracePacker {
     c.str(RV.at.rv, rv);
     c.str(RV.at.source, source);
     if (!this.commit(c, t)) return false;
-    if (this.tapped) {
-      this.summary!.rv(rv);
-      this.tapped.recorded();
+    const tp = this.tapped;
+    if (tp) {
+      tp.summary.rv(rv);
+      tp.tap.recorded();
     }
     return this.listeners.size === 0 || this.announcePacked({ t, type: 'rv', rv, source } as TraceEvent);
   }
@@ -221,9 +222,10 @@ export class TraceRecorder implements EventSink, TracePacker {
     c.num(at.depthKeys, depthKeys);
     c.num(at.depthDeltas, depthDeltas);
     if (!this.commit(c, t)) return false;
-    if (this.tapped) {
-      this.summary!.enqueue(t, this.nextSeq - 1, key, delta, undefined, rv, depthKeys, depthDeltas);
-      this.tapped.recorded();
+    const tp = this.tapped;
+    if (tp) {
+      tp.summary.enqueue(t, this.nextSeq - 1, key, delta, undefined, rv, depthKeys, depthDeltas);
+      tp.tap.recorded();
     }
     return this.listeners.size === 0 || this.announcePacked({ t, type: 'fifo.enqueue', key, delta, rv, depthKeys, depthDeltas } as TraceEvent);
   }
@@ -239,9 +241,10 @@ export class TraceRecorder implements EventSink, TracePacker {
     c.num(at.depthKeys, depthKeys);
     c.num(at.depthDeltas, depthDeltas);
     if (!this.commit(c, t)) return false;
-    if (this.tapped) {
-      this.summary!.pop(depthKeys, depthDeltas);
-      this.tapped.recorded();
+    const tp = this.tapped;
+    if (tp) {
+      tp.summary.pop(depthKeys, depthDeltas);
+      tp.tap.recorded();
     }
     return this.listeners.size === 0 || this.announcePacked({ t, type: 'fifo.pop', key, deltas, isInInitialList, depthKeys, depthDeltas } as TraceEvent);
   }
@@ -270,9 +273,10 @@ export class TraceRecorder implements EventSink, TracePacker {
     c.str(at.oldRv, oldRv);
     c.str(at.rv, rv);
     if (!this.commit(c, t)) return false;
-    if (this.tapped) {
-      this.summary!.distribute(op, op === 'update' ? change : undefined);
-      this.tapped.recorded();
+    const tp = this.tapped;
+    if (tp) {
+      tp.summary.distribute(op, op === 'update' ? change : undefined);
+      tp.tap.recorded();
     }
     if (this.listeners.size === 0) return true;
     const e =
@@ -300,43 +304,32 @@ export class TraceRecorder implements EventSink, TracePacker {
     c.str(at.change, change);
     c.num(at.pending, pending);
     if (!this.commit(c, t)) return false;
-    if (this.tapped) {
-      this.summary!.notify(t, this.nextSeq - 1, key, rv, op, tombstone);
-      this.tapped.recorded();
+    const tp = this.tapped;
+    if (tp) {
+      tp.summary.notify(t, this.nextSeq - 1, key, rv, op, tombstone);
+      tp.tap.recorded();
     }
     return this.listeners.size === 0 || this.announcePacked(notifyLiteral(t, handler, key, pending, op, rv, oldRv, isSync, initialList, tombstone, change));
   }
 
-  /**
-   * Tells tap of every event recorded from now on (one tap at a time), and from now on counts
-   * them in summary(). Returns the untap function.
-   */
-  tap(t: RecorderTap): () => void {
+  /** Tells tap of every event recorded from now on, and counts them in tapSummary() (one tap per recorder). */
+  tap(tap: RecorderTap): void {
     if (this.tapped) throw new Error('TraceRecorder.tap: the recorder has a tap already');
-    this.tapped = t;
-    this.summary ??= new SummaryModel();
-    return () => {
-      if (this.tapped === t) this.tapped = undefined;
-    };
+    this.tapped = { tap, summary: new SummaryModel() };
   }
 
-  /** The counts of the events recorded since the first tap() (undefined before it). */
+  /** The counts of the events recorded since tap() (undefined without a tap). */
   tapSummary(): SummaryModel | undefined {
-    return this.summary;
-  }
-
-  /** The seq the next recorded event gets. */
-  get nextSeqToCome(): number {
-    return this.nextSeq;
+    return this.tapped?.summary;
   }
 
   /**
-   * The held events with seq ≥ seq, copied packed into a chunk of their own (EventWindow.copyRange),
+   * The held events with seq ≥ seq, copied packed into a chunk of their own (EventWindow.copyFrom),
    * as their parts; undefined when there are none.
    */
   packedSince(seq: number): ChunkParts | undefined {
     const from = Math.max(0, Math.floor(seq) - this.buffer.firstSeq);
-    return this.buffer.copyRange(from)?.parts();
+    return this.buffer.copyFrom(from)?.parts();
   }
 
   header(): TraceHeader {
@@ -412,7 +405,7 @@ export class TraceRecorder implements EventSink, TracePacker {
    */
   private evictOldest(t: number): RecordedEvent | undefined {
     const count = evictionCount(this.head.cap, this.buffer.length);
-    this.tapped?.leaving(this.buffer.firstSeq + count);
+    this.tapped?.tap.leaving(this.buffer.firstSeq + count);
     if (this.spill) {
       const oldest = this.buffer.slice(0, count);
       if (this.spill.tryAppend(oldest)) {
@@ -426,9 +419,10 @@ export class TraceRecorder implements EventSink, TracePacker {
     const marker = { type: 'trace.dropped', t, count } as RecordedEvent;
     this.buffer.push(marker, true);
     marker.seq = this.nextSeq++;
-    if (this.tapped) {
-      this.summary!.add(marker, marker.seq);
-      this.tapped.recorded();
+    const tp = this.tapped;
+    if (tp) {
+      tp.summary.add(marker, marker.seq);
+      tp.tap.recorded();
     }
     return marker;
   }

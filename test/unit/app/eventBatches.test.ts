@@ -8,8 +8,8 @@
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EventBatches } from '../../../src/app/eventBatches';
-import { TraceMirror } from '../../../src/app/traceMirror';
+import type { TraceMirror } from '../../../src/app/traceMirror';
+import { hostMirror } from './hostMirror';
 import type { RecorderStatus } from '../../../src/app/workerProtocol';
 import { PROFILES } from '../../../src/engine/profiles';
 import { packerOf } from '../../../src/engine/sink';
@@ -17,7 +17,6 @@ import { replayProfile } from '../../../src/app/profiles';
 import type { RecordedEvent } from '../../../src/format/events';
 import { parseScenarioText } from '../../../src/scenario/validate';
 import { replayScenario } from '../../../src/sources/engineReplay';
-import { Chunk } from '../../../src/trace/eventChunk';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import { SummaryModel } from '../../../src/trace/summary';
 import { header } from '../trace/fixtures';
@@ -39,24 +38,16 @@ async function run(file: string, i: number, cap?: number): Promise<Run & { profi
   const { profile } = replayProfile(scenario, meant[i % meant.length]);
   const { dropped: _d, ...h } = header({ profile: profile.name });
   const recorder = new TraceRecorder(h, cap);
-  const mirror = new TraceMirror(recorder.header(), recorder.header().cap);
-  const told: RecordedEvent[] = [];
-  mirror.subscribe((b) => told.push(...b));
   // The recorder's objects, as a subscriber in the same thread gets them: what the batches must carry.
   const announced: RecordedEvent[] = [];
   recorder.subscribe((b) => announced.push(...structuredClone(b)));
-  let last: RecorderStatus | undefined;
-  const batches = new EventBatches((m, moved) => {
-    const got = structuredClone(m, { transfer: moved });
-    if (got.type !== 'batch') throw new Error(`a ${got.type} message`);
-    mirror.appendPacked(Chunk.fromParts(got.packed), got.firstSeq, got.status);
-    last = got.status;
-  }, 1_000_000, 64);
-  batches.attach(recorder);
+  const host = hostMirror(recorder, 1_000_000, 64);
+  const told: RecordedEvent[] = [];
+  host.mirror.subscribe((b) => told.push(...b));
   const result = await replayScenario(scenario, { profile, sink: recorder });
   assert.equal(result.outcome, 'ended', `${file} under ${profile.name}: ${result.error ?? result.outcome}`);
-  batches.flush();
-  return { recorder, mirror, announced, told, last, profile: profile.name };
+  host.batches.flush();
+  return { recorder, mirror: host.mirror, announced, told, last: host.lastStatus(), profile: profile.name };
 }
 
 describe("the summary a tapped recorder counts from packed fields", () => {

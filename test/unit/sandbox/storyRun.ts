@@ -12,10 +12,9 @@ import type { Finding } from '../../../src/format/trace';
 import { TraceRecorder } from '../../../src/trace/recorder';
 import type { RecordedEvent } from '../../../src/format/events';
 import { type TestSandbox, testSandbox } from './helpers';
-import { EventBatches } from '../../../src/app/eventBatches';
-import { TraceMirror } from '../../../src/app/traceMirror';
+import type { TraceMirror } from '../../../src/app/traceMirror';
 import type { RecorderStatus } from '../../../src/app/workerProtocol';
-import { Chunk } from '../../../src/trace/eventChunk';
+import { hostMirror } from '../app/hostMirror';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps', namespaced: true };
 const STEP_MS = 50;
@@ -55,16 +54,8 @@ export async function runStory(story: string, profileName: string, virtualMs: nu
     cap: 200_000,
     redacted: true,
   });
-  // Attached as a live session's worker attaches its recorder; its messages moved as postMessage moves them.
-  const mirror = new TraceMirror(recorder.header(), recorder.header().cap);
-  let lastStatus: RecorderStatus | undefined;
-  const batches = new EventBatches((m, moved) => {
-    const got = structuredClone(m, { transfer: moved });
-    if (got.type !== 'batch') throw new Error(`a ${got.type} message`);
-    mirror.appendPacked(Chunk.fromParts(got.packed), got.firstSeq, got.status);
-    lastStatus = got.status;
-  });
-  batches.attach(recorder);
+  // A live session's host, fed as the engine worker feeds it.
+  const host = hostMirror(recorder);
   const conn = KubeConnection.load({ kubeconfigYaml: t.sb.kubeconfigYaml });
   const lw = new HttpListerWatcher(conn, CONFIGMAPS, { clock: t.clock });
   let seed = 11;
@@ -80,13 +71,13 @@ export async function runStory(story: string, profileName: string, virtualMs: nu
     await running;
     await t.sb.stop();
   }
-  batches.flush();
+  host.batches.flush();
   const findings = computeFindings(recorder.header(), recorder.events());
   if (process.env.PRINT_STORY_FINDINGS === '1') console.log(`      ${story} ${profileName}: ${findings.map((f) => f.id).join(', ') || 'none'}`);
   return {
     recorder,
-    mirror,
-    lastStatus,
+    mirror: host.mirror,
+    lastStatus: host.lastStatus(),
     findings,
     ids: findings.map((f) => f.id.split(':')[0]),
     of: <T extends RecordedEvent['type']>(type: T) => recorder.events().filter((e): e is Extract<RecordedEvent, { type: T }> => e.type === type),
