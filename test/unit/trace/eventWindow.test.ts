@@ -133,6 +133,52 @@ describe('the recorder’s packed window (eventWindow.ts)', () => {
     }
   });
 
+  it('by type after drops in the middle of a chunk, and over appended chunks of uneven sizes (a host mirror)', () => {
+    const types = [...new Set(EVENTS.map((e) => e.type))];
+    const check = (w: EventWindow, what: string) => {
+      const all = w.slice();
+      const typed = w.byType();
+      for (const type of types) {
+        const got = typed.ofType(type);
+        assert.deepEqual(got.map((e) => e.seq), all.filter((e) => e.type === type).map((e) => e.seq), `${what}: ${type}`);
+        // A diff is read through its getter (forFindings), not listed: read it to compare.
+        const own = got.map((e) => ('diff' in e ? { ...e, diff: (e as { diff?: unknown }).diff } : e));
+        assert.equal(exported(own), exported(all.filter((e) => e.type === type)), `${what}: ${type}`);
+      }
+    };
+    for (const drop of [0, 1, 3, 5, 7, 12]) {
+      const w = new EventWindow(5);
+      for (let round = 0; round < 3; round++) for (const e of EVENTS) w.push(e, false);
+      w.dropFirst(drop);
+      check(w, `pushed, ${drop} dropped`);
+    }
+    // A view is of the window when it was taken: events pushed after it (into its last chunk too) are not in it.
+    const w = new EventWindow(50);
+    for (const e of EVENTS) w.push(e, false);
+    const before = w.slice();
+    const typed = w.byType();
+    for (const e of EVENTS) w.push(e, false);
+    for (const type of types) assert.deepEqual(typed.ofType(type).map((e) => e.seq), before.filter((e) => e.type === type).map((e) => e.seq), `a view, then pushes: ${type}`);
+    // Chunks of 1, 4, 2, 7 … events copied from a recorder's window, as batches arrive at the host.
+    const source = new EventWindow(5);
+    for (let round = 0; round < 3; round++) for (const e of EVENTS) source.push(e, false);
+    const mirror = new EventWindow(5);
+    const sizes = [1, 4, 2, 7, 3, 9, 5, 6, 8, 100];
+    for (let from = 0, k = 0; from < source.length; k++) {
+      const to = Math.min(source.length, from + sizes[k % sizes.length]);
+      const part = new EventWindow(5);
+      part.startAt(0);
+      for (const e of source.slice(from, to)) part.push(e, false);
+      const c = part.copyFrom(0);
+      if (c) mirror.append(c);
+      from = to;
+    }
+    for (const drop of [0, 2, 4, 7]) {
+      mirror.dropFirst(drop);
+      check(mirror, `appended, ${mirror.firstSeq} dropped`);
+    }
+  });
+
   it('findings from the recorder by type are those of its events as one array', () => {
     const r = new TraceRecorder(header(), 50);
     for (let i = 0; i < 120; i++) {
