@@ -87,7 +87,8 @@ export type WorkerToHost =
     }
   /**
    * The events recorded since the last batch, packed as the recorder packs its window
-   * (eventChunk.ts), seqs from firstSeq on; the typed arrays are moved with the message.
+   * (eventChunk.ts), seqs from firstSeq on; the typed arrays, and the string table's bytes
+   * (packedStrings.ts), are moved with the message.
    */
   | { type: 'batch'; packed: ChunkParts; firstSeq: number; status: RecorderStatus }
   | { type: 'reply'; id: number; ok: true; value?: ConsistencyResult | SpillAnswer }

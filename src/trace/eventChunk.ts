@@ -27,13 +27,14 @@ import {
   BOOL, CACHE_SIZE, CACHE_SLOTS, CODES, DELTAS, FOR_FINDINGS, HAS_TEXT, JSON_TEXT, KINDS, NAMES, NUM, OBJECT, STR, TEXTS, TYPES, WIDE_BIT,
   deltasCode, deltasOf, integerOf, keyCount, narrow, type Kind,
 } from './eventSchema';
+import { PackedStringTable, packStrings, type PackedStrings } from './packedStrings';
 
 const NO_WIDE = new Float64Array(0);
 
 /**
  * A full chunk's contents as they travel from the engine worker to the host (Chunk.parts,
- * Chunk.fromParts): its typed arrays, which the message moves rather than copies, and its string
- * table (the strings and the events kept as objects), which it copies.
+ * Chunk.fromParts): its typed arrays and its string table's bytes (packedStrings.ts), which the
+ * message moves rather than copies, and the few table entries that are not strings, which it copies.
  */
 export interface ChunkParts {
   count: number;
@@ -42,7 +43,8 @@ export interface ChunkParts {
   times: Float64Array;
   slots: Int32Array;
   wide: Float64Array;
-  strings: unknown[];
+  /** The string table; an array of its entries from a build before packed strings (bench --baseline's workers). */
+  strings: PackedStrings | unknown[];
 }
 
 export class Chunk {
@@ -55,7 +57,10 @@ export class Chunk {
   wide: Float64Array = NO_WIDE;
   wideUsed = 0;
   count = 0;
+  /** The string table of a chunk written here (entry() reads either table). */
   readonly strings: unknown[] = [];
+  /** The string table of a chunk that came as parts, decoded when read. */
+  private readonly packed: PackedStringTable | undefined;
   /** Where each interned string is in the table; dropped when the chunk is full. */
   private index: Map<string, number> | undefined = new Map<string, number>();
 
@@ -70,7 +75,8 @@ export class Chunk {
       this.wide = parts.wide.length === 0 ? NO_WIDE : parts.wide;
       this.wideUsed = parts.wide.length;
       this.count = parts.count;
-      this.strings = parts.strings;
+      if (Array.isArray(parts.strings)) this.strings = parts.strings;
+      else this.packed = new PackedStringTable(parts.strings);
       this.index = undefined;
       return;
     }
@@ -83,7 +89,7 @@ export class Chunk {
   /** A full chunk's contents (see ChunkParts); the caller may move its typed arrays' buffers away, after which the chunk must not be read. */
   parts(): ChunkParts {
     if (!this.full) throw new Error('Chunk.parts: the chunk is not full');
-    return { count: this.count, types: this.types, starts: this.starts, times: this.times, slots: this.slots, wide: this.wide === NO_WIDE ? new Float64Array(0) : this.wide, strings: this.strings };
+    return { count: this.count, types: this.types, starts: this.starts, times: this.times, slots: this.slots, wide: this.wide === NO_WIDE ? new Float64Array(0) : this.wide, strings: packStrings(this.strings) };
   }
 
   /** The chunk whose parts these are; throws when they do not fit together (they come from another thread). */
@@ -91,10 +97,20 @@ export class Chunk {
     const n = p.count;
     const ok =
       Number.isInteger(n) && n > 0 && p.types instanceof Uint8Array && p.types.length === n && p.starts instanceof Uint32Array && p.starts.length === n &&
-      p.times instanceof Float64Array && p.times.length === n && p.slots instanceof Int32Array && p.wide instanceof Float64Array && Array.isArray(p.strings) &&
+      p.times instanceof Float64Array && p.times.length === n && p.slots instanceof Int32Array && p.wide instanceof Float64Array && (Array.isArray(p.strings) || PackedStringTable.fits(p.strings)) &&
       p.starts.every((at) => at < p.slots.length);
     if (!ok) throw new Error('a packed batch whose parts do not fit together');
     return new Chunk(n, 0, p);
+  }
+
+  /** Entry j of the string table. */
+  entry(j: number): unknown {
+    return this.packed === undefined ? this.strings[j] : this.packed.entry(j);
+  }
+
+  /** How many entries the string table has. */
+  get entries(): number {
+    return this.packed === undefined ? this.strings.length : this.packed.length;
   }
 
   get full(): boolean {
@@ -374,7 +390,7 @@ export class Chunk {
   private copyString(src: Chunk, j: number, memo: Int32Array): number {
     const known = memo[j];
     if (known !== 0) return known - 1;
-    const k = this.keep(src.strings[j]);
+    const k = this.keep(src.entry(j));
     memo[j] = k + 1;
     return k;
   }
@@ -389,7 +405,7 @@ export class Chunk {
     let p = this.starts[i];
     const slots = this.slots;
     if (code === OBJECT) {
-      const e = this.strings[slots[p]] as TraceEvent;
+      const e = this.entry(slots[p]) as TraceEvent;
       return { ...e, seq } as RecordedEvent;
     }
     const names = NAMES[code];
@@ -410,15 +426,15 @@ export class Chunk {
           o[names[f]] = x === 1;
           break;
         case STR:
-          o[names[f]] = x >= 0 ? String(x) : this.strings[-1 - x];
+          o[names[f]] = x >= 0 ? String(x) : this.entry(-1 - x);
           break;
         case DELTAS:
-          o[names[f]] = x >= 0 ? deltasOf(x) : this.strings[-1 - x];
+          o[names[f]] = x >= 0 ? deltasOf(x) : this.entry(-1 - x);
           break;
         default:
-          if (x < 0) o[names[f]] = this.strings[-1 - x];
-          else if (forFindings) (o as { [TEXTS]?: Record<string, string> })[TEXTS] = { [names[f]]: this.strings[x] as string };
-          else o[names[f]] = JSON.parse(this.strings[x] as string);
+          if (x < 0) o[names[f]] = this.entry(-1 - x);
+          else if (forFindings) (o as { [TEXTS]?: Record<string, string> })[TEXTS] = { [names[f]]: this.entry(x) as string };
+          else o[names[f]] = JSON.parse(this.entry(x) as string);
       }
     }
     o.seq = seq;
@@ -428,6 +444,6 @@ export class Chunk {
   /** The type of the i-th event without making it. */
   typeOf(i: number): string {
     const code = this.types[i];
-    return code === OBJECT ? (this.strings[this.slots[this.starts[i]]] as TraceEvent).type : TYPES[code];
+    return code === OBJECT ? (this.entry(this.slots[this.starts[i]]) as TraceEvent).type : TYPES[code];
   }
 }

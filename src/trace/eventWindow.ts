@@ -148,7 +148,7 @@ export class EventWindow {
       const c = this.chunks[k];
       const base = this.offsets[k];
       const stop = Math.min(end, base + c.count);
-      const memo = new Int32Array(c.strings.length);
+      const memo = new Int32Array(c.entries);
       for (; i < stop; i++) out.copyFrom(c, i - base, memo);
     }
     return out;
