@@ -12,7 +12,6 @@ import type { Finding } from '../format/trace';
 import { computeFindings } from '../trace/findings';
 import type { TraceRecorder } from '../trace/recorder';
 import { SummaryModel } from '../trace/summary';
-import type { PackedStrings } from '../trace/packedStrings';
 
 /**
  * After a findings computation that took d ms the next waits at least 10·d ms (a full
@@ -72,8 +71,8 @@ export class EventBatches {
     // they come, not objects to copy out of the message one by one.
     const packed = r.packedSince(firstSeq);
     if (!packed) return;
-    const table = packed.strings as PackedStrings;
-    const moved = [packed.types, packed.starts, packed.times, packed.slots, packed.wide, table.text, table.ends, table.otherAt].map((a) => a.buffer as ArrayBuffer).filter((b) => b.byteLength > 0);
+    const { text, ends, otherAt } = packed.strings;
+    const moved = [packed.types, packed.starts, packed.times, packed.slots, packed.wide, text, ends, otherAt].map((a) => a.buffer as ArrayBuffer).filter((b) => b.byteLength > 0);
     this.send({ type: 'batch', packed, firstSeq, status: this.status() }, moved);
   }
 

@@ -43,8 +43,7 @@ export interface ChunkParts {
   times: Float64Array;
   slots: Int32Array;
   wide: Float64Array;
-  /** The string table; an array of its entries from a build before packed strings (bench --baseline's workers). */
-  strings: PackedStrings | unknown[];
+  strings: PackedStrings;
 }
 
 export class Chunk {
@@ -75,8 +74,7 @@ export class Chunk {
       this.wide = parts.wide.length === 0 ? NO_WIDE : parts.wide;
       this.wideUsed = parts.wide.length;
       this.count = parts.count;
-      if (Array.isArray(parts.strings)) this.strings = parts.strings;
-      else this.packed = new PackedStringTable(parts.strings);
+      this.packed = new PackedStringTable(parts.strings);
       this.index = undefined;
       return;
     }
@@ -97,7 +95,7 @@ export class Chunk {
     const n = p.count;
     const ok =
       Number.isInteger(n) && n > 0 && p.types instanceof Uint8Array && p.types.length === n && p.starts instanceof Uint32Array && p.starts.length === n &&
-      p.times instanceof Float64Array && p.times.length === n && p.slots instanceof Int32Array && p.wide instanceof Float64Array && (Array.isArray(p.strings) || PackedStringTable.fits(p.strings)) &&
+      p.times instanceof Float64Array && p.times.length === n && p.slots instanceof Int32Array && p.wide instanceof Float64Array && PackedStringTable.fits(p.strings) &&
       p.starts.every((at) => at < p.slots.length);
     if (!ok) throw new Error('a packed batch whose parts do not fit together');
     return new Chunk(n, 0, p);

@@ -30,7 +30,6 @@ export function packStrings(entries: readonly unknown[]): PackedStrings {
   return packedAscii(entries) ?? packedUtf8(entries);
 }
 
-const NO_OTHERS = new Uint32Array(0);
 /** The most bytes one character takes in UTF-8. */
 const UTF8_MAX_CHAR = 4;
 
@@ -58,7 +57,7 @@ function packedAscii(entries: readonly unknown[]): PackedStrings | undefined {
     pos += v.length;
     ends[j] = pos;
   }
-  return { text: new Uint8Array(text.buffer, 0, pos), ends, ascii: true, otherAt: NO_OTHERS.slice(), others: [] };
+  return { text: new Uint8Array(text.buffer, 0, pos), ends, ascii: true, otherAt: new Uint32Array(0), others: [] };
 }
 
 /** Any table: each string entry as UTF-8, and the entries UTF-8 cannot carry exactly as they are. */
