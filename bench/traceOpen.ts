@@ -34,7 +34,7 @@ import { exportTraceChunks, importTrace } from '../src/trace/traceFile';
 import { writeTraceWithCompanion } from '../src/app/traceColumns';
 import { cachedCompanionPath, companionPath, copyCompanion, readCompanion } from '../src/trace/traceCompanion';
 import { REPO, ensureCodeServer, packageExtension, startCodeServer } from '../test/e2e/vscode/codeServer';
-import { findFiles, openWorkbench, runCommand } from '../test/e2e/vscode/workbench';
+import { findFiles, notificationsText, openWorkbench, runCommand } from '../test/e2e/vscode/workbench';
 import { recordEngineTrace } from './traceSource';
 import { fmt, summarize } from './stats';
 
@@ -253,9 +253,7 @@ async function openTrace(page: Page, path: string, count: number, timeoutMs: num
   while (!frame) {
     if (Date.now() > deadline) throw new Error(`the ${count}-event timeline was not drawn in ${timeoutMs / 1000} s`);
     // A build that cannot read the file (an older one refuses an event type it does not know) says so: stop with its words.
-    // Read without waiting (a locator would wait up to 30 s for toasts that are not there).
-    const toasts = await page.evaluate('document.querySelector(".notifications-toasts")?.textContent ?? ""').catch(() => '') as string;
-    const refused = /Cannot open [^:]+: .*/.exec(toasts);
+    const refused = /Cannot open [^:]+: .*/.exec(await notificationsText(page));
     if (refused) throw new Error(`the extension did not open the ${count}-event trace: ${refused[0].slice(0, 300)}`);
     // The simple dialog may only complete the path: a second Enter accepts it.
     if (await input.isVisible().catch(() => false)) await page.keyboard.press('Enter');

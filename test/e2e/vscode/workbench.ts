@@ -183,9 +183,9 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, name) });
 }
 
-/** The text of the notification toasts currently shown. */
+/** The text of the notification toasts currently shown ('' when none are), read without waiting (a locator would wait up to 30 s for toasts that are not there). */
 export async function notificationsText(page: Page): Promise<string> {
-  return (await page.locator('.notifications-toasts').textContent().catch(() => '')) ?? '';
+  return ((await page.evaluate('document.querySelector(".notifications-toasts")?.textContent ?? ""').catch(() => '')) as string) ?? '';
 }
 
 /** Types a path into code-server's simple file dialog and accepts it (a second Enter when it only completed the path). */
