@@ -1,5 +1,7 @@
 import { strict as assert } from 'assert';
 import type { TraceEvent } from '../../../src/format/events';
+import fc from 'fast-check';
+import { Chunk } from '../../../src/trace/eventChunk';
 import { EventWindow } from '../../../src/trace/eventWindow';
 import { exportTrace } from '../../../src/trace/traceExport';
 import { computeFindings } from '../../../src/trace/findings';
@@ -190,5 +192,37 @@ describe('the recorder’s packed window (eventWindow.ts)', () => {
     const findings = computeFindings(r.header(), r.eventsByType());
     assert.ok(findings.length > 0);
     assert.deepEqual(findings, computeFindings(r.header(), r.events()));
+  });
+});
+
+describe('an update diff in the packed window (eventChunk.ts)', () => {
+  // Values an update diff may carry: any JSON, and strings at the edges of the integer rule.
+  const edgy = fc.constantFrom('0', '00', '007', '1', '999999999', '1000000000', '2147483648', '-1', '1e3', '', '"', '\\', '\u0000', 'a"b\\c', 'é', '\ud800');
+  const value = fc.oneof(fc.jsonValue({ maxDepth: 3 }), edgy, fc.string({ unit: 'binary', maxLength: 12 }));
+  const change = fc.record({ path: fc.oneof(fc.string({ maxLength: 20 }), edgy), old: value, new: value }, { requiredKeys: ['path'] });
+  const diffs = fc.array(fc.array(change, { maxLength: 5 }), { minLength: 1, maxLength: 30 });
+
+  it('gives back each diff exactly, written and copied and moved to another thread as parts, in every chunk size', () => {
+    fc.assert(
+      fc.property(diffs, fc.constantFrom(1, 2, 3, 7, 64), (all, size) => {
+        const events: TraceEvent[] = all.map((diff, i) => ({ t: i, type: 'distribute', op: 'update', key: `ns/p${i % 3}`, isSync: false, delivered: 2, skipped: 0, change: 'status', diff, oldRv: String(i), rv: String(i + 1) }));
+        const withSeq = events.map((e, seq) => ({ ...e, seq }));
+        const w = new EventWindow(size);
+        for (const e of events) w.push(e, false);
+        const want = exported(withSeq);
+        assert.equal(exported(w.slice()), want, 'written');
+        // Copied slot by slot (what a batch to the host is), then as parts through a structured clone.
+        const copy = w.copyFrom(0);
+        assert.ok(copy);
+        const mirror = new EventWindow(size);
+        mirror.startAt(0);
+        mirror.append(Chunk.fromParts(structuredClone(copy.parts())));
+        assert.equal(exported(mirror.slice()), want, 'copied, as parts');
+        // What findings read: the same diff through the getter.
+        const typed = w.byType().ofType('distribute');
+        assert.deepEqual(typed.map((e) => JSON.stringify((e as { diff?: unknown }).diff)), withSeq.map((e) => JSON.stringify((e as { diff?: unknown }).diff)));
+      }),
+      { numRuns: 200 },
+    );
   });
 });
