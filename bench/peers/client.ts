@@ -25,7 +25,7 @@ import * as path from 'node:path';
 import { MessageChannel, Worker, type ResourceLimits } from 'node:worker_threads';
 import { ENGINE_WORKER_LIMITS } from '../../src/app/workerLimits';
 import { TraceMirror } from '../../src/app/traceMirror';
-import { Chunk } from '../../src/trace/eventChunk';
+import { Chunk, type ChunkParts } from '../../src/trace/eventChunk';
 import type { RecordedEvent } from '../../src/format/events';
 import type { WorkerToHost } from '../../src/app/workerProtocol';
 import type { TraceHeader } from '../../src/format/trace';
@@ -82,6 +82,8 @@ function engine(mode: Mode, url: string, events: number): Promise<Result> {
     // A live session's batches come over a channel of their own (the result is the worker's one message).
     const batches = mode === 'engine-session' ? new MessageChannel() : undefined;
     let received = 0;
+    // PEERS_MEM (diagnostics): what the batches carried, in bytes.
+    const carried = { typed: 0, strings: 0, diffs: 0, events: 0 };
     // The host's side of a live session: each batch into a TraceMirror, as workerSession.ts does.
     const mirror = batches ? new TraceMirror(benchHeader(), DEFAULT_TRACE_CAP) : undefined;
     batches?.port1.on('message', (m: WorkerToHost) => {
@@ -90,7 +92,12 @@ function engine(mode: Mode, url: string, events: number): Promise<Result> {
       // A baseline's worker may still send objects.
       const old = m as unknown as { events?: RecordedEvent[] };
       if (old.events) mirror?.append(old.events, m.status);
-      else mirror?.appendPacked(Chunk.fromParts(m.packed), m.firstSeq, m.status);
+      else {
+        const chunk = Chunk.fromParts(m.packed);
+        if (process.env.PEERS_MEM) count(m.packed, chunk, carried);
+        // PEERS_NO_MIRROR (diagnostics, never set for a measured run): the batches are taken and none is kept.
+        if (!process.env.PEERS_NO_MIRROR) mirror?.appendPacked(chunk, m.firstSeq, m.status);
+      }
     });
     const w = new Worker(path.join(__dirname, 'engineClient.js'), {
       workerData: { mode, url, events, batches: batches?.port2 },
@@ -100,6 +107,8 @@ function engine(mode: Mode, url: string, events: number): Promise<Result> {
     });
     if (batches) w.once('exit', () => batches.port1.close());
     w.once('message', (r: Result) => {
+      const MiB = 1048576;
+      if (process.env.PEERS_MEM && received > 0) r.mem = [...(r.mem ?? []), `mem ${mode} host: ${received} batches of ${carried.events} events carried ${((carried.typed + carried.strings) / MiB).toFixed(1)} MiB: typed arrays ${(carried.typed / MiB).toFixed(1)}, string bytes ${(carried.strings / MiB).toFixed(1)} (update diffs' texts ${(carried.diffs / MiB).toFixed(1)})`];
       // A session that sent the host nothing measured no session.
       if (batches && received === 0) reject(new Error('engine-session: the host received no batch'));
       else resolve(r);
@@ -107,6 +116,17 @@ function engine(mode: Mode, url: string, events: number): Promise<Result> {
     w.once('error', reject);
     w.once('exit', (code) => reject(new Error(`the engine's worker exited with ${code} before its result`)));
   });
+}
+
+/** Adds what one batch carried to `into`: its typed arrays' bytes, its string table's, and the update diffs' texts among them. */
+function count(p: ChunkParts, chunk: Chunk, into: { typed: number; strings: number; diffs: number; events: number }): void {
+  into.events += p.count;
+  into.typed += p.types.byteLength + p.starts.byteLength + p.times.byteLength + p.slots.byteLength + p.wide.byteLength;
+  into.strings += p.strings.text.byteLength + p.strings.ends.byteLength;
+  for (let j = 0; j < chunk.entries; j++) {
+    const e = chunk.entry(j);
+    if (typeof e === 'string' && e.startsWith('[{"path"')) into.diffs += e.length;
+  }
 }
 
 async function floor(url: string, events: number): Promise<Result> {
