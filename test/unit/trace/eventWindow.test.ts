@@ -196,7 +196,7 @@ describe('the recorder’s packed window (eventWindow.ts)', () => {
 });
 
 describe('an update diff in the packed window (eventChunk.ts)', () => {
-  // Values an update diff may carry: any JSON, and strings at the edges of the integer rule.
+  // Values an update diff may carry: any JSON; strings that look like integers (as resource versions do), near and past int32; characters JSON escapes.
   const edgy = fc.constantFrom('0', '00', '007', '1', '999999999', '1000000000', '2147483648', '-1', '1e3', '', '"', '\\', '\u0000', 'a"b\\c', 'é', '\ud800');
   const value = fc.oneof(fc.jsonValue({ maxDepth: 3 }), edgy, fc.string({ unit: 'binary', maxLength: 12 }));
   const change = fc.record({ path: fc.oneof(fc.string({ maxLength: 20 }), edgy), old: value, new: value }, { requiredKeys: ['path'] });
