@@ -107,7 +107,6 @@ function engine(mode: Mode, url: string, events: number): Promise<Result> {
     });
     if (batches) w.once('exit', () => batches.port1.close());
     w.once('message', (r: Result) => {
-      const MiB = 1048576;
       if (process.env.PEERS_MEM && received > 0) r.mem = [...(r.mem ?? []), `mem ${mode} host: ${received} batches of ${carried.events} events carried ${((carried.typed + carried.strings) / MiB).toFixed(1)} MiB: typed arrays ${(carried.typed / MiB).toFixed(1)}, string bytes ${(carried.strings / MiB).toFixed(1)} (update diffs' texts ${(carried.diffs / MiB).toFixed(1)})`];
       // A session that sent the host nothing measured no session.
       if (batches && received === 0) reject(new Error('engine-session: the host received no batch'));
@@ -117,6 +116,8 @@ function engine(mode: Mode, url: string, events: number): Promise<Result> {
     w.once('exit', (code) => reject(new Error(`the engine's worker exited with ${code} before its result`)));
   });
 }
+
+const MiB = 1048576;
 
 /** Adds what one batch carried to `into`: its typed arrays' bytes, its string table's, and the update diffs' texts among them. */
 function count(p: ChunkParts, chunk: Chunk, into: { typed: number; strings: number; diffs: number; events: number }): void {

@@ -185,7 +185,7 @@ export async function shot(page: Page, name: string): Promise<void> {
 
 /** The text of the notification toasts currently shown ('' when none are), read without waiting (a locator would wait up to 30 s for toasts that are not there). */
 export async function notificationsText(page: Page): Promise<string> {
-  return ((await page.evaluate('document.querySelector(".notifications-toasts")?.textContent ?? ""').catch(() => '')) as string) ?? '';
+  return (await page.evaluate('document.querySelector(".notifications-toasts")?.textContent ?? ""').catch(() => '')) as string;
 }
 
 /** Types a path into code-server's simple file dialog and accepts it (a second Enter when it only completed the path). */
