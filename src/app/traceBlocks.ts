@@ -16,7 +16,7 @@ import type { RecordedEvent } from '../format/events';
 import { COLUMN_NAMES, EVENT_COLUMNS, StringTable, allocateColumns, type ColumnName, type EventColumnArrays } from '../protocol/eventColumns';
 import { eachRowEvent } from '../protocol/rowView';
 import { SummaryModel, type TraceSummary } from '../trace/summary';
-import { scanTraceLines } from '../trace/traceLines';
+import { scanTraceLines, type ScannedLines } from '../trace/traceLines';
 import { columnLines, decodeLines, redactionOf, type ColumnLines, type DecodedRows } from './traceRows';
 
 /** One block of rows: rows `from` … `from + count - 1` of `total`; its strings follow the `stringsFrom` the blocks before it brought. */
@@ -33,12 +33,13 @@ export interface BlockMessage {
 }
 
 /**
- * readTraceColumns's answer (src/app/traceRows.ts), its rows sent in blocks of `every` as they
- * are decoded (`send`), the last block once every line is read; no block when the file has at
- * most `every` lines. `blocks`: how many were sent.
+ * readTraceColumns's answer (src/app/traceRows.ts) for the file's bytes or its lines already
+ * scanned (scanTraceLines, perhaps through a FileWindow), its rows sent in blocks of `every` as
+ * they are decoded (`send`), the last block once every line is read; no block when the file has
+ * at most `every` lines. `blocks`: how many were sent.
  */
-export function readTraceColumnsInBlocks(bytes: Uint8Array, every: number, send: (b: BlockMessage) => void): { lines: ColumnLines; blocks: number } | undefined {
-  const lines = scanTraceLines(bytes);
+export function readTraceColumnsInBlocks(file: Uint8Array | ScannedLines, every: number, send: (b: BlockMessage) => void): { lines: ColumnLines; blocks: number } | undefined {
+  const lines = file instanceof Uint8Array ? scanTraceLines(file) : file;
   if (!lines) return undefined;
   const total = lines.offsets.length;
   let index = 0;

@@ -90,7 +90,7 @@ export function str(): boolean {
   let i = p;
   // Four bytes at a time while none of them ends the string or is one JSON.parse must decide
   // (a quote, a backslash, a control character, DEL or a byte of a non-ASCII character); the
-  // hash takes them one by one, as hashOf does.
+  // hash takes them one by one.
   for (; i + 4 <= end; i += 4) {
     const w = words.getInt32(i, true);
     if (((w - 0x20202020) & ~w) & 0x80808080 || w & 0x80808080 || hasZeroByte(w ^ 0x22222222) || hasZeroByte(w ^ 0x5c5c5c5c) || hasZeroByte(w ^ 0x7f7f7f7f)) break;
@@ -245,14 +245,19 @@ export function array(item: () => boolean): boolean {
 
 /**
  * Strings read from the bytes, told apart by their bytes: a string seen before costs its hash and
- * a comparison, no string made (open addressing; an entry is where the string was first read in
- * the file, which stays in memory while it is read). Entries are numbered from 0 as they are
+ * a comparison, no string made (open addressing). An entry keeps a copy of its bytes (the file may
+ * be read through a window that moves on, beginWindow). Entries are numbered from 0 as they are
  * added; what they stand for is the caller's.
  */
 class ByteKeys {
   private slots = new Int32Array(1 << 12);
   private from: number[] = [];
   private len: number[] = [];
+  private hashes: number[] = [];
+  /** The entries' bytes, one after another. */
+  private kept = new Uint8Array(1 << 12);
+  private keptWords = new DataView(this.kept.buffer);
+  private keptUsed = 0;
   /** The free slot find() stopped at (where add() puts the string it did not find). */
   private free = 0;
 
@@ -265,45 +270,50 @@ class ByteKeys {
       const slot = this.slots[at];
       if (slot === 0) break;
       const e = slot - 1;
-      if (this.len[e] === n && sameBytes(this.from[e], strFrom, n)) return e;
+      if (this.len[e] === n && this.hashes[e] === strHash && this.same(this.from[e], n)) return e;
       at = (at + 1) & mask;
     }
     this.free = at;
     return -1;
   }
 
+  /** Whether the n kept bytes at x are the last string's (four at a time). */
+  private same(x: number, n: number): boolean {
+    const kw = this.keptWords;
+    const y = strFrom;
+    let i = 0;
+    for (; i + 4 <= n; i += 4) if (kw.getInt32(x + i, true) !== words.getInt32(y + i, true)) return false;
+    for (; i < n; i++) if (this.kept[x + i] !== b[y + i]) return false;
+    return true;
+  }
+
   /** Adds the last string read, which find() has just not found; its entry. */
   add(): number {
     const e = this.from.length;
-    this.from.push(strFrom);
-    this.len.push(strTo - strFrom);
+    const n = strTo - strFrom;
+    if (this.keptUsed + n > this.kept.length) {
+      const grown = new Uint8Array(Math.max(this.keptUsed + n, this.kept.length * 2));
+      grown.set(this.kept.subarray(0, this.keptUsed));
+      this.kept = grown;
+      this.keptWords = new DataView(grown.buffer);
+    }
+    this.kept.set(b.subarray(strFrom, strTo), this.keptUsed);
+    this.from.push(this.keptUsed);
+    this.keptUsed += n;
+    this.len.push(n);
+    this.hashes.push(strHash);
     this.slots[this.free] = e + 1;
     if (this.from.length * 2 > this.slots.length) {
       this.slots = new Int32Array(this.slots.length * 2);
       const mask = this.slots.length - 1;
       for (let k = 0; k < this.from.length; k++) {
-        let i = hashOf(this.from[k], this.from[k] + this.len[k]) & mask;
+        let i = this.hashes[k] & mask;
         while (this.slots[i] !== 0) i = (i + 1) & mask;
         this.slots[i] = k + 1;
       }
     }
     return e;
   }
-}
-
-/** Whether the n bytes at x and at y are the same (four at a time). */
-function sameBytes(x: number, y: number, n: number): boolean {
-  let i = 0;
-  for (; i + 4 <= n; i += 4) if (words.getInt32(x + i, true) !== words.getInt32(y + i, true)) return false;
-  for (; i < n; i++) if (b[x + i] !== b[y + i]) return false;
-  return true;
-}
-
-/** The hash str() computes of the bytes [from, to). */
-function hashOf(from: number, to: number): number {
-  let h = 0;
-  for (let k = from; k < to; k++) h = (Math.imul(h, 31) + b[k]) | 0;
-  return h;
 }
 
 /** Whether the last string read has only digits, '-', '.', '/' and '_' (a text no redaction rule changes: see redact.ts, plainText). */
@@ -404,12 +414,17 @@ export function rvCell(x: Span): number {
 
 /** Starts reading a file: its bytes, its string table, whether its strings are redacted when written, whether it is a trace of Secrets. */
 export function beginFile(bytes: Uint8Array, strings: StringTable, redacted: boolean, ofSecrets: boolean): void {
-  b = bytes;
-  words = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  beginWindow(bytes);
   redacting = redacted;
   secret = ofSecrets;
   interner = new ByteInterner(strings);
   paths = new CredentialPaths();
+}
+
+/** The file's lines are read from these bytes from now on (the strings seen so far stay known). */
+export function beginWindow(bytes: Uint8Array): void {
+  b = bytes;
+  words = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** Lets go of the file read. */

@@ -7,12 +7,13 @@
  * storage when the caller names it (`companionDir`), never a surprise file beside the user's trace —
  * so that the next open parses nothing.
  */
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { cachedCompanionPath, fingerprintOf, prepareCompanionCache, pruneCompanionCache, sameFingerprint, writeCompanion, type CompanionContent, type Fingerprint } from '../trace/traceCompanion';
 import { prepareChecks } from '../trace/traceFile';
-import { isCanonicalText } from '../trace/traceLines';
+import { FileWindow, isCanonicalText, scanTraceLines } from '../trace/traceLines';
 import type { Finding } from '../format/trace';
 import type { TraceSummary } from '../trace/summary';
 import { ColumnarTrace, OFFSETS, contentOf, findingsOfBatch, summaryOfBatch, type ExportElsewhere, type ReadCheck } from './traceColumns';
@@ -84,6 +85,16 @@ async function readShared(path: string): Promise<Uint8Array> {
   }
 }
 
+/** fn of a FileWindow over the file, closed after (fn reads the file synchronously: this thread may block). */
+function withFileWindow<T>(path: string, fn: (w: FileWindow) => T): T {
+  const fd = openSync(path, 'r');
+  try {
+    return fn(new FileWindow(fd, fstatSync(fd).size));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The host's one message to the worker: check now (an export waits for it). */
 export interface CheckNow {
   kind: 'check';
@@ -124,17 +135,26 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
   let fingerprint: Fingerprint;
   let blocks = 0;
   try {
-    const reading = readShared(req.path);
-    // The schema's checks compile on this thread while the file is read on the I/O pool.
-    prepareChecks();
-    const bytes = await reading;
-    fingerprint = await fingerprintOf(req.path);
-    if (!sameFingerprint(before, fingerprint)) return send({ kind: 'other', reason: 'the file changed while it was read' });
     if (!started && req.blockLines !== undefined) {
-      const inBlocks = readTraceColumnsInBlocks(bytes, req.blockLines, send);
-      lines = inBlocks?.lines;
-      blocks = inBlocks?.blocks ?? 0;
+      // On one thread, in blocks: the file read through a window moved over it, never all in
+      // memory (the blocks sent before a change is seen are dropped by the host with the `other`).
+      prepareChecks();
+      const every = req.blockLines;
+      const read = withFileWindow(req.path, (w) => {
+        const scanned = scanTraceLines(w);
+        return scanned && readTraceColumnsInBlocks(scanned, every, send);
+      });
+      fingerprint = await fingerprintOf(req.path);
+      if (!sameFingerprint(before, fingerprint)) return send({ kind: 'other', reason: 'the file changed while it was read' });
+      lines = read?.lines;
+      blocks = read?.blocks ?? 0;
     } else {
+      const reading = readShared(req.path);
+      // The schema's checks compile on this thread while the file is read on the I/O pool.
+      prepareChecks();
+      const bytes = await reading;
+      fingerprint = await fingerprintOf(req.path);
+      if (!sameFingerprint(before, fingerprint)) return send({ kind: 'other', reason: 'the file changed while it was read' });
       lines = await readTraceColumnsInParts(bytes, started?.helper, 0);
     }
   } finally {
@@ -160,7 +180,14 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([checkNow, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, req.checkAfterMs - (Date.now() - sentAt)))))]);
   clearTimeout(timer);
-  const canonical = isCanonicalText(lines);
+  const read = lines;
+  let canonical: boolean;
+  try {
+    // A file read through a window is read again for the check (through a window of its own).
+    canonical = read.window instanceof FileWindow ? withFileWindow(req.path, (w) => isCanonicalText({ ...read, window: w })) : isCanonicalText(read);
+  } catch (e) {
+    return send({ kind: 'checked', canonical: false, companionReason: firstLine(e) });
+  }
   if (!canonical || lines.batch.count < req.companionMinEvents) return send({ kind: 'checked', canonical });
   try {
     if (!sameFingerprint(fingerprint, await fingerprintOf(req.path))) return send({ kind: 'checked', canonical, companionReason: 'the file changed on disk since it was read' });

@@ -14,7 +14,7 @@
  */
 import type { RecordedEvent } from '../format/events';
 import { COLUMN_NAMES, EVENT_COLUMNS, EXTRA, allocateColumns, type ColumnName } from '../protocol/eventColumns';
-import { lineEvent, scanTraceLines } from '../trace/traceLines';
+import { lineEvent, memoryWindow, scanTraceLines } from '../trace/traceLines';
 import { columnLines, decodeLines, redactionOf, type ColumnLines, type DecodedRows, type Redaction } from './traceRows';
 
 /** What the helper decodes: its lines (offsets and ends in the shared bytes), rows 0 … n - 1 of its own. */
@@ -42,7 +42,7 @@ export type RowsHelper = (job: RowsJob) => Promise<RowsResult | 'declined' | und
 
 /** The helper's side (its thread, or this one in tests and when the helper failed). */
 export function decodeRowsJob(job: RowsJob): RowsResult | 'declined' {
-  const rows = decodeLines(job, job.redaction);
+  const rows = decodeLines({ ...job, window: memoryWindow(job.bytes) }, job.redaction);
   if (!rows) return 'declined';
   const columns = {} as Record<ColumnName, ArrayBuffer>;
   for (const c of COLUMN_NAMES) columns[c] = rows.cols[c].buffer as ArrayBuffer;

@@ -38,12 +38,13 @@ import {
   type EventColumnArrays,
 } from '../protocol/eventColumns';
 import { isSecretResource } from '../trace/redact';
-import { lineEvent, scanTraceLines, type ScannedLines } from '../trace/traceLines';
+import { lineEvent, scanTraceLines, type ByteWindow, type ScannedLines } from '../trace/traceLines';
 import {
   MAX_COUNT,
   array,
   atLineEnd,
   beginFile,
+  beginWindow,
   beginLine,
   bool,
   count,
@@ -334,7 +335,7 @@ export interface Redaction {
 export const redactionOf = (header: ScannedLines['header']): Redaction => ({ redacted: header.redacted !== false, secret: isSecretResource({ resource: header.resource }) });
 
 /** Lines of a file: where each starts and ends in its bytes. */
-export type LineSpans = Pick<ScannedLines, 'offsets' | 'ends' | 'bytes' | 'ascii'>;
+export type LineSpans = Pick<ScannedLines, 'offsets' | 'ends' | 'window' | 'ascii'>;
 
 /** Lines decoded into rows 0 … n - 1 (decodeLines). */
 export interface DecodedRows {
@@ -366,12 +367,24 @@ export function decodeLines(lines: LineSpans, redaction: Redaction, into?: { col
   const strings = new StringTable();
   const extras: RecordedEvent[] = [];
   const written = into?.asWritten ?? new Uint8Array(n);
-  beginFile(lines.bytes, strings, redaction.redacted, redaction.secret);
+  const w = lines.window;
+  // The window's bytes as the lexer reads them (it moves on over a large file: FileWindow).
+  let held = w.bytes;
+  let base = w.base;
+  beginFile(held, strings, redaction.redacted, redaction.secret);
   let decoded = 0;
   try {
     let last = -1;
     for (let i = 0; i < n; i++) {
-      if (decodeRowLine(offsets[i], ends[i], cols, i, strings)) {
+      const from = offsets[i];
+      const to = ends[i];
+      w.need(from, to);
+      if (w.bytes !== held || w.base !== base) {
+        held = w.bytes;
+        base = w.base;
+        beginWindow(held);
+      }
+      if (decodeRowLine(from - base, to - base, cols, i, strings)) {
         decoded++;
         if (lineAsWritten()) written[i] = 1;
       } else {
@@ -404,12 +417,13 @@ export function columnLines(lines: ScannedLines, rows: DecodedRows): ColumnLines
 }
 
 /**
- * The trace in `bytes` as columns when it has the exporter's line layout, each line is one
- * event on its own and importTrace would accept it (exactly readTraceLines's files, with the
- * columns encodeBatch makes of its events); undefined otherwise. Never throws.
+ * The trace in `file` (its bytes, or a window over it) as columns when it has the exporter's line
+ * layout, each line is one event on its own and importTrace would accept it (exactly
+ * readTraceLines's files, with the columns encodeBatch makes of its events); undefined otherwise.
+ * Throws only when a FileWindow's file is cut short while it is read.
  */
-export function readTraceColumns(bytes: Uint8Array): ColumnLines | undefined {
-  const lines = scanTraceLines(bytes);
+export function readTraceColumns(file: Uint8Array | ByteWindow): ColumnLines | undefined {
+  const lines = scanTraceLines(file);
   if (!lines) return undefined;
   const rows = decodeLines(lines, redactionOf(lines.header));
   return rows && columnLines(lines, rows);

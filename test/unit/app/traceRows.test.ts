@@ -1,10 +1,13 @@
 import { strict as assert } from 'node:assert';
+import { closeSync, fstatSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { RecordedEvent } from '../../../src/format/events';
-import { readTraceColumns } from '../../../src/app/traceRows';
+import { columnLines, decodeLines, readTraceColumns, redactionOf } from '../../../src/app/traceRows';
 import { readTraceColumnsInParts, readTraceColumnsInPartsHere } from '../../../src/app/traceRowParts';
 import { COLUMN_NAMES, ROW_TYPES, encodeBatch, type ColumnBatch } from '../../../src/protocol/eventColumns';
 import { exportTrace, importTrace, TraceFileError } from '../../../src/trace/traceFile';
-import { isCanonicalText, readTraceLines } from '../../../src/trace/traceLines';
+import { FileWindow, isCanonicalText, readTraceLines } from '../../../src/trace/traceLines';
 import { header, numbered, SAMPLE_EVENTS } from '../trace/fixtures';
 import { scenarioTraces } from '../trace/scenarioTraces';
 
@@ -33,6 +36,43 @@ function sameInParts(text: string, got: ReturnType<typeof readTraceColumns>, wha
   }
 }
 
+const windowFile = join(mkdtempSync(join(tmpdir(), 'trace-window-')), 'trace.json');
+
+/**
+ * The file read through a window moved over it (FileWindow, as the trace reader's worker reads a
+ * file on one thread) gives exactly what the read of its bytes gives — lines, columns, strings,
+ * marks, canonical or not — whatever the window's size: smaller than a line (it grows), a few
+ * lines, the whole file.
+ */
+function sameThroughWindow(text: string, got: ReturnType<typeof readTraceColumns>, what: string): void {
+  writeFileSync(windowFile, text);
+  const fd = openSync(windowFile, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    for (const capacity of [1, 7, 61, 4096, size + 1]) {
+      const through = readTraceColumns(new FileWindow(fd, size, capacity));
+      const at = `${what}, through a window of ${capacity} bytes`;
+      assert.equal(through === undefined, got === undefined, `${at}: ${through ? 'read through the window only' : 'read from the bytes only'}`);
+      if (!through || !got) continue;
+      sameBatch(through.batch, got.batch, at);
+      assert.deepEqual(through.header, got.header, `${at}: header`);
+      assert.equal(through.ascii, got.ascii, `${at}: ascii`);
+      assert.equal(through.decoded, got.decoded, `${at}: decoded`);
+      assert.deepEqual([...through.asWritten], [...got.asWritten], `${at}: lines as written`);
+      assert.deepEqual([...through.offsets], [...got.offsets], `${at}: offsets`);
+      assert.deepEqual([...through.ends], [...got.ends], `${at}: ends`);
+      // Lines decoded through a fresh window, which grows as it meets longer lines.
+      const fresh = decodeLines({ ...through, window: new FileWindow(fd, size, capacity) }, redactionOf(through.header));
+      assert.ok(fresh, `${at}: decoded through a fresh window`);
+      sameBatch(columnLines(through, fresh).batch, got.batch, `${at}, decoded through a fresh window`);
+      // The check after the open reads the file again through a window of its own.
+      assert.equal(isCanonicalText({ ...through, window: new FileWindow(fd, size, capacity) }), isCanonicalText(got), `${at}: canonical`);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * The column reader agrees with the line reader (which reads every event with JSON.parse and the
  * schema, and agrees with importTrace): both decline, or both read it, the columns being
@@ -42,6 +82,7 @@ function agrees(text: string, what: string): ReturnType<typeof readTraceColumns>
   const got = readTraceColumns(bytes(text));
   const want = readTraceLines(bytes(text));
   sameInParts(text, got, what);
+  sameThroughWindow(text, got, what);
   assert.equal(got === undefined, want === undefined, `${what}: ${got ? 'read by the column reader only' : 'read by the line reader only'}`);
   if (got && want) {
     assert.deepEqual(got.header, want.header, `${what}: header`);
