@@ -183,7 +183,8 @@ export async function readForOpen(req: ReadRequest, send: (msg: ReadReply) => vo
   const read = lines;
   let canonical: boolean;
   try {
-    // A file read through a window is read again for the check (through a window of its own).
+    // A file read through a window is read again for the check (through a window of its own), unless it changed since.
+    if (read.window instanceof FileWindow && !sameFingerprint(fingerprint, await fingerprintOf(req.path))) return send({ kind: 'checked', canonical: false, companionReason: 'the file changed on disk since it was read' });
     canonical = read.window instanceof FileWindow ? withFileWindow(req.path, (w) => isCanonicalText({ ...read, window: w })) : isCanonicalText(read);
   } catch (e) {
     return send({ kind: 'checked', canonical: false, companionReason: firstLine(e) });
