@@ -368,9 +368,8 @@ export function decodeLines(lines: LineSpans, redaction: Redaction, into?: { col
   const extras: RecordedEvent[] = [];
   const written = into?.asWritten ?? new Uint8Array(n);
   const w = lines.window;
-  // The window's bytes as the lexer reads them (it moves on over a large file: FileWindow).
+  // The window's bytes as the lexer reads them (it moves on over a large file, and grows for a long line: FileWindow).
   let held = w.bytes;
-  let base = w.base;
   beginFile(held, strings, redaction.redacted, redaction.secret);
   let decoded = 0;
   try {
@@ -379,11 +378,8 @@ export function decodeLines(lines: LineSpans, redaction: Redaction, into?: { col
       const from = offsets[i];
       const to = ends[i];
       w.need(from, to);
-      if (w.bytes !== held || w.base !== base) {
-        held = w.bytes;
-        base = w.base;
-        beginWindow(held);
-      }
+      if (w.bytes !== held) beginWindow((held = w.bytes));
+      const base = w.base;
       if (decodeRowLine(from - base, to - base, cols, i, strings)) {
         decoded++;
         if (lineAsWritten()) written[i] = 1;

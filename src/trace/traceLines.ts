@@ -273,7 +273,8 @@ export function isCanonicalText(lines: ScannedLines & { events?: readonly Record
   const n = offsets.length;
   if (n === 0) return false;
   if (windowText(w, 0, offsets[0], false) !== `${openingText(header)}[\n    `) return false;
-  if (windowText(w, ends[n - 1], w.size, true) !== '\n  ]\n}\n') return false;
+  const closing = '\n  ]\n}\n';
+  if (w.size - ends[n - 1] !== closing.length || windowText(w, ends[n - 1], w.size, true) !== closing) return false;
   const { redacted, line } = eventWriter(header);
   for (let i = 0; i < n; i++) {
     // ',\n    ' between two events (the scan saw the comma, the line break and spaces only).
