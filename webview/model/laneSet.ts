@@ -80,6 +80,7 @@ export abstract class LaneSet {
       return;
     }
     const c = this.store.columns;
+    const notifyRows = this.reserveRows(from, to);
     const deltaCodes = new Map<number, number>();
     const handlerLanes = new Map<number, PointLane>();
     const bookmarks = new Map<number, boolean>();
@@ -113,6 +114,7 @@ export abstract class LaneSet {
             const handler = this.store.stringAt(c.name[i]) ?? '';
             this.handlerSet.add(handler);
             lane = this.handlerLane(handler);
+            lane.reserve(notifyRows.get(c.name[i]) ?? 0);
             handlerLanes.set(c.name[i], lane);
           }
           const tombstone = (flags & HAS_TOMBSTONE) !== 0 && (flags & TOMBSTONE) !== 0;
@@ -136,6 +138,32 @@ export abstract class LaneSet {
           break;
       }
     }
+  }
+
+  /**
+   * Room in the lanes the numerous rows go to (depth, deltas, identical updates) for rows `from`
+   * … `to`, counted from the type column first, so that a snapshot's million rows grow each lane
+   * once; and the notify rows per handler name (its lane reserves them when the rows reach it: the
+   * lanes keep the order handlers first appear in).
+   */
+  private reserveRows(from: number, to: number): Map<number, number> {
+    const notifies = new Map<number, number>();
+    if (to - from < 1024) return notifies;
+    const c = this.store.columns;
+    let enqueues = 0;
+    let pops = 0;
+    let identical = 0;
+    for (let i = from; i < to; i++) {
+      const type = c.type[i];
+      if (type === ROW['fifo.enqueue']) enqueues++;
+      else if (type === ROW['fifo.pop']) pops++;
+      else if (type === ROW.notify) notifies.set(c.name[i], (notifies.get(c.name[i]) ?? 0) + 1);
+      else if (type === ROW.distribute && (c.flags[i] & OP_MASK) === UPDATE && (c.flags[i] & CHANGE_MASK) === IDENTICAL_BITS) identical++;
+    }
+    this.depth.reserve(enqueues + pops);
+    this.deltas.reserve(enqueues);
+    this.identical.reserve(identical);
+    return notifies;
   }
 
   protected ingest(e: RecordedEvent, t: number): void {

@@ -61,6 +61,16 @@ export class PackedLane<S extends ColumnSpec> {
     return this.count++;
   }
 
+  /**
+   * Room for `extra` more rows, made at once: a snapshot's rows reserved ahead grow a lane once,
+   * not a dozen times by doubling (each time touching fresh memory and copying what it held).
+   */
+  reserve(extra: number): void {
+    const need = this.count + extra;
+    if (need <= this.capacity) return;
+    this.resize(Math.max(need, this.capacity * 2));
+  }
+
   /** Changes one cell of an existing row (e.g. closing an open watch span). */
   set(index: number, column: keyof S, value: number): void {
     if (index < 0 || index >= this.count) throw new RangeError(`row ${index} out of range 0..${this.count - 1}`);
@@ -72,10 +82,15 @@ export class PackedLane<S extends ColumnSpec> {
   }
 
   private grow(): void {
-    const next = this.allocate(this.capacity * 2);
-    for (const name of this.names) next[name].set(this.cols[name]);
+    this.resize(this.capacity * 2);
+  }
+
+  private resize(capacity: number): void {
+    const old = this.cols;
+    const next = this.allocate(capacity);
+    for (const name of this.names) next[name].set(old[name].subarray(0, this.count));
     this.cols = next;
-    this.capacity *= 2;
+    this.capacity = capacity;
   }
 
   /** Fresh columns of `n` rows, which become the lane's list too. */

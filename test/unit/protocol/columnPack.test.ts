@@ -53,6 +53,48 @@ function awkward(n: number): ColumnBatch {
   return { count: n, columns, strings: ['a', 'b'], extras: [] };
 }
 
+/**
+ * The packing as columnPack.ts's comment states it, written plainly (one token at a time, the
+ * arithmetic as stated): the bytes packColumns writes must be these, so a faster packer cannot
+ * change the format a webview of the same build reads.
+ */
+function packedAsStated(b: ColumnBatch): number[] {
+  const out: number[] = [];
+  const varint = (x: number) => {
+    for (; x >= 128; x = Math.floor(x / 128)) out.push((x % 128) | 128);
+    out.push(x);
+  };
+  const zz = (d: number) => (d >= 0 ? 2 * d : -2 * d - 1);
+  for (const name of COLUMN_NAMES) {
+    const col = Array.from(new EVENT_COLUMNS[name](b.columns[name], 0, b.count));
+    const float = EVENT_COLUMNS[name] === Float64Array;
+    // Each value's token: [kind, x] where kind tells what a repeat of it is.
+    const tokens: { x: number; raw?: number }[] = [];
+    let prev = 0;
+    let base = 0;
+    for (const v of col) {
+      if (!float) {
+        tokens.push({ x: 2 * zz(v - prev) });
+        prev = v;
+      } else if (Number.isNaN(v)) tokens.push({ x: 1 });
+      else if (Number.isSafeInteger(v) && !Object.is(v, -0) && Math.abs(v - base) < 2 ** 49) {
+        tokens.push({ x: 4 * zz(v - base) });
+        base = v;
+      } else tokens.push({ x: 2, raw: v });
+    }
+    for (let i = 0; i < tokens.length; ) {
+      const t = tokens[i];
+      let k = 1;
+      while (i + k < tokens.length && tokens[i + k].x === t.x && (t.raw === undefined || Object.is(tokens[i + k].raw, t.raw))) k++;
+      varint(t.x);
+      if (t.raw !== undefined) out.push(...new Uint8Array(new Float64Array([t.raw]).buffer));
+      if (k > 1) varint(float ? 4 * (k - 1) + 3 : 2 * (k - 1) + 1);
+      i += k;
+    }
+  }
+  return out;
+}
+
 describe('protocol: packed columns (a snapshot on its way to the webview)', () => {
   it('every conformance scenario trace and the samples unpack to exactly the columns they were packed from, and fewer bytes', async function () {
     this.timeout(60_000);
@@ -72,6 +114,12 @@ describe('protocol: packed columns (a snapshot on its way to the webview)', () =
     assert.ok(rows > 1000, `${rows} rows`);
     // 53 bytes per row unpacked; the scenarios' replays (virtual time, small numbers) pack well under a third of that.
     assert.ok(packed * 3 < plain, `packed ${packed} bytes of ${plain}`);
+  });
+
+  it('packs exactly the bytes the format states, for the scenario traces and awkward values', async function () {
+    this.timeout(60_000);
+    const batches = [...(await scenarioTraces()).slice(0, 40).map((x) => encodeBatch(x.trace.events)), ...[0, 1, 2, 3, 17, 5000].map(awkward)];
+    for (const b of batches) assert.deepEqual([...new Uint8Array(packColumns(b).packed)], packedAsStated(b), `${b.count} rows`);
   });
 
   it('awkward values come back exactly: fractions, -0, NaN, beyond 2^53, each type at its extremes, long runs', () => {

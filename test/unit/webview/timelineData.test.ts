@@ -3,6 +3,7 @@ import { DELTA_TYPES, MarkKind, NotifyKind, REFLECTOR_STATES, RELIST_REASONS } f
 import { TimelineData } from '../../../webview/model/timelineData';
 import { SummaryModel as TimelineSummary } from '../../../src/trace/summary';
 import { cycleTrace } from './fixture';
+import type { RecordedEvent } from '../../../src/format/events';
 import { COLUMN_NAMES, encodeBatch } from '../../../src/protocol/eventColumns';
 import { packColumns } from '../../../src/protocol/columnPack';
 
@@ -169,5 +170,40 @@ describe('webview model: a large snapshot is taken without a copy', () => {
       assert.equal(d.eventCount, 10);
     }
     COLUMN_NAMES.forEach((n, i) => assert.deepEqual(new Uint8Array(batch.columns[n]), before[i], `${n} unchanged`));
+  });
+});
+
+describe('webview model: a large snapshot read from its columns', () => {
+  /** Every lane's rows as plain numbers, and the handler lanes in order. */
+  const lanesOf = (d: TimelineData) => {
+    const rows = (lane: { length: number; columns: Record<string, ArrayLike<number>> }) =>
+      Object.fromEntries(Object.entries(lane.columns).map(([k, col]) => [k, Array.from({ length: lane.length }, (_, i) => col[i])]));
+    return {
+      states: rows(d.states), marks: rows(d.marks), depth: rows(d.depth), deltas: rows(d.deltas), identical: rows(d.identical), tombstones: rows(d.tombstones),
+      handlers: [...d.handlers].map(([name, lane]) => [name, rows(lane)]),
+    };
+  };
+
+  it('makes the lanes the events make, each handler lane where its handler was added, however many rows it reserves ahead', () => {
+    const base = cycleTrace();
+    // handler "first" is added before "second", but "second" is notified first; thousands of rows so the lanes are reserved ahead.
+    const events: RecordedEvent[] = [
+      { seq: 0, t: 0, type: 'handler.added', handler: 'first', requestedResyncMs: 0, effectiveResyncMs: 0, afterStart: false, syntheticAdds: 0 },
+      { seq: 1, t: 0, type: 'handler.added', handler: 'second', requestedResyncMs: 0, effectiveResyncMs: 0, afterStart: false, syntheticAdds: 0 },
+    ];
+    for (let i = 0; events.length < 6000; i++) {
+      const e = base[i % base.length];
+      const handler = i < 3000 ? 'second' : i % 2 ? 'first' : 'third';
+      events.push({ ...e, ...(e.type === 'notify' ? { handler } : {}), seq: events.length, t: 10 + Math.floor(i / 3) } as RecordedEvent);
+    }
+    const fromEvents = new TimelineData();
+    fromEvents.append(events);
+    for (const columns of [encodeBatch(events), packColumns(encodeBatch(events))]) {
+      const fromColumns = new TimelineData();
+      assert.ok(fromColumns.appendColumns(columns));
+      assert.deepEqual(lanesOf(fromColumns), lanesOf(fromEvents));
+      assert.deepEqual([...fromColumns.handlers.keys()], ['first', 'second', 'third']);
+      assert.ok(fromColumns.depth.length > 1000 && fromColumns.handlers.get('third')!.length > 100, 'the lanes hold thousands of rows');
+    }
   });
 });
