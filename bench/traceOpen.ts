@@ -4,7 +4,9 @@
  * written to .cache/bench/, never committed), then
  *   - open → drawn: from the Enter that accepts the path in the file dialog until the timeline
  *     webview marks the snapshot's frame painted (`data-drawn-events` = N on its root, set two
- *     animation frames after the snapshot was applied);
+ *     animation frames after the snapshot was applied); beside it, when the page's script started,
+ *     its first part and its snapshot arrived, the snapshot was applied and its frame painted, as
+ *     the page stamped them (webview/app.ts stampOnce; an older build has none), ms after the Enter;
  *   - the webview's JS heap: CDP Runtime.getHeapUsage after HeapProfiler.collectGarbage in the
  *     webview's frame. The webview shares its renderer with the workbench (same origin in
  *     code-server), so the same reading is taken with a 100-event trace open: the difference is
@@ -229,7 +231,7 @@ async function drawnFrame(page: Page, count: number): Promise<Frame | undefined>
 }
 
 /** Opens a trace file through "Open trace"; ms from accepting the path to the drawn timeline. */
-async function openTrace(page: Page, path: string, count: number, timeoutMs: number): Promise<{ ms: number; frame: Frame }> {
+async function openTrace(page: Page, path: string, count: number, timeoutMs: number): Promise<{ ms: number; frame: Frame; steps: string }> {
   // On a loaded machine the extension's commands may not be in the palette yet: try a few times.
   for (let attempt = 1; ; attempt++) {
     try {
@@ -260,7 +262,11 @@ async function openTrace(page: Page, path: string, count: number, timeoutMs: num
     frame = await drawnFrame(page, count);
     if (!frame) await sleep(25);
   }
-  return { ms: Date.now() - t0, frame };
+  // The page's own stamps of its steps (webview/app.ts stampOnce), ms after the Enter.
+  const stamps = (await frame.evaluate('(() => { const d = document.querySelector("[data-drawn-events]")?.dataset ?? {}; return [d.tScript, d.tFirstPart, d.tSnapshot, d.tApplied, d.tDrawn]; })()').catch(() => [])) as (string | undefined)[];
+  const names = ['script', 'first part', 'snapshot', 'applied', 'drawn'];
+  const steps = names.map((n, i) => (stamps[i] === undefined ? undefined : `${n} +${Number(stamps[i]) - t0}`)).filter((x) => x !== undefined);
+  return { ms: Date.now() - t0, frame, steps: steps.length > 0 ? steps.join(', ') : 'not stamped (an older build)' };
 }
 
 interface Heap {
@@ -391,7 +397,7 @@ async function main(): Promise<void> {
         if (v === 'with companion' && !(await readCompanion(e.path)).ok) throw new Error('the exported companion does not belong to the exported file');
         const i = m[v].opens.length - 1;
         const byProduct = v === 'JSON only' && (existsSync(companionPath(inWs[v])) || existsSync(cachedCompanionPath(companionCache, inWs[v]))) ? ', the open wrote its companion' : '';
-        console.log(`round ${r + 1}, ${v}: open → drawn ${b.ms} ms (CPU ${m[v].openCpu[i]} ms), export ${e.ms} ms / with companion ${e.companionMs} ms (CPU ${m[v].exportCpu[i]} ms)${byProduct}, heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB); the open's CPU by process: ${roles}; by thread: ${byThread}`);
+        console.log(`round ${r + 1}, ${v}: open → drawn ${b.ms} ms (the page: ${b.steps}) (CPU ${m[v].openCpu[i]} ms), export ${e.ms} ms / with companion ${e.companionMs} ms (CPU ${m[v].exportCpu[i]} ms)${byProduct}, heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB); the open's CPU by process: ${roles}; by thread: ${byThread}`);
         await closeEditors(page);
       }
     }

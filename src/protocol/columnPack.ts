@@ -28,6 +28,15 @@ import { COLUMN_NAMES, EVENT_COLUMNS, type ColumnBatch, type ColumnName, type Ev
 /** The layout of `packed` described above; another number is not read. */
 export const PACKING = 1;
 
+/**
+ * `packed` holds the bytes of PACKING compressed with zlib's deflate (RFC 1950): a large batch on
+ * its way to a webview (src/vscode/columnsOut.ts). Each process that carries a message to the
+ * webview in code-server spends CPU per byte it carries (bench/webviewTransit.ts), so the 8.3 MB
+ * of the 1M-event trace's packed columns go as ~1 MB. The page inflates them
+ * (webview/model/inflate.ts) before they are unpacked; unpackColumns does not read this packing.
+ */
+export const DEFLATED_PACKING = 2;
+
 /** A ColumnBatch whose columns are packed into one buffer. */
 export interface PackedColumns {
   count: number;

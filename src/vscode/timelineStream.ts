@@ -13,7 +13,7 @@ import type { IpcMessage } from '../protocol/ipc';
 import { ClockNotification, DeltaNotification, EmptyNotification, SessionsNotification, SnapshotNotification, SnapshotSentNotification, type SessionInfo, type SnapshotParts, type StorageInfo } from '../protocol/timeline';
 import type { Finding, FindingsState } from '../format/trace';
 import { encodeBatch } from '../protocol/eventColumns';
-import { packColumns } from '../protocol/columnPack';
+import { columnsOut } from './columnsOut';
 import type { InformerSession } from '../app/session';
 
 /** The session's storage as the webview header shows it (undefined for an imported trace). */
@@ -198,7 +198,7 @@ export class TimelineStream {
     }
     const findings = s.findings(true);
     const findingsState = s.findingsState();
-    const columns = parts && parts.count === s.eventCount() ? undefined : packColumns(s.columns() ?? encodeBatch(s.events()));
+    const columns = parts && parts.count === s.eventCount() ? undefined : columnsOut(s.columns() ?? encodeBatch(s.events()));
     this.lastSentSeq = s.lastSeq();
     this.lastFindings = findings;
     this.lastFindingsState = findingsState.state;

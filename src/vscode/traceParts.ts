@@ -1,7 +1,7 @@
 /**
  * The blocks of a trace's columns that the trace reader's worker sends while it decodes the JSON
  * (src/app/traceBlocks.ts), forwarded to the webviews that will show the trace as they come:
- * each packed once (src/protocol/columnPack.ts) into a `snapshotPart` and posted to every page
+ * each packed once (src/vscode/columnsOut.ts) into a `snapshotPart` and posted to every page
  * attached, so that moving the columns and taking them in runs beside the decoding. The snapshot
  * that follows names the parts (`take`) only for a page that was attached for every one of them
  * and only when they are the whole trace; any other page gets a full snapshot as always. A page
@@ -10,7 +10,7 @@
  */
 import type { IpcMessage } from '../protocol/ipc';
 import { SnapshotPartNotification, type SnapshotParts } from '../protocol/timeline';
-import { packColumns } from '../protocol/columnPack';
+import { columnsOut } from './columnsOut';
 import type { BlockMessage } from '../app/traceBlocks';
 
 let nextId = 1;
@@ -36,7 +36,7 @@ export class PartsRelay {
       from: b.from,
       total: b.total,
       stringsFrom: b.stringsFrom,
-      columns: packColumns({ count: b.count, columns: b.columns, strings: b.strings, extras: b.extras }),
+      columns: columnsOut({ count: b.count, columns: b.columns, strings: b.strings, extras: b.extras }),
     });
     this.sent.push(msg);
     this.blocks++;

@@ -14,7 +14,10 @@ import type { RecordedEvent } from '../../../src/format/events';
 import type { TraceHeader } from '../../../src/format/trace';
 import { SummaryModel } from '../../../src/trace/summary';
 import { COLUMN_NAMES, StringTable, allocateColumns, encodeBatch, encodeRows, type ColumnBatch, type ColumnName } from '../../../src/protocol/eventColumns';
-import { packColumns } from '../../../src/protocol/columnPack';
+import { DEFLATED_PACKING, PACKING, packColumns, type PackedColumns } from '../../../src/protocol/columnPack';
+import { DEFLATE_FROM_BYTES, columnsOut, deflateColumns } from '../../../src/vscode/columnsOut';
+import { DeltaNotification } from '../../../src/protocol/timeline';
+import { inflateColumns } from '../../../webview/model/inflate';
 import { cycleTrace } from './fixture';
 
 type AppModule = typeof import('../../../webview/app');
@@ -71,6 +74,10 @@ function snapshot(events: RecordedEvent[], parts?: SnapshotParts) {
 }
 
 const frames = () => new Promise((r) => setTimeout(r, 100));
+/** Waits (up to 5 s) until `done` holds: inflating runs off the page's thread. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+}
 
 describe('webview app: a snapshot sent in parts (happy-dom)', () => {
   const mod = underDom(() => {
@@ -91,6 +98,58 @@ describe('webview app: a snapshot sent in parts (happy-dom)', () => {
   }
   const empty = (root: HTMLElement) => (root.querySelector('.empty') as HTMLElement | null)?.textContent ?? '';
   const chartHidden = (root: HTMLElement) => (root.querySelector('.chart') as HTMLElement).hidden;
+
+  it('deflated parts and snapshot (a large trace) are taken once inflated, in the order they came, with the message after them; bytes that do not inflate are refused', async () => {
+    const deflate = (m: IpcMessage) => {
+      const params = m.params as { columns?: PackedColumns };
+      return params.columns ? { ...m, params: { ...params, columns: deflateColumns(params.columns) } } : m;
+    };
+    const cut = events.length - 4;
+    const head = events.slice(0, cut);
+    const headParts = partsOf(head, every, 8);
+    const again = fresh();
+    // The parts deflated but for one plain one between them, the snapshot naming them and a delta right behind it: all handed over at once.
+    headParts.forEach((p, i) => again.app.handle(i === 1 ? p : deflate(p)));
+    again.app.handle(snapshot(head, { id: 8, blocks: headParts.length, count: head.length }));
+    again.app.handle(DeltaNotification.create({ sessionId: S.id, afterSeq: head[head.length - 1].seq, events: events.slice(cut), live: false }));
+    assert.equal(again.app.data.eventCount, 0, 'nothing is taken before the first part is inflated');
+    await until(() => again.root.dataset.drawnEvents !== undefined);
+    assert.equal(again.vscode.readies(), 1, 'the parts were taken');
+    assert.equal(again.app.data.eventCount, events.length, 'the snapshot, then the delta after it');
+    assert.equal(again.root.dataset.drawnEvents, String(cut), 'the snapshot drawn (a delta does not mark it)');
+    const plain = fresh();
+    plain.app.handle(snapshot(events));
+    assert.deepEqual(again.app.data.allEvents(), plain.app.data.allEvents());
+    // A deflated snapshot with its columns: the same; and one whose bytes do not inflate shows one message.
+    const whole = fresh();
+    whole.app.handle(deflate(snapshot(events)));
+    await until(() => whole.root.dataset.drawnEvents !== undefined);
+    assert.deepEqual(whole.app.data.allEvents(), plain.app.data.allEvents());
+    const broken = fresh();
+    const msg = deflate(snapshot(events));
+    const cols = (msg.params as { columns: PackedColumns }).columns;
+    (msg.params as { columns: PackedColumns }).columns = { ...cols, packed: new Uint8Array(cols.packed).map((b, i) => (i > 4 ? b ^ 0x55 : b)).buffer };
+    broken.app.handle(msg);
+    await until(() => /could not read/.test(empty(broken.root)));
+    assert.equal(broken.app.data.eventCount, 0);
+    assert.match(empty(broken.root), /could not read/);
+  });
+
+  it('the host deflates packed columns from 64 KiB on, once per batch; inflated they are the packed bytes', async () => {
+    const small = encodeBatch(events);
+    assert.equal(columnsOut(small).packing, PACKING, 'a small batch goes packed');
+    const base = cycleTrace();
+    const many = encodeBatch(Array.from({ length: 60_000 }, (_, i) => ({ ...base[i % base.length], seq: i, t: i * 3 }) as RecordedEvent));
+    const packed = packColumns(many);
+    assert.ok(packed.packed.byteLength >= DEFLATE_FROM_BYTES, `${packed.packed.byteLength} bytes packed`);
+    const out = columnsOut(many);
+    assert.equal(out.packing, DEFLATED_PACKING);
+    assert.ok(out.packed.byteLength * 4 < packed.packed.byteLength, `${out.packed.byteLength} of ${packed.packed.byteLength} bytes`);
+    assert.equal(columnsOut(many), out, 'deflated once');
+    const back = await inflateColumns(out);
+    assert.equal(back.packing, PACKING);
+    assert.deepEqual(new Uint8Array(back.packed), new Uint8Array(packed.packed));
+  });
 
   it('parts in order are taken in as they come, nothing drawn; the snapshot naming them shows what a snapshot with the columns shows', async () => {
     assert.ok(events.length > 3 * every);
