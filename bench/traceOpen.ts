@@ -397,7 +397,7 @@ async function main(): Promise<void> {
         if (v === 'with companion' && !(await readCompanion(e.path)).ok) throw new Error('the exported companion does not belong to the exported file');
         const i = m[v].opens.length - 1;
         const byProduct = v === 'JSON only' && (existsSync(companionPath(inWs[v])) || existsSync(cachedCompanionPath(companionCache, inWs[v]))) ? ', the open wrote its companion' : '';
-        console.log(`round ${r + 1}, ${v}: open → drawn ${b.ms} ms (the page: ${b.steps}) (CPU ${m[v].openCpu[i]} ms), export ${e.ms} ms / with companion ${e.companionMs} ms (CPU ${m[v].exportCpu[i]} ms)${byProduct}, heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB); the open's CPU by process: ${roles}; by thread: ${byThread}`);
+        console.log(`round ${r + 1}, ${v}: the 100-event trace before it: open → drawn ${s.ms} ms (the page: ${s.steps}); open → drawn ${b.ms} ms (the page: ${b.steps}) (CPU ${m[v].openCpu[i]} ms), export ${e.ms} ms / with companion ${e.companionMs} ms (CPU ${m[v].exportCpu[i]} ms)${byProduct}, heap ${smallHeap.usedMB.toFixed(1)} → ${bigHeap.usedMB.toFixed(1)} MB (backing stores ${smallHeap.backingMB?.toFixed(1) ?? '?'} → ${bigHeap.backingMB?.toFixed(1) ?? '?'} MB); the open's CPU by process: ${roles}; by thread: ${byThread}`);
         await closeEditors(page);
       }
     }
