@@ -18,7 +18,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { BlockAssembler, readTraceColumnsInBlocks, type BlockMessage } from '../src/app/traceBlocks';
+import { BlockAssembler, blockStart, readTraceColumnsInBlocks, type BlockMessage } from '../src/app/traceBlocks';
+import type { ColumnBatch } from '../src/protocol/eventColumns';
 import { readTraceColumns } from '../src/app/traceRows';
 import { summaryOfBatch } from '../src/app/traceColumns';
 import { packColumns } from '../src/protocol/columnPack';
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
       asm.add(b);
       assemble += cpu() - t;
       t = cpu();
-      const p = packColumns({ count: b.count, columns: b.columns, strings: b.strings, extras: b.extras });
+      const p = packColumns({ count: b.count, columns: b.columns as ColumnBatch['columns'], strings: b.strings, extras: b.extras }, blockStart(b));
       const pk = cpu() - t;
       pack += pk;
       packMax = Math.max(packMax, pk);

@@ -254,7 +254,8 @@ function receiver(path: string, hurry: () => void, jobs: (req: JobRequest) => Pr
       if (msg.blocks !== undefined) {
         const all = blocks.finish(msg.blocks, (msg.meta as { count?: unknown } | undefined)?.count as number);
         if (typeof all === 'string') return done({ reason: `what the trace reader sent cannot be used (${all})` });
-        for (const [name, data] of all.columns) sections.set(name, data);
+        // Shared columns (traceBlocks.ts) are read as the ArrayBuffers a column batch holds (batchArrays admits both).
+        for (const [name, data] of all.columns) sections.set(name, data as ArrayBuffer);
         meta = { ...(msg.meta as Record<string, unknown>), strings: all.strings, extras: all.extras, summary: all.summary };
       }
       const trace = ColumnarTrace.fromContent(path, fp, meta, sections, checked, hurry, exportElsewhere, msg.findingsLater ? lateFindings : undefined);

@@ -58,7 +58,8 @@ function priority(lowest: boolean): void {
 }
 
 const send = (msg: ReadReply) => {
-  port!.postMessage(msg, msg.kind === 'opened' ? msg.sections.map((s) => s.data) : msg.kind === 'block' ? Object.values(msg.columns) : []);
+  // A block's columns are SharedArrayBuffers (traceBlocks.ts): shared, not transferred.
+  port!.postMessage(msg, msg.kind === 'opened' ? msg.sections.map((s) => s.data) : msg.kind === 'block' ? Object.values(msg.columns).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer) : []);
   if (msg.kind === 'opened') priority(true);
 };
 const checkNow = new Promise<void>((resolve) =>

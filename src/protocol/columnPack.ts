@@ -194,20 +194,24 @@ function packFloats(w: Writer, col: Float64Array, n: number): void {
 
 const packedCache = new WeakMap<ColumnBatch, PackedColumns>();
 
-/** The batch packed (the same object for the same batch: a trace's columns are packed once). */
-export function packColumns(b: ColumnBatch): PackedColumns {
-  const cached = packedCache.get(b);
+/**
+ * The batch packed (the same object for the same batch: a trace's columns are packed once); with
+ * `from`, its rows are those from that row of its columns' buffers on (a block of a trace's
+ * shared columns, src/app/traceBlocks.ts), and nothing is cached.
+ */
+export function packColumns(b: ColumnBatch, from = 0): PackedColumns {
+  const cached = from === 0 ? packedCache.get(b) : undefined;
   if (cached) return cached;
   // The bench's 1M-event trace packs into 8.3 bytes per event; pages of the buffer never written are never touched.
   const w = new Writer(Math.min(b.count * 12, 1 << 30));
   for (const name of COLUMN_NAMES) {
     const Ctor = EVENT_COLUMNS[name];
-    const col = new Ctor(b.columns[name], 0, b.count);
+    const col = new Ctor(b.columns[name], from * Ctor.BYTES_PER_ELEMENT, b.count);
     if (col instanceof Float64Array) packFloats(w, col, b.count);
     else packInts(w, col, b.count);
   }
   const packed: PackedColumns = { count: b.count, packing: PACKING, packed: w.done(), strings: b.strings, extras: b.extras };
-  packedCache.set(b, packed);
+  if (from === 0) packedCache.set(b, packed);
   return packed;
 }
 

@@ -341,7 +341,7 @@ export function encodeBatch(events: readonly RecordedEvent[]): ColumnBatch {
 
 /**
  * The typed arrays of a batch, or undefined when it is not well formed: every column an
- * ArrayBuffer of exactly `count` elements, strings all strings, one whole event per EXTRA row
+ * ArrayBuffer (or SharedArrayBuffer) of exactly `count` elements, strings all strings, one whole event per EXTRA row
  * (with that row's seq and time),
  * every row's type code known, times finite and seqs increasing.
  */
@@ -352,8 +352,9 @@ export function batchArrays(b: ColumnBatch): EventColumnArrays | undefined {
   for (const name of COLUMN_NAMES) {
     const buf: unknown = b.columns?.[name];
     const Ctor = EVENT_COLUMNS[name];
-    if (!(buf instanceof ArrayBuffer) || buf.byteLength !== n * Ctor.BYTES_PER_ELEMENT) return undefined;
-    out[name] = new Ctor(buf);
+    // A SharedArrayBuffer too: a trace read in blocks holds the columns its reader's worker decoded into (src/app/traceBlocks.ts).
+    if (!(buf instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && buf instanceof SharedArrayBuffer)) || buf.byteLength !== n * Ctor.BYTES_PER_ELEMENT) return undefined;
+    out[name] = new Ctor(buf as ArrayBuffer);
   }
   const cols = out as EventColumnArrays;
   return rowsValid(cols, n, b) ? cols : undefined;

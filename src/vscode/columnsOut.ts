@@ -14,8 +14,9 @@ export const DEFLATE_FROM_BYTES = 64 * 1024;
 
 const deflated = new WeakMap<PackedColumns, PackedColumns>();
 
-export function columnsOut(b: ColumnBatch): PackedColumns {
-  const packed = packColumns(b);
+/** `b` as it goes to a webview; `from`: as packColumns's (a block of shared columns). */
+export function columnsOut(b: ColumnBatch, from = 0): PackedColumns {
+  const packed = packColumns(b, from);
   return packed.packed.byteLength < DEFLATE_FROM_BYTES ? packed : deflateColumns(packed);
 }
 

@@ -11,7 +11,8 @@
 import type { IpcMessage } from '../protocol/ipc';
 import { SnapshotPartNotification, type SnapshotParts } from '../protocol/timeline';
 import { columnsOut } from './columnsOut';
-import type { BlockMessage } from '../app/traceBlocks';
+import { blockStart, type BlockMessage } from '../app/traceBlocks';
+import type { ColumnBatch } from '../protocol/eventColumns';
 
 let nextId = 1;
 
@@ -36,7 +37,7 @@ export class PartsRelay {
       from: b.from,
       total: b.total,
       stringsFrom: b.stringsFrom,
-      columns: columnsOut({ count: b.count, columns: b.columns, strings: b.strings, extras: b.extras }),
+      columns: columnsOut({ count: b.count, columns: b.columns as ColumnBatch['columns'], strings: b.strings, extras: b.extras }, blockStart(b)),
     });
     this.sent.push(msg);
     this.blocks++;

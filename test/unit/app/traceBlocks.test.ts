@@ -108,6 +108,33 @@ describe('app: a trace read from its JSON sends its columns in blocks while it i
     );
   });
 
+  it('the blocks name the columns the rows are decoded into (shared, not copied): the trace read is those buffers; a shared block of another size is refused', async function () {
+    this.timeout(60_000);
+    const trace = { header: header(), events: numbered(Array.from({ length: 40 }, (_, i) => ({ ...SAMPLE_EVENTS.rv, t: i, rv: String(100 + i) }))) };
+    const bytes = new Uint8Array(Buffer.from(exportTrace(trace)));
+    const blocks: BlockMessage[] = [];
+    const read = readTraceColumnsInBlocks(bytes, 10, (b) => blocks.push(b));
+    assert.ok(read);
+    for (const b of blocks) for (const c of COLUMN_NAMES) assert.equal(b.columns[c], read.lines.batch.columns[c], `block ${b.index}: ${c} is the decoded column's buffer`);
+    assert.ok(read.lines.batch.columns.seq instanceof SharedArrayBuffer);
+    // Through the worker: the trace the host builds holds the worker's shared buffers.
+    const path = join(dir, 'shared.informer-trace.json');
+    writeFileSync(path, bytes);
+    const got: BlockMessage[] = [];
+    const c = await readTraceInWorker(path, { workerFile: traceReadWorkerBundle(), blockLines: 10, onBlock: (b) => got.push(b) });
+    assert.ok(c instanceof ColumnarTrace);
+    assert.equal(got.length, 4);
+    for (const name of COLUMN_NAMES) {
+      assert.ok(c.batch.columns[name] instanceof SharedArrayBuffer, `${name} is shared`);
+      assert.deepEqual(Buffer.from(c.batch.columns[name]), Buffer.from(read.lines.batch.columns[name]));
+    }
+    // A later block whose shared buffer is not the size of the trace's columns breaks the set.
+    const asm = new BlockAssembler();
+    assert.ok(asm.add(blocks[0]));
+    assert.equal(asm.add({ ...blocks[1], columns: { ...blocks[1].columns, t: new SharedArrayBuffer(8) } }), false);
+    assert.match(String(asm.finish(4, 40)), /block 1 has a malformed t column/);
+  });
+
   it('a block that does not follow on breaks the set: it and every block after it are refused, and the end says why in one line', () => {
     const bytes = new Uint8Array(Buffer.from(exportTrace({ header: header(), events: numbered(Array.from({ length: 40 }, (_, i) => ({ ...SAMPLE_EVENTS.rv, t: i, rv: String(100 + i) }))) })));
     const blocks: BlockMessage[] = [];
