@@ -6,7 +6,7 @@
  * columns in SharedArrayBuffers of every row, which each block names: the host reads a block's
  * rows where the worker wrote them while later rows are still being written, and the columns
  * `opened` then names are those same buffers (no block is copied, on either side). The host
- * checks the blocks follow on and name the same buffers (BlockAssembler), counts
+ * checks the blocks follow on and name shared buffers of the trace's size (BlockAssembler), counts
  * the summary from them as they come (each row made an event only while it is counted, in order:
  * the summary summaryOfBatch makes of the whole), and forwards each one to the webview that will show the trace, so that moving and taking in the
  * columns runs beside the decoding instead of after it. A file that fails half way sends blocks
