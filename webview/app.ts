@@ -45,7 +45,7 @@ import { keyOf, objectHistory } from './model/history';
 import { storageHelp, storageValue } from './model/storage';
 import { SpillLoader } from './spillLoader';
 import { SnapshotPartsIn } from './snapshotParts';
-import { inflateColumns, isDeflated } from './model/inflate';
+import { InOrderInbox } from './model/inflate';
 import { MarkKind } from './model/codes';
 
 /** How many marks of a kind the lanes hold (the header's data attributes, for end-to-end checks). */
@@ -108,9 +108,8 @@ export class TimelineApp {
   private readonly spillLoader: SpillLoader;
   /** The next snapshot's events, sent ahead of it in parts (a trace read from its JSON). */
   private readonly parts = new SnapshotPartsIn(this.data);
-  /** Messages waiting for a deflated one before them to be inflated (handle), and the chain that takes them in order. */
-  private waiting = 0;
-  private inbox: Promise<void> = Promise.resolve();
+  /** Takes the host's messages in order, each deflated one once it is inflated. */
+  private readonly inbox = new InOrderInbox((msg) => this.take(msg));
 
   constructor(
     private readonly vscode: VsCodeApi,
@@ -202,13 +201,7 @@ export class TimelineApp {
    * and every message after it waits its turn, so that messages are taken in the order they came.
    */
   handle(msg: unknown): void {
-    const deflated = (SnapshotNotification.is(msg) || SnapshotPartNotification.is(msg)) && isDeflated(msg.params.columns) ? msg.params.columns : undefined;
-    if (this.waiting === 0 && !deflated) return this.take(msg);
-    this.waiting++;
-    this.inbox = this.inbox
-      .then(async () => this.take(deflated ? { ...(msg as IpcMessage), params: { ...(msg as { params: object }).params, columns: await inflateColumns(deflated) } } : msg))
-      .catch((e: unknown) => console.error(e))
-      .finally(() => this.waiting--);
+    this.inbox.handle(msg);
   }
 
   private take(msg: unknown): void {

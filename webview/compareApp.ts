@@ -11,6 +11,7 @@
  * the events themselves read from disk (each group's SpillLoader) when a group's window settles
  * on a spilled range small enough — the same loader, request and host answer as the timeline's.
  */
+import { InOrderInbox } from './model/inflate';
 import {
   ClockNotification,
   DeltaNotification,
@@ -112,7 +113,14 @@ export class CompareApp {
     this.vscode.postMessage(ReadyCommand.create({}));
   }
 
+  /** One message from the host, taken in the order they came (a snapshot's deflated columns inflated first: model/inflate.ts). */
   handle(msg: unknown): void {
+    this.inbox.handle(msg);
+  }
+
+  private readonly inbox = new InOrderInbox((msg) => this.take(msg));
+
+  private take(msg: unknown): void {
     if (SnapshotNotification.is(msg)) this.onSnapshot(msg.params);
     else if (DeltaNotification.is(msg)) this.onDelta(msg.params);
     else if (ClockNotification.is(msg)) this.onClock(msg.params);

@@ -11,6 +11,8 @@ import type { IpcMessage } from '../../../src/protocol/ipc';
 import type { RecordedEvent } from '../../../src/format/events';
 import type { TraceHeader } from '../../../src/format/trace';
 import { SummaryModel } from '../../../src/trace/summary';
+import { packColumns } from '../../../src/protocol/columnPack';
+import { deflateColumns } from '../../../src/vscode/columnsOut';
 import { cycleTrace } from './fixture';
 
 type CompareModule = typeof import('../../../webview/compareApp');
@@ -59,6 +61,19 @@ describe('webview compare view (happy-dom)', () => {
     assert.equal(app.sharedDomain()[0], 0);
     assert.ok(app.sharedDomain()[1] >= lastT + 1000, 'the axis reaches the later session\'s end');
     assert.equal(Array.from(root.querySelectorAll('.compare-group [data-k="relists"] .chip-value')).length, 2);
+  });
+
+  it('a snapshot whose columns came deflated (a large session) is shown once inflated, and the delta behind it after it', async () => {
+    const { app } = fresh();
+    const events = cycleTrace();
+    const cut = events.length - 3;
+    const columns = deflateColumns(packColumns(encodeBatch(events.slice(0, cut))));
+    app.handle(SnapshotNotification.create({ session: OLD, header: header('v1.15', '2026-01-01T00:00:00.000Z'), events: [], columns, findings: [], sessions: [OLD, NEW], summary: SummaryModel.of(events).snapshot() }));
+    app.handle(DeltaNotification.create({ sessionId: OLD.id, afterSeq: events[cut - 1].seq, events: events.slice(cut), live: false }));
+    assert.equal(app.groups.length, 0, 'nothing is taken before the snapshot is inflated');
+    for (let i = 0; i < 100 && app.groups[0]?.data.eventCount !== events.length; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(app.groups.length, 1);
+    assert.equal(app.groups[0].data.eventCount, events.length, 'the snapshot, then the delta');
   });
 
   it('moving one group\'s window moves the other to the same moment', () => {
