@@ -1,6 +1,6 @@
 /**
  * Deflated columns (DEFLATED_PACKING: a large snapshot or part, src/vscode/columnsOut.ts) made the
- * packed columns they were, by the browser's own zlib (DecompressionStream), off the page's thread.
+ * packed columns they were, by the browser's own zlib (DecompressionStream).
  * Bytes that do not inflate are left as they came: the packing they keep is one the model refuses
  * as malformed, as it refuses any other columns it cannot read. InOrderInbox puts it in front of a
  * page's message handler (the timeline and the compare view).
