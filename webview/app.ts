@@ -47,14 +47,7 @@ import { SpillLoader } from './spillLoader';
 import { SnapshotPartsIn } from './snapshotParts';
 import { InOrderInbox } from './model/inflate';
 import { MarkKind } from './model/codes';
-
-/** How many marks of a kind the lanes hold (the header's data attributes, for end-to-end checks). */
-function countMarks(data: TimelineData, kind: MarkKind): number {
-  const k = data.marks.columns.kind;
-  let n = 0;
-  for (let i = 0; i < data.marks.length; i++) if (k[i] === kind) n++;
-  return n;
-}
+import { countMarks, markDrawn, stampOnce } from './pageMarks';
 import { FilterBar } from './render/filterBar';
 import { TimelineView } from './render/timelineView';
 
@@ -223,7 +216,7 @@ export class TimelineApp {
     this.view.dataChanged();
     if (this.ui.selectedSeq !== undefined && this.data.indexOfSeq(this.ui.selectedSeq) >= 0) this.view.selectSeq(this.ui.selectedSeq);
     this.refreshPanels();
-    this.markDrawn();
+    markDrawn(this.root, this.data.eventCount);
   }
 
   /** The counts the header shows. */
@@ -308,22 +301,7 @@ export class TimelineApp {
     this.refreshPanels();
     this.saveUi();
     stampOnce(this.root, 'tApplied');
-    this.markDrawn();
-  }
-
-  /**
-   * Once the frame that draws the snapshot has been painted, the root says how many events it
-   * shows (`data-drawn-events`): what tests and benchmarks wait for.
-   */
-  private markDrawn(): void {
-    const count = String(this.data.eventCount);
-    delete this.root.dataset.drawnEvents;
-    requestAnimationFrame(() =>
-      requestAnimationFrame(() => {
-        this.root.dataset.drawnEvents = count;
-        stampOnce(this.root, 'tDrawn');
-      }),
-    );
+    markDrawn(this.root, this.data.eventCount);
   }
 
   private onDelta(p: DeltaParams): void {
@@ -514,13 +492,4 @@ export class TimelineApp {
       this.findingsNote(),
     );
   }
-}
-
-/**
- * The first time the page reached a step of showing its first snapshot (Date.now(), on the root as
- * data-t-script, -first-part, -snapshot, -applied, -drawn): what bench/traceOpen.ts reads to tell
- * where an open's time went. Later snapshots leave them as they are.
- */
-function stampOnce(root: HTMLElement, step: 'tScript' | 'tFirstPart' | 'tSnapshot' | 'tApplied' | 'tDrawn'): void {
-  if (root.dataset[step] === undefined) root.dataset[step] = String(Date.now());
 }

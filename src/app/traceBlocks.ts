@@ -40,8 +40,11 @@ export interface BlockMessage {
   extras: RecordedEvent[];
 }
 
+/** Whether a block's columns are the trace's shared columns of every row (the worker's blocks). */
+const sharedBlock = (b: Pick<BlockMessage, 'columns'>): boolean => b.columns.seq instanceof SharedArrayBuffer;
+
 /** Where a block's rows start in its columns' buffers, in rows (`from` when they hold every row). */
-export const blockStart = (b: Pick<BlockMessage, 'columns' | 'from'>): number => (b.columns.seq instanceof SharedArrayBuffer ? b.from : 0);
+export const blockStart = (b: Pick<BlockMessage, 'columns' | 'from'>): number => (sharedBlock(b) ? b.from : 0);
 
 /**
  * Column `c`'s array over `buf` from row `start`, `count` rows (all when undefined). A column's
@@ -113,7 +116,7 @@ export class BlockAssembler {
       this.broken = `its block ${b.index} does not follow block ${this.next - 1}`;
       return false;
     }
-    const shared = b.columns.seq instanceof SharedArrayBuffer;
+    const shared = sharedBlock(b);
     if (!this.cols) {
       this.total = b.total;
       // Shared columns are the trace's own (the first block names them); others are put together here.

@@ -258,28 +258,36 @@ class Reader {
  * Reader.varint; a token below 2^31 is split with shifts, a larger one with division.
  */
 
-function unpackInts(r: Reader, out: Uint8Array | Uint32Array, n: number, max: number): void {
+/** Where the token token() read last ends (one unpacking at a time on a thread). */
+let tokenEnd = 0;
+
+/** The token at `at` of r's bytes (one or two bytes read here, a longer one by Reader.varint); tokenEnd is set to where it ends. */
+function token(r: Reader, at: number): number {
   const bytes = r.bytes;
-  const end = bytes.length;
+  const b0 = at < bytes.length ? bytes[at] : 128;
+  if (b0 < 128) {
+    tokenEnd = at + 1;
+    return b0;
+  }
+  if (at + 1 < bytes.length && bytes[at + 1] < 128) {
+    tokenEnd = at + 2;
+    return (b0 & 127) | (bytes[at + 1] << 7);
+  }
+  r.pos = at;
+  const x = r.varint();
+  tokenEnd = r.pos;
+  return x;
+}
+
+function unpackInts(r: Reader, out: Uint8Array | Uint32Array, n: number, max: number): void {
   let at = r.pos;
   let v = 0;
   let d = 0;
   let i = 0;
   let seen = false;
   while (i < n) {
-    let x: number;
-    const b0 = at < end ? bytes[at] : 128;
-    if (b0 < 128) {
-      x = b0;
-      at++;
-    } else if (at + 1 < end && bytes[at + 1] < 128) {
-      x = (b0 & 127) | (bytes[at + 1] << 7);
-      at += 2;
-    } else {
-      r.pos = at;
-      x = r.varint();
-      at = r.pos;
-    }
+    const x = token(r, at);
+    at = tokenEnd;
     const small = x <= 0x7fffffff;
     if ((small ? x & 1 : x % 2) === 0) {
       // x / 2 unzigzagged.
@@ -303,8 +311,6 @@ function unpackInts(r: Reader, out: Uint8Array | Uint32Array, n: number, max: nu
 }
 
 function unpackFloats(r: Reader, out: Float64Array, n: number): void {
-  const bytes = r.bytes;
-  const end = bytes.length;
   let at = r.pos;
   let base = 0;
   let tag = -1;
@@ -312,19 +318,8 @@ function unpackFloats(r: Reader, out: Float64Array, n: number): void {
   let raw = 0;
   let i = 0;
   while (i < n) {
-    let x: number;
-    const b0 = at < end ? bytes[at] : 128;
-    if (b0 < 128) {
-      x = b0;
-      at++;
-    } else if (at + 1 < end && bytes[at + 1] < 128) {
-      x = (b0 & 127) | (bytes[at + 1] << 7);
-      at += 2;
-    } else {
-      r.pos = at;
-      x = r.varint();
-      at = r.pos;
-    }
+    const x = token(r, at);
+    at = tokenEnd;
     const small = x <= 0x7fffffff;
     const t = small ? x & 3 : x % 4;
     if (t === 0) {
